@@ -1,0 +1,19 @@
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+
+export type Role = 'admin' | 'member' | 'viewer';
+
+/** Who is calling: the user, the company the token is bound to, and the role there. */
+export interface Principal {
+  readonly userId: string;
+  readonly role: Role;
+  readonly company: { readonly id: string; readonly currency: string };
+  readonly tokenId?: string;
+}
+
+/** A record as the engine sees it: field name → value; refs are bare ids. */
+export type Rec = Record<string, unknown>;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Db = PgDatabase<PgQueryResultHKT, any, any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Tx = PgTransaction<PgQueryResultHKT, any, any> | Db;

@@ -1,0 +1,162 @@
+// The descriptor language: a resource is one plain, typed object built with these helpers.
+// Everything else (tables, routes, schemas, formats) is derived from it by the engine.
+import type { HookSet } from './hooks.ts';
+
+export type TextFormat = 'email' | 'url' | 'currency' | 'country';
+
+interface Common {
+  /** Never accepted from input; computed by the engine or a hook. */
+  readOnly?: boolean;
+  /** Accepted on create, ignored-with-422 afterwards (e.g. the parent of a line). */
+  writeOnce?: boolean;
+  required?: boolean;
+  /** Documentation shown in OpenAPI and GraphQL. */
+  description?: string;
+}
+
+export interface TextField extends Common {
+  kind: 'text';
+  min?: number;
+  max?: number;
+  /** Leading and trailing white space is removed before validation (default true). */
+  trim?: boolean;
+  format?: TextFormat;
+  /** Unique per company; 'ci' ignores case. */
+  unique?: 'company' | 'company-ci';
+  filter?: 'exact' | 'partial';
+  order?: boolean;
+  default?: string;
+  /** When omitted on create, the next value of a per-company sequence: prefix + zero-padded counter. */
+  sequence?: { prefix: string; pad: number };
+  /** Read-only value derived from another field of the same record at write time. */
+  derive?: { from: string; fn: (value: unknown) => string | null };
+}
+
+export interface IntegerField extends Common {
+  kind: 'integer';
+  min?: number;
+  max?: number;
+  default?: number;
+  filter?: 'exact';
+  order?: boolean;
+  /** An amount in the currency's smallest unit (documented as such). */
+  money?: boolean;
+}
+
+export interface DecimalField extends Common {
+  kind: 'decimal';
+  /** Digits after the decimal point; values are exact, stored as numeric. */
+  scale: number;
+  min?: number;
+  max?: number;
+  /** Value must be strictly greater than this. */
+  above?: number;
+  default?: number;
+  order?: boolean;
+}
+
+export interface EnumField<V extends string = string> extends Common {
+  kind: 'enum';
+  values: readonly V[];
+  default?: V;
+  filter?: 'exact';
+  order?: boolean;
+}
+
+export interface DateField extends Common {
+  kind: 'date';
+  default?: 'today';
+  filter?: 'date';
+  order?: boolean;
+  /** The value must be on or after this other date field, when both are set. */
+  notBefore?: string;
+}
+
+export interface TimestampField extends Common {
+  kind: 'timestamp';
+  default?: 'now';
+  filter?: 'date';
+  order?: boolean;
+}
+
+export interface RefField extends Common {
+  kind: 'ref';
+  /** Name of the target resource. */
+  target: string;
+  /** What deleting the target does: 'restrict' makes it a 409 conflict. */
+  onDelete?: 'cascade' | 'restrict' | 'set null';
+  filter?: 'exact';
+}
+
+/** A to-many relation: the records of `target` whose `via` field points here. Not stored. */
+export interface ChildrenField extends Common {
+  kind: 'children';
+  target: string;
+  via: string;
+  /** Embedded in REST reads and writes (sending the array replaces all children). */
+  embedded?: boolean;
+  /** Field of the child that orders it. */
+  orderBy?: string;
+}
+
+/** An embedded list of small objects, stored with the record (jsonb). */
+export interface ListField extends Common {
+  kind: 'list';
+  of: Record<string, ScalarField>;
+}
+
+export type ScalarField = TextField | IntegerField | DecimalField | EnumField | DateField | TimestampField | RefField;
+export type Field = ScalarField | ChildrenField | ListField;
+export type Fields = Record<string, Field>;
+
+export type RestOperation = 'list' | 'read' | 'create' | 'update' | 'replace' | 'delete';
+export type GraphqlOperation = 'query' | 'create' | 'update' | 'delete';
+
+type EnumValues<F extends Fields, K extends keyof F> = F[K] extends EnumField<infer V> ? V : never;
+type EnumKeys<F extends Fields> = { [K in keyof F]: F[K] extends EnumField<string> ? K : never }[keyof F];
+
+/** A state machine over one enum field: which targets each state may move to by a write. */
+export interface StateMachine<F extends Fields, K extends EnumKeys<F> = EnumKeys<F>> {
+  field: K;
+  initial: EnumValues<F, K>;
+  transitions: { [S in EnumValues<F, K>]?: readonly EnumValues<F, K>[] };
+}
+
+export interface ResourceDescriptor<F extends Fields = Fields> {
+  /** Type name: JSON-LD @type, GraphQL type, OpenAPI schema. */
+  name: string;
+  /** Lower-camel plural: the GraphQL collection query. */
+  plural: string;
+  /** REST path segment; defaults to the kebab-case plural. */
+  path?: string;
+  description?: string;
+  fields: F;
+  operations: {
+    rest: readonly RestOperation[] | 'all' | 'none';
+    graphql: readonly GraphqlOperation[] | 'all' | 'none';
+  };
+  /** Fields a REST PATCH/PUT may change; all writable ones when omitted. */
+  updatable?: readonly (keyof F & string)[];
+  states?: StateMachine<F>;
+  hooks?: HookSet;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyResourceDescriptor = ResourceDescriptor<any>;
+
+export function defineResource<const F extends Fields>(d: ResourceDescriptor<F>): ResourceDescriptor<F> {
+  return d;
+}
+
+// Field helpers: they only fill in `kind`, so a descriptor reads like the contract.
+type Opts<T> = Omit<T, 'kind'>;
+export const text = (o: Opts<TextField> = {}): TextField => ({ kind: 'text', ...o });
+export const integer = (o: Opts<IntegerField> = {}): IntegerField => ({ kind: 'integer', ...o });
+export const money = (o: Opts<IntegerField> = {}): IntegerField => ({ kind: 'integer', money: true, ...o });
+export const decimal = (o: Opts<DecimalField>): DecimalField => ({ kind: 'decimal', ...o });
+export const oneOf = <const V extends string>(values: readonly V[], o: Opts<Omit<EnumField<V>, 'values'>> = {}): EnumField<V> => ({ kind: 'enum', values, ...o });
+export const date = (o: Opts<DateField> = {}): DateField => ({ kind: 'date', ...o });
+export const timestamp = (o: Opts<TimestampField> = {}): TimestampField => ({ kind: 'timestamp', ...o });
+export const ref = (target: string, o: Opts<Omit<RefField, 'target'>> = {}): RefField => ({ kind: 'ref', target, ...o });
+export const children = (target: string, via: string, o: Opts<Omit<ChildrenField, 'target' | 'via'>> = {}): ChildrenField => ({ kind: 'children', target, via, ...o });
+export const list = (of: Record<string, ScalarField>, o: Opts<Omit<ListField, 'of'>> = {}): ListField => ({ kind: 'list', of, ...o });

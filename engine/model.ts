@@ -1,0 +1,154 @@
+// Descriptors are normalised once, at start-up, into a complete frozen model. Request-time code
+// reads the model and never re-derives anything from descriptors.
+import type { AnyResourceDescriptor, Field, GraphqlOperation, RestOperation, StateMachine, Fields } from './descriptor.ts';
+import type { HookSet } from './hooks.ts';
+import { kebab, snake, lowerFirst } from './names.ts';
+
+export interface ModelField {
+  readonly name: string;
+  /** Database column; refs get an `_id` suffix. Empty for fields that are not stored. */
+  readonly column: string;
+  readonly def: Field;
+  readonly kind: Field['kind'];
+  readonly stored: boolean;
+  readonly readOnly: boolean;
+  readonly writeOnce: boolean;
+  readonly required: boolean;
+  readonly filter: 'exact' | 'partial' | 'date' | undefined;
+  readonly order: boolean;
+  /** Target resource name of a ref or children field. */
+  readonly target: string | undefined;
+}
+
+export interface ModelResource {
+  readonly name: string;
+  readonly plural: string;
+  readonly path: string;
+  /** IRI prefix, `/api/<path>`. */
+  readonly iri: string;
+  readonly table: string;
+  readonly description: string;
+  readonly fields: readonly ModelField[];
+  readonly byName: ReadonlyMap<string, ModelField>;
+  /** Stored scalar fields (columns besides id, company and timestamps). */
+  readonly stored: readonly ModelField[];
+  /** Fields accepted in a create body. */
+  readonly creatable: readonly ModelField[];
+  /** Fields accepted in an update body. */
+  readonly updatable: readonly ModelField[];
+  readonly embedded: readonly ModelField[];
+  readonly filters: readonly ModelField[];
+  readonly orders: readonly string[];
+  readonly rest: ReadonlySet<RestOperation>;
+  readonly graphql: ReadonlySet<GraphqlOperation>;
+  readonly states: StateMachine<Fields> | undefined;
+  readonly hooks: HookSet;
+  /** For a resource embedded in another (a line): the ref field pointing at its owner. */
+  readonly owner: { readonly field: ModelField; readonly resource: string } | undefined;
+}
+
+export interface Model {
+  readonly resources: readonly ModelResource[];
+  get(name: string): ModelResource;
+  find(name: string): ModelResource | undefined;
+  byPath(path: string): ModelResource | undefined;
+}
+
+const ALL_REST: RestOperation[] = ['list', 'read', 'create', 'update', 'replace', 'delete'];
+const ALL_GQL: GraphqlOperation[] = ['query', 'create', 'update', 'delete'];
+
+function normaliseField(name: string, def: Field): ModelField {
+  const stored = def.kind !== 'children';
+  const filter = 'filter' in def ? def.filter : undefined;
+  return {
+    name,
+    column: !stored ? '' : def.kind === 'ref' ? `${snake(name)}_id` : snake(name),
+    def,
+    kind: def.kind,
+    stored,
+    readOnly: Boolean(def.readOnly) || ('derive' in def && Boolean(def.derive)) || (def.kind === 'children' && !def.embedded),
+    writeOnce: Boolean(def.writeOnce),
+    required: Boolean(def.required),
+    filter: filter as ModelField['filter'],
+    order: 'order' in def ? Boolean(def.order) : false,
+    target: def.kind === 'ref' || def.kind === 'children' ? def.target : undefined,
+  };
+}
+
+export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model {
+  const problems: string[] = [];
+  const names = new Set(descriptors.map((d) => d.name));
+  const resources = descriptors.map((d): ModelResource => {
+    const fields = Object.entries(d.fields as Fields).map(([n, f]) => normaliseField(n, f));
+    const byName = new Map(fields.map((f) => [f.name, f]));
+    for (const f of fields) {
+      if (f.target && !names.has(f.target)) problems.push(`${d.name}.${f.name}: unknown resource "${f.target}"`);
+      if (['id', 'createdAt', 'updatedAt', 'company'].includes(f.name)) problems.push(`${d.name}.${f.name}: reserved field name`);
+    }
+    const writable = fields.filter((f) => !f.readOnly);
+    const updatableNames = d.updatable ? new Set<string>(d.updatable) : null;
+    const path = d.path ?? kebab(d.plural);
+    const rest = d.operations.rest === 'all' ? ALL_REST : d.operations.rest === 'none' ? [] : d.operations.rest;
+    const graphql = d.operations.graphql === 'all' ? ALL_GQL : d.operations.graphql === 'none' ? [] : d.operations.graphql;
+    if (d.states && !byName.has(String(d.states.field))) problems.push(`${d.name}: states on unknown field`);
+    return {
+      name: d.name,
+      plural: d.plural,
+      path,
+      iri: `/api/${path}`,
+      table: snake(d.plural),
+      description: d.description ?? d.name,
+      fields,
+      byName,
+      stored: fields.filter((f) => f.stored),
+      creatable: writable,
+      updatable: writable.filter((f) => !f.writeOnce && (!updatableNames || updatableNames.has(f.name))),
+      embedded: fields.filter((f) => f.kind === 'children' && f.def.kind === 'children' && f.def.embedded),
+      filters: fields.filter((f) => f.filter),
+      orders: [...fields.filter((f) => f.order).map((f) => f.name), 'createdAt'],
+      rest: new Set(rest),
+      graphql: new Set(graphql),
+      states: d.states as StateMachine<Fields> | undefined,
+      hooks: d.hooks ?? {},
+      owner: undefined,
+    };
+  });
+  // A resource embedded in another one is "owned" through the children field's `via`.
+  const byName = new Map(resources.map((r) => [r.name, r]));
+  for (const r of resources) {
+    for (const c of r.embedded) {
+      const child = byName.get(c.target!);
+      const via = child?.byName.get((c.def as { via: string }).via);
+      if (!child || !via) {
+        problems.push(`${r.name}.${c.name}: children via unknown field`);
+        continue;
+      }
+      (child as { owner: ModelResource['owner'] }).owner = { field: via, resource: r.name };
+    }
+  }
+  if (problems.length) throw new Error(`Invalid resource descriptors:\n  ${problems.join('\n  ')}`);
+  const byPath = new Map(resources.map((r) => [r.path, r]));
+  for (const r of resources) deepFreeze(r);
+  return Object.freeze({
+    resources: Object.freeze(resources),
+    get(name: string) {
+      const r = byName.get(name);
+      if (!r) throw new Error(`Unknown resource ${name}`);
+      return r;
+    },
+    find: (name: string) => byName.get(name),
+    byPath: (path: string) => byPath.get(path),
+  });
+}
+
+function deepFreeze(o: unknown): void {
+  if (o === null || typeof o !== 'object' || Object.isFrozen(o)) return;
+  if (o instanceof Map || o instanceof Set) {
+    Object.freeze(o);
+    return;
+  }
+  Object.freeze(o);
+  for (const v of Object.values(o)) if (typeof v !== 'function') deepFreeze(v);
+}
+
+export const typeKey = (r: ModelResource): string => lowerFirst(r.name);

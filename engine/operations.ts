@@ -1,0 +1,431 @@
+// The one operation layer: list, read, create, update (merge or replace) and delete, with
+// validation, tenancy, roles, state machines, hooks and transactions. REST and GraphQL both call
+// these functions, so both APIs always agree.
+import { and, asc, desc, eq, gt, gte, ilike, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { Db, Principal, Rec, Tx } from './context.ts';
+import { ApiError, Violations, ViolationCode as C } from './errors.ts';
+import type { HookApi } from './hooks.ts';
+import type { Model, ModelField, ModelResource } from './model.ts';
+import type { Condition, ListQuery } from './query.ts';
+import type { AnyTable, Tables } from './tables.ts';
+import { compileValidator, decimalString, isUuid, type Normalised, type ResourceValidator, type WriteMode } from './validate.ts';
+import { uuidv7 } from './uuid.ts';
+
+export interface Page {
+  items: Rec[];
+  total: number;
+}
+
+export interface Engine {
+  readonly model: Model;
+  readonly tables: Tables;
+  list(p: Principal, r: ModelResource, q: ListQuery): Promise<Page>;
+  /** Reads one record; 404 when missing, 403 when it belongs to another company. */
+  read(p: Principal, r: ModelResource, id: string): Promise<Rec>;
+  /** Like read, but null for a missing or foreign record (GraphQL's behaviour). */
+  find(p: Principal, r: ModelResource, id: string): Promise<Rec | null>;
+  /** Records of `r` by id, limited to the principal's company, in one statement. */
+  findMany(p: Principal, r: ModelResource, ids: readonly string[]): Promise<Rec[]>;
+  create(p: Principal, r: ModelResource, input: Rec): Promise<Rec>;
+  update(p: Principal, r: ModelResource, id: string, input: Rec, mode: 'update' | 'replace'): Promise<Rec>;
+  remove(p: Principal, r: ModelResource, id: string): Promise<Rec>;
+  /** Runs `fn` in one transaction with an engine bound to it (used by scheduled jobs). */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export function createEngine(db: Db, model: Model, tables: Tables): Engine {
+  const validators = new Map<string, ResourceValidator>();
+  for (const r of model.resources) compileValidator(model, r, validators);
+  const validator = (r: ModelResource) => validators.get(r.name)!;
+
+  // Constraint names → what they mean, so database errors become API errors.
+  const uniqueIndexes = new Map<string, string>();
+  const foreignKeys = new Map<string, { from: ModelResource; to: string }>();
+  for (const r of model.resources) {
+    for (const f of r.stored) {
+      if (f.def.kind === 'text' && f.def.unique) uniqueIndexes.set(`${r.table}_${f.column}_unique`, f.name);
+      if (f.kind === 'ref') foreignKeys.set(`${r.table}_${f.column}_${model.get(f.target!).table}_id_fk`, { from: r, to: f.target! });
+    }
+  }
+
+  // ---- reading ---------------------------------------------------------------------------
+
+  /** The select list of a resource: its columns plus embedded children as one JSON array each. */
+  function selection(r: ModelResource): Record<string, unknown> {
+    const t = tables.get(r);
+    const sel: Record<string, unknown> = { id: t.id, companyId: t.companyId };
+    for (const f of r.stored) sel[f.name] = t[f.name];
+    sel.createdAt = t.createdAt;
+    sel.updatedAt = t.updatedAt;
+    for (const f of r.embedded) sel[f.name] = childrenJson(r, f);
+    return sel;
+  }
+  const selections = new Map(model.resources.map((r) => [r.name, selection(r)]));
+
+  function childrenJson(r: ModelResource, f: ModelField): SQL {
+    const def = f.def as { target: string; via: string; orderBy?: string };
+    const child = model.get(def.target);
+    const ct = tables.get(child);
+    const pairs: SQL[] = [sql`'id', ${ct.id}`];
+    for (const cf of child.stored) pairs.push(sql`${cf.name}, ${ct[cf.name]}`);
+    pairs.push(sql`'createdAt', ${ct.createdAt}`, sql`'updatedAt', ${ct.updatedAt}`);
+    const orderCol = def.orderBy ? ct[def.orderBy] : ct.createdAt;
+    return sql`(select coalesce(json_agg(json_build_object(${sql.join(pairs, sql`, `)}) order by ${orderCol}, ${ct.id}), '[]'::json) from ${ct} where ${ct[def.via]} = ${tables.get(r).id})`;
+  }
+
+  const jsonFieldValue = (f: ModelField, v: unknown): unknown => (f.kind === 'timestamp' && typeof v === 'string' ? new Date(v) : f.kind === 'decimal' && typeof v === 'string' ? Number(v) : v);
+
+  /** Turns a database row into a record: decimals become numbers, children become records. */
+  function fromRow(r: ModelResource, row: Record<string, unknown>): Rec {
+    const rec: Rec = { ...row };
+    for (const f of r.stored) if (f.kind === 'decimal' && typeof rec[f.name] === 'string') rec[f.name] = Number(rec[f.name]);
+    for (const f of r.embedded) {
+      const child = model.get(f.target!);
+      const items = (typeof row[f.name] === 'string' ? JSON.parse(row[f.name] as string) : row[f.name]) as Rec[] | null;
+      rec[f.name] = (items ?? []).map((item) => {
+        const c: Rec = { ...item, companyId: row.companyId };
+        for (const cf of child.stored) c[cf.name] = jsonFieldValue(cf, item[cf.name]);
+        c.createdAt = new Date(item.createdAt as string);
+        c.updatedAt = new Date(item.updatedAt as string);
+        return c;
+      });
+    }
+    return rec;
+  }
+
+  function conditionSql(t: AnyTable, c: Condition): SQL | undefined {
+    const col = t[c.field.name];
+    const values = c.values.filter((v): v is string => v !== null);
+    if (!values.length) return sql`false`;
+    switch (c.op) {
+      case 'partial':
+        return or(...values.map((v) => ilike(col, `%${escapeLike(v)}%`)));
+      case 'eq':
+        if (c.field.kind === 'text') return or(...values.map((v) => sql`lower(${col}) = lower(${v})`));
+        return values.length === 1 ? eq(col, values[0]) : inArray(col, values);
+      case 'after':
+        return gte(col, values[0]);
+      case 'before':
+        return c.field.kind === 'timestamp' && values[0]!.length === 10 ? lt(col, sql`(${values[0]}::date + 1)`) : lte(col, values[0]);
+      case 'strictly_after':
+        return c.field.kind === 'timestamp' && values[0]!.length === 10 ? gte(col, sql`(${values[0]}::date + 1)`) : gt(col, values[0]);
+      case 'strictly_before':
+        return lt(col, values[0]);
+    }
+  }
+
+  async function list(p: Principal, r: ModelResource, q: ListQuery, tx: Tx = db): Promise<Page> {
+    const t = tables.get(r);
+    const where = and(eq(t.companyId, p.company.id), ...q.where.map((c) => conditionSql(t, c)));
+    const orderBy = [...q.order.map((o) => (o.dir === 'desc' ? desc(t[o.field]) : asc(t[o.field]))), asc(t.id)];
+    if (q.limit === 0) {
+      const [row] = await tx.select({ n: sql<number>`count(*)::int` }).from(t).where(where);
+      return { items: [], total: Number(row?.n ?? 0) };
+    }
+    const rows = (await tx
+      .select({ ...selections.get(r.name)!, __total: sql<number>`count(*) over ()` } as never)
+      .from(t)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(q.limit)
+      .offset(q.offset)) as Record<string, unknown>[];
+    let total: number;
+    if (rows.length) total = Number(rows[0]!.__total);
+    else if (q.offset === 0) total = 0;
+    else {
+      const [row] = await tx.select({ n: sql<number>`count(*)::int` }).from(t).where(where);
+      total = Number(row?.n ?? 0);
+    }
+    return {
+      items: rows.map((row) => {
+        delete row.__total;
+        return fromRow(r, row);
+      }),
+      total,
+    };
+  }
+
+  async function fetch(tx: Tx, r: ModelResource, id: string, lock = false): Promise<Rec | null> {
+    if (!isUuid(id)) return null;
+    const t = tables.get(r);
+    const sel = lock ? lockSelection(r) : selections.get(r.name)!;
+    let qb = tx.select(sel as never).from(t).where(eq(t.id, id.toLowerCase())).$dynamic();
+    if (lock) qb = qb.for('update');
+    const [row] = (await qb) as Record<string, unknown>[];
+    return row ? fromRow(r, row) : null;
+  }
+  const lockSelections = new Map<string, Record<string, unknown>>();
+  function lockSelection(r: ModelResource) {
+    let s = lockSelections.get(r.name);
+    if (!s) {
+      s = { ...selections.get(r.name)! };
+      for (const f of r.embedded) delete s[f.name];
+      lockSelections.set(r.name, s);
+    }
+    return s;
+  }
+
+  async function readIn(tx: Tx, p: Principal, r: ModelResource, id: string, lock = false): Promise<Rec> {
+    const rec = await fetch(tx, r, id, lock);
+    if (!rec) throw ApiError.notFound();
+    if (rec.companyId !== p.company.id) throw ApiError.forbidden('This record belongs to another company.');
+    return rec;
+  }
+
+  async function findMany(p: Principal, r: ModelResource, ids: readonly string[], tx: Tx = db): Promise<Rec[]> {
+    const valid = [...new Set(ids.filter(isUuid).map((i) => i.toLowerCase()))];
+    if (!valid.length) return [];
+    const t = tables.get(r);
+    const rows = (await tx.select(selections.get(r.name)! as never).from(t).where(and(eq(t.companyId, p.company.id), inArray(t.id, valid)))) as Record<string, unknown>[];
+    return rows.map((row) => fromRow(r, row));
+  }
+
+  // ---- writing ---------------------------------------------------------------------------
+
+  function assertWriter(p: Principal): void {
+    if (p.role === 'viewer') throw ApiError.forbidden('A viewer may only read.');
+  }
+
+  /** Checks that every referenced record exists in the principal's company: one query per target. */
+  async function checkRefs(tx: Tx, p: Principal, n: Normalised): Promise<void> {
+    if (!n.refs.length) return;
+    const byTarget = new Map<string, typeof n.refs>();
+    for (const ref of n.refs) byTarget.set(ref.target, [...(byTarget.get(ref.target) ?? []), ref]);
+    const v = new Violations();
+    for (const [target, refs] of byTarget) {
+      const t = tables.get(target);
+      const ids = [...new Set(refs.map((x) => x.id))];
+      const found = new Set((await tx.select({ id: t.id }).from(t).where(and(eq(t.companyId, p.company.id), inArray(t.id, ids)))).map((x) => x.id as string));
+      for (const ref of refs) if (!found.has(ref.id)) v.add(ref.path, `Item not found for "${ref.raw.slice(0, 200)}".`, C.notFound);
+    }
+    v.throwIfAny();
+  }
+
+  async function nextSequence(tx: Tx, p: Principal, r: ModelResource, f: ModelField): Promise<string> {
+    const seq = (f.def as { sequence: { prefix: string; pad: number } }).sequence;
+    const s = tables.sequences;
+    const t = tables.get(r);
+    for (;;) {
+      const [row] = await tx
+        .insert(s)
+        .values({ companyId: p.company.id, name: `${r.name}.${f.name}`, value: 1 })
+        .onConflictDoUpdate({ target: [s.companyId, s.name], set: { value: sql`${s.value} + 1` } })
+        .returning({ value: s.value });
+      const value = `${seq.prefix}${String(row!.value).padStart(seq.pad, '0')}`;
+      // A number a user chose earlier is skipped rather than duplicated.
+      const [taken] = await tx.select({ id: t.id }).from(t).where(and(eq(t.companyId, p.company.id), eq(t[f.name], value))).limit(1);
+      if (!taken) return value;
+    }
+  }
+
+  function checkStates(r: ModelResource, data: Rec, existing: Rec | null): void {
+    const sm = r.states;
+    if (!sm) return;
+    const field = String(sm.field);
+    const from = existing ? String(existing[field]) : null;
+    const to = data[field] as string | undefined;
+    if (to === undefined || to === from) return;
+    const transitions = sm.transitions as Record<string, readonly string[] | undefined>;
+    const allowed = from === null ? [String(sm.initial), ...(transitions[String(sm.initial)] ?? [])] : transitions[from] ?? [];
+    if (!allowed.includes(to)) {
+      const list = allowed.filter((x) => x !== from).map((x) => `"${x}"`).join(', ');
+      const msg = from === null
+        ? `A new ${r.name} cannot start as "${to}". Allowed: ${list}.`
+        : `The transition from "${from}" to "${to}" is not allowed. Allowed: ${list || 'none'}.`;
+      throw ApiError.validation([{ propertyPath: field, message: msg, code: C.state }]);
+    }
+  }
+
+  function checkCrossField(r: ModelResource, data: Rec): void {
+    const v = new Violations();
+    for (const f of r.stored) {
+      if (f.def.kind === 'date' && f.def.notBefore) {
+        const a = data[f.name];
+        const b = data[f.def.notBefore];
+        if (typeof a === 'string' && typeof b === 'string' && a < b) v.add(f.name, `This value should be greater than or equal to ${f.def.notBefore} (${b}).`, C.range);
+      }
+    }
+    v.throwIfAny();
+  }
+
+  function storable(r: ModelResource, data: Rec): Rec {
+    const out: Rec = {};
+    for (const f of r.stored) {
+      if (!(f.name in data)) continue;
+      const v = data[f.name];
+      out[f.name] = f.kind === 'decimal' && typeof v === 'number' ? decimalString(v, (f.def as { scale: number }).scale) : v;
+    }
+    return out;
+  }
+
+  async function writeChildren(tx: Tx, p: Principal, r: ModelResource, id: string, children: Map<string, Rec[]>, replace: boolean): Promise<void> {
+    for (const [name, items] of children) {
+      const f = r.byName.get(name)!;
+      const def = f.def as { target: string; via: string };
+      const child = model.get(def.target);
+      const ct = tables.get(child);
+      if (replace) await tx.delete(ct).where(eq(ct[def.via], id));
+      if (!items.length) continue;
+      const now = new Date();
+      await tx.insert(ct).values(
+        items.map((item, i) => ({
+          ...defaultsOf(child),
+          ...storable(child, item),
+          id: uuidv7(),
+          companyId: p.company.id,
+          [def.via]: id,
+          createdAt: now,
+          updatedAt: now,
+          ...(child.byName.has('position') && item.position == null ? { position: i } : {}),
+        })),
+      );
+    }
+  }
+
+  const defaultsOf = (r: ModelResource): Rec => {
+    const d: Rec = {};
+    for (const f of r.stored) if ('default' in f.def && f.def.default !== undefined && typeof f.def.default !== 'string') d[f.name] = f.def.default;
+    return storable(r, d);
+  };
+
+  function hookApi(tx: Tx, p: Principal, r: ModelResource): HookApi {
+    return {
+      tx,
+      principal: p,
+      model,
+      resource: r,
+      table: (name) => tables.get(name),
+      read: async (name, id) => {
+        const rec = await fetch(tx, model.get(name), id);
+        return rec && rec.companyId === p.company.id ? rec : null;
+      },
+      lock: async (name, id) => {
+        const rec = await fetch(tx, model.get(name), id, true);
+        return rec && rec.companyId === p.company.id ? rec : null;
+      },
+      create: (name, input) => createIn(tx, p, model.get(name), input),
+    };
+  }
+
+  function derive(r: ModelResource, data: Rec): void {
+    for (const f of r.stored) {
+      if (f.def.kind === 'text' && f.def.derive && f.def.derive.from in data) data[f.name] = f.def.derive.fn(data[f.def.derive.from]);
+    }
+  }
+
+  async function createIn(tx: Tx, p: Principal, r: ModelResource, input: Rec): Promise<Rec> {
+    const n = validator(r).normalise(input, 'create', null);
+    await checkRefs(tx, p, n);
+    const data = n.data;
+    if (r.states && data[String(r.states.field)] === undefined) data[String(r.states.field)] = r.states.initial;
+    checkStates(r, data, null);
+    checkCrossField(r, data);
+    derive(r, data);
+    const api = hookApi(tx, p, r);
+    await r.hooks.beforeWrite?.(api, { op: 'create', data, existing: null, input: n.data });
+    for (const f of r.stored) {
+      if (f.def.kind === 'text' && f.def.sequence && (data[f.name] === undefined || data[f.name] === null)) data[f.name] = await nextSequence(tx, p, r, f);
+    }
+    const id = uuidv7();
+    const now = new Date();
+    await tx.insert(tables.get(r)).values({ ...storable(r, data), id, companyId: p.company.id, createdAt: now, updatedAt: now });
+    await writeChildren(tx, p, r, id, n.children, false);
+    await r.hooks.afterWrite?.(api, { op: 'create', id, data, existing: null, input: n.data });
+    return (await fetch(tx, r, id))!;
+  }
+
+  async function updateIn(tx: Tx, p: Principal, r: ModelResource, id: string, input: Rec, mode: WriteMode): Promise<Rec> {
+    const existing = await readIn(tx, p, r, id, true);
+    const n = validator(r).normalise(input, mode, existing);
+    await checkRefs(tx, p, n);
+    const data: Rec = { ...existing, ...n.data };
+    checkStates(r, data, existing);
+    checkCrossField(r, data);
+    derive(r, data);
+    const api = hookApi(tx, p, r);
+    await r.hooks.beforeWrite?.(api, { op: 'update', data, existing, input: n.data });
+    for (const f of r.stored) {
+      if (f.def.kind === 'text' && f.def.sequence && (data[f.name] === undefined || data[f.name] === null)) data[f.name] = await nextSequence(tx, p, r, f);
+    }
+    const t = tables.get(r);
+    const changes = storable(r, data);
+    delete changes.id;
+    await tx.update(t).set({ ...changes, updatedAt: new Date() }).where(eq(t.id, existing.id as string));
+    await writeChildren(tx, p, r, existing.id as string, n.children, true);
+    await r.hooks.afterWrite?.(api, { op: 'update', id: existing.id as string, data, existing, input: n.data });
+    return (await fetch(tx, r, existing.id as string))!;
+  }
+
+  async function removeIn(tx: Tx, p: Principal, r: ModelResource, id: string): Promise<Rec> {
+    const existing = await readIn(tx, p, r, id, true);
+    const api = hookApi(tx, p, r);
+    await r.hooks.beforeDelete?.(api, existing);
+    const t = tables.get(r);
+    await tx.delete(t).where(eq(t.id, existing.id as string));
+    await r.hooks.afterDelete?.(api, existing);
+    return existing;
+  }
+
+  /** Runs a write in a transaction and turns constraint violations into API errors. */
+  async function write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      return await db.transaction(fn);
+    } catch (e) {
+      throw translateDbError(e, uniqueIndexes, foreignKeys);
+    }
+  }
+
+  return {
+    model,
+    tables,
+    list: (p, r, q) => list(p, r, q),
+    read: (p, r, id) => readIn(db, p, r, id),
+    async find(p, r, id) {
+      const rec = await fetch(db, r, id);
+      return rec && rec.companyId === p.company.id ? rec : null;
+    },
+    findMany: (p, r, ids) => findMany(p, r, ids),
+    create(p, r, input) {
+      assertWriter(p);
+      return write((tx) => createIn(tx, p, r, input));
+    },
+    update(p, r, id, input, mode) {
+      assertWriter(p);
+      return write((tx) => updateIn(tx, p, r, id, input, mode));
+    },
+    remove(p, r, id) {
+      assertWriter(p);
+      return write((tx) => removeIn(tx, p, r, id));
+    },
+    transaction: (fn) => write(fn),
+  };
+}
+
+/** The driver's error behind drizzle's wrapper, if any. */
+export function driverError(e: unknown): { code?: string; constraint?: string } | undefined {
+  let cur: unknown = e;
+  for (let i = 0; i < 5 && cur && typeof cur === 'object'; i++) {
+    const o = cur as { code?: unknown; constraint?: string; constraint_name?: string; cause?: unknown };
+    if (typeof o.code === 'string' && /^[0-9A-Z]{5}$/.test(o.code)) return { code: o.code, constraint: o.constraint ?? o.constraint_name };
+    cur = o.cause;
+  }
+  return undefined;
+}
+
+function translateDbError(e: unknown, unique: Map<string, string>, fks: Map<string, { from: ModelResource; to: string }>): unknown {
+  if (e instanceof ApiError) return e;
+  const d = driverError(e);
+  if (!d) return e;
+  if (d.code === '23505') {
+    const field = d.constraint ? unique.get(d.constraint) : undefined;
+    return ApiError.validation([{ propertyPath: field ?? 'id', message: 'This value is already used.', code: C.unique }]);
+  }
+  if (d.code === '23503') {
+    const fk = d.constraint ? fks.get(d.constraint) : undefined;
+    return ApiError.conflict(fk ? `This ${fk.to} cannot be deleted: ${fk.from.name} records still refer to it.` : 'This record is still referenced by other records.');
+  }
+  if (d.code === '40001' || d.code === '40P01') return new ApiError(409, 'The record was changed by another request at the same time; retry.');
+  return e;
+}

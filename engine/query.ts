@@ -1,0 +1,76 @@
+// Collection queries in a transport-neutral form: filters, order and paging. REST parses its
+// query string into this; GraphQL builds it from arguments.
+import { ApiError } from './errors.ts';
+import type { Model, ModelField, ModelResource } from './model.ts';
+import { isDate, refId } from './validate.ts';
+
+export type ConditionOp = 'eq' | 'partial' | 'after' | 'before' | 'strictly_after' | 'strictly_before';
+
+export interface Condition {
+  readonly field: ModelField;
+  readonly op: ConditionOp;
+  /** Several values mean "any of them". A ref value that names no record is null (matches nothing). */
+  readonly values: readonly (string | null)[];
+}
+
+export interface Order {
+  readonly field: string;
+  readonly dir: 'asc' | 'desc';
+}
+
+export interface ListQuery {
+  readonly where: readonly Condition[];
+  readonly order: readonly Order[];
+  readonly offset: number;
+  readonly limit: number;
+}
+
+export const DATE_OPS = ['after', 'before', 'strictly_after', 'strictly_before'] as const;
+
+/** Builds one condition, validating the value; used by both adapters. */
+export function condition(model: Model, f: ModelField, op: ConditionOp, raw: readonly unknown[]): Condition {
+  const values = raw.map((v) => {
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw ApiError.badRequest(`Invalid value for filter "${f.name}".`);
+    const s = String(v);
+    if (f.kind === 'ref') return refId(model, f.target!, s) ?? null;
+    if (f.filter === 'date') {
+      const day = s.slice(0, 10);
+      if (!isDate(day)) throw ApiError.badRequest(`Invalid date "${s.slice(0, 40)}" for filter "${f.name}".`);
+      return f.kind === 'timestamp' && s.length > 10 && !Number.isNaN(Date.parse(s)) ? new Date(s).toISOString() : day;
+    }
+    return s;
+  });
+  return { field: f, op, values };
+}
+
+/**
+ * Parses REST query parameters (`status=a`, `status[]=a&status[]=b`, `invoiceDate[after]=…`,
+ * `order[total]=desc`). Unknown parameters are ignored, as API Platform does.
+ */
+export function parseRestFilters(model: Model, r: ModelResource, params: URLSearchParams): { where: Condition[]; order: Order[] } {
+  const grouped = new Map<string, { f: ModelField; op: ConditionOp; values: string[] }>();
+  const order: Order[] = [];
+  for (const [key, value] of params) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)(?:\[([A-Za-z_]*)\])?$/.exec(key);
+    if (!m) continue;
+    const [, name, sub] = m as unknown as [string, string, string | undefined];
+    if (name === 'order' && sub) {
+      const dir = value.toLowerCase();
+      if (dir !== 'asc' && dir !== 'desc') throw ApiError.badRequest(`Invalid direction "${value.slice(0, 20)}" for order[${sub}]: use asc or desc.`);
+      if (r.orders.includes(sub)) order.push({ field: sub, dir });
+      continue;
+    }
+    const f = r.byName.get(name);
+    if (!f?.filter) continue;
+    let op: ConditionOp;
+    if (sub === undefined || sub === '') op = f.filter === 'partial' ? 'partial' : 'eq';
+    else if (f.filter === 'date' && (DATE_OPS as readonly string[]).includes(sub)) op = sub as ConditionOp;
+    else continue;
+    const k = `${name}|${op}`;
+    const g = grouped.get(k) ?? { f, op, values: [] };
+    g.values.push(value);
+    grouped.set(k, g);
+  }
+  const where = [...grouped.values()].map((g) => condition(model, g.f, g.op, g.values));
+  return { where, order };
+}

@@ -1,0 +1,140 @@
+// REST routes derived from the model: one route per allowed operation at `/api/<path>` and
+// `/api/<path>/<id>`; 405 with Allow for the others. Handlers only translate HTTP to an
+// operation call and the result to the negotiated format.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal, Rec } from './context.ts';
+import { ApiError } from './errors.ts';
+import type { ModelResource } from './model.ts';
+import type { Engine } from './operations.ts';
+import { parseRestFilters } from './query.ts';
+import type { Formats } from '../formats/negotiate.ts';
+import type { Format } from '../formats/types.ts';
+
+export interface RestOptions {
+  engine: Engine;
+  formats: Formats;
+  principal(req: FastifyRequest): Principal;
+  /** Default and maximum page sizes. */
+  itemsPerPage?: number;
+  maxItemsPerPage?: number;
+}
+
+const BODY_TYPES = {
+  POST: ['application/json', 'application/ld+json', 'application/vnd.api+json'],
+  PUT: ['application/json', 'application/ld+json', 'application/vnd.api+json'],
+  PATCH: ['application/merge-patch+json', 'application/json', 'application/vnd.api+json'],
+} as const;
+
+function mediaTypeOf(req: FastifyRequest): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function parseIntParam(name: string, raw: string | null, min: number): number | undefined {
+  if (raw === null) return undefined;
+  if (!/^\d{1,9}$/.test(raw)) throw ApiError.badRequest(`${name} must be an integer.`);
+  const n = Number(raw);
+  if (n < min) throw ApiError.badRequest(name === 'page' ? 'Page should not be less than 1' : `${name} should not be less than ${min}.`);
+  return n;
+}
+
+export function registerRest(app: FastifyInstance, o: RestOptions): void {
+  const { engine, formats } = o;
+  const model = engine.model;
+  const perPage = o.itemsPerPage ?? 30;
+  const maxPerPage = o.maxItemsPerPage ?? 100;
+
+  function send(reply: FastifyReply, format: Format, status: number, rendered: { body: unknown; headers?: Record<string, string> }) {
+    reply.code(status).header('content-type', `${format.mediaType}; charset=utf-8`);
+    if (rendered.headers) reply.headers(rendered.headers);
+    return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
+  }
+
+  function readBody(req: FastifyRequest, r: ModelResource, method: keyof typeof BODY_TYPES): Rec {
+    const type = mediaTypeOf(req);
+    const allowed: readonly string[] = BODY_TYPES[method];
+    if (!allowed.includes(type)) {
+      throw new ApiError(415, `The content-type "${type || '(none)'}" is not supported. Supported MIME types are "${allowed.join('", "')}".`);
+    }
+    const body = req.body;
+    const reader = formats.forContentType(type)?.readBody;
+    const plain = reader ? reader(model, r, body) : body;
+    if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) throw ApiError.badRequest('The request body must be a JSON object.');
+    return plain as Rec;
+  }
+
+  for (const r of model.resources) {
+    if (!r.rest.size) continue;
+    const collectionUrl = r.iri;
+    const itemUrl = `${r.iri}/:id`;
+    const collectionMethods: string[] = [];
+    const itemMethods: string[] = [];
+
+    if (r.rest.has('list')) {
+      collectionMethods.push('GET', 'HEAD');
+      app.get(collectionUrl, async (req, reply) => {
+        const format = formats.negotiate(req.headers.accept);
+        const url = new URL(req.url, 'http://x');
+        const q = url.searchParams;
+        const page = parseIntParam('page', q.get('page'), 1) ?? 1;
+        const ipp = Math.min(parseIntParam('itemsPerPage', q.get('itemsPerPage'), 1) ?? perPage, maxPerPage);
+        if ((page - 1) * ipp > 1e9) throw ApiError.badRequest('Page parameter is too large.');
+        const { where, order } = parseRestFilters(model, r, q);
+        const result = await engine.list(o.principal(req), r, { where, order, offset: (page - 1) * ipp, limit: ipp });
+        return send(reply, format, 200, format.collection(model, { resource: r, items: result.items, total: result.total, page, itemsPerPage: ipp, path: url.pathname, query: q }));
+      });
+    }
+    if (r.rest.has('create')) {
+      collectionMethods.push('POST');
+      app.post(collectionUrl, async (req, reply) => {
+        const format = formats.negotiate(req.headers.accept);
+        const rec = await engine.create(o.principal(req), r, readBody(req, r, 'POST'));
+        reply.header('location', `${r.iri}/${String(rec.id)}`);
+        return send(reply, format, 201, format.item(model, r, rec));
+      });
+    }
+    if (r.rest.has('read')) {
+      itemMethods.push('GET', 'HEAD');
+      app.get<{ Params: { id: string } }>(itemUrl, async (req, reply) => {
+        const format = formats.negotiate(req.headers.accept);
+        const rec = await engine.read(o.principal(req), r, req.params.id);
+        return send(reply, format, 200, format.item(model, r, rec));
+      });
+    }
+    if (r.rest.has('update')) {
+      itemMethods.push('PATCH');
+      app.patch<{ Params: { id: string } }>(itemUrl, async (req, reply) => {
+        const format = formats.negotiate(req.headers.accept);
+        const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PATCH'), 'update');
+        return send(reply, format, 200, format.item(model, r, rec));
+      });
+    }
+    if (r.rest.has('replace')) {
+      itemMethods.push('PUT');
+      app.put<{ Params: { id: string } }>(itemUrl, async (req, reply) => {
+        const format = formats.negotiate(req.headers.accept);
+        const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PUT'), 'replace');
+        return send(reply, format, 200, format.item(model, r, rec));
+      });
+    }
+    if (r.rest.has('delete')) {
+      itemMethods.push('DELETE');
+      app.delete<{ Params: { id: string } }>(itemUrl, async (req, reply) => {
+        await engine.remove(o.principal(req), r, req.params.id);
+        return reply.code(204).send();
+      });
+    }
+    // Every other method on these paths is a 405 naming the allowed ones.
+    for (const [url, allowed] of [[collectionUrl, collectionMethods], [itemUrl, itemMethods]] as const) {
+      const others = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !allowed.includes(m));
+      if (!others.length) continue;
+      app.route({
+        method: others as ('GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE')[],
+        url,
+        handler: async (req) => {
+          const allow = allowed.filter((m) => m !== 'HEAD').join(', ');
+          throw new ApiError(405, `No route found for "${req.method} ${req.url.split('?')[0]}": Method Not Allowed (Allow: ${allow})`, { headers: { allow } });
+        },
+      });
+    }
+  }
+}

@@ -1,0 +1,115 @@
+// Drizzle tables derived from the model: company scoping, foreign keys, indexes for filter and
+// order fields, unique constraints. drizzle-kit generates the migrations from these.
+import { sql } from 'drizzle-orm';
+import {
+  bigint, date, index, integer as pgInteger, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid,
+  type AnyPgColumn, type PgColumnBuilderBase, type PgTableWithColumns,
+} from 'drizzle-orm/pg-core';
+import type { Model, ModelField, ModelResource } from './model.ts';
+import { snake } from './names.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTable = PgTableWithColumns<any>;
+
+export interface Tables {
+  readonly byResource: ReadonlyMap<string, AnyTable>;
+  get(resource: ModelResource | string): AnyTable;
+  /** Per-company counters behind `sequence` text fields. */
+  readonly sequences: AnyTable;
+}
+
+function column(f: ModelField, tableOf: (name: string) => AnyTable): PgColumnBuilderBase | null {
+  const d = f.def;
+  const notNull = f.required || ('default' in d && d.default !== undefined) || (f.readOnly && (d.kind === 'integer'));
+  let c;
+  switch (d.kind) {
+    case 'text':
+      c = text(f.column);
+      break;
+    case 'enum':
+      c = text(f.column);
+      break;
+    case 'integer':
+      c = bigint(f.column, { mode: 'number' });
+      if (f.readOnly) c = c.default(0);
+      break;
+    case 'decimal':
+      c = numeric(f.column, { precision: 18, scale: d.scale });
+      break;
+    case 'date':
+      c = date(f.column, { mode: 'string' });
+      break;
+    case 'timestamp':
+      c = timestamp(f.column, { withTimezone: true, mode: 'date', precision: 3 });
+      break;
+    case 'ref': {
+      const target = d.target;
+      c = uuid(f.column).references((): AnyPgColumn => tableOf(target).id, { onDelete: d.onDelete ?? 'restrict' });
+      break;
+    }
+    case 'list':
+      c = jsonb(f.column).default(sql`'[]'::jsonb`);
+      break;
+    default:
+      return null;
+  }
+  return notNull ? c.notNull() : c;
+}
+
+export function buildTables(model: Model, scope: { table: AnyTable; column: AnyPgColumn }): Tables {
+  const byResource = new Map<string, AnyTable>();
+  const tableOf = (name: string): AnyTable => byResource.get(name)!;
+  for (const r of model.resources) {
+    const cols: Record<string, PgColumnBuilderBase> = {
+      id: uuid('id').primaryKey(),
+      companyId: uuid('company_id').notNull().references((): AnyPgColumn => scope.column, { onDelete: 'cascade' }),
+    };
+    for (const f of r.stored) {
+      const c = column(f, tableOf);
+      if (c) cols[f.name] = c;
+    }
+    cols.createdAt = timestamp('created_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow();
+    cols.updatedAt = timestamp('updated_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow();
+    const table = pgTable(r.table, cols, (t) => {
+      const extras = [];
+      const indexed = new Set<string>();
+      for (const f of r.stored) {
+        const d = f.def;
+        if (d.kind === 'text' && d.unique) {
+          extras.push(
+            uniqueIndex(`${r.table}_${f.column}_unique`).on(t.companyId!, d.unique === 'company-ci' ? sql`lower(${t[f.name]})` : t[f.name]!),
+          );
+          indexed.add(f.name);
+        }
+      }
+      for (const f of r.stored) {
+        if (indexed.has(f.name)) continue;
+        if (f.kind === 'ref') extras.push(index(`${r.table}_${f.column}_idx`).on(t[f.name]!));
+        if (f.filter || f.order) extras.push(index(`${r.table}_company_${f.column}_idx`).on(t.companyId!, t[f.name]!));
+      }
+      extras.push(index(`${r.table}_company_created_idx`).on(t.companyId!, t.createdAt!, t.id!));
+      return extras;
+    });
+    byResource.set(r.name, table);
+  }
+  const sequences = pgTable(
+    'engine_sequences',
+    {
+      companyId: uuid('company_id').notNull().references((): AnyPgColumn => scope.column, { onDelete: 'cascade' }),
+      name: text('name').notNull(),
+      value: pgInteger('value').notNull().default(0),
+    },
+    (t) => [primaryKey({ columns: [t.companyId, t.name] })],
+  );
+  return {
+    byResource,
+    sequences,
+    get(resource) {
+      const t = byResource.get(typeof resource === 'string' ? resource : resource.name);
+      if (!t) throw new Error(`No table for ${typeof resource === 'string' ? resource : resource.name}`);
+      return t;
+    },
+  };
+}
+
+export { snake };

@@ -1,0 +1,269 @@
+// Input normalisation and field validation, compiled once per resource from the model. Both APIs
+// send their input through here, so a value is accepted or refused the same way everywhere.
+import type { Rec } from './context.ts';
+import type { ScalarField } from './descriptor.ts';
+import { ApiError, Violations, ViolationCode as C } from './errors.ts';
+import type { Model, ModelField, ModelResource } from './model.ts';
+
+export type WriteMode = 'create' | 'update' | 'replace';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+const regions = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+
+export const isUuid = (s: unknown): s is string => typeof s === 'string' && UUID.test(s);
+
+export function isDate(s: string): boolean {
+  const m = DATE.exec(s);
+  if (!m) return false;
+  const d = new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!));
+  return d.getUTCFullYear() === +m[1]! && d.getUTCMonth() === +m[2]! - 1 && d.getUTCDate() === +m[3]!;
+}
+
+function isUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && Boolean(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
+const isCountry = (s: string): boolean => /^[A-Z]{2}$/.test(s) && ![undefined, 'Unknown Region'].includes(regions.of(s));
+
+/** Resolves an IRI (`/api/<path>/<id>`) or a bare id of `target` to the id, or undefined. */
+export function refId(model: Model, target: string, value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (UUID.test(value)) return value.toLowerCase();
+  const r = model.get(target);
+  const prefix = `${r.iri}/`;
+  if (value.startsWith(prefix) && UUID.test(value.slice(prefix.length))) return value.slice(prefix.length).toLowerCase();
+  return undefined;
+}
+
+/** Converts a decimal to its exact string at `scale` places, or undefined when it has more. */
+export function decimalString(v: number, scale: number): string | undefined {
+  if (!Number.isFinite(v)) return undefined;
+  const s = v.toFixed(scale);
+  return Number(s) === v ? s : undefined;
+}
+
+/** A reference found in the input, to be checked against the database. */
+export interface PendingRef {
+  path: string;
+  target: string;
+  id: string;
+  raw: string;
+}
+
+export interface Normalised {
+  data: Rec;
+  /** Embedded children, per field name, already normalised. */
+  children: Map<string, Rec[]>;
+  refs: PendingRef[];
+}
+
+type Checker = (value: unknown, path: string, v: Violations, refs: PendingRef[]) => unknown;
+
+function scalarChecker(model: Model, f: ScalarField, name: string): Checker {
+  const nullable = !f.required;
+  const blank = (path: string, v: Violations) => v.add(path, 'This value should not be blank.', C.blank);
+  return (value, path, v, refs) => {
+    if (value === null || value === undefined) {
+      if (!nullable) blank(path, v);
+      return null;
+    }
+    switch (f.kind) {
+      case 'text': {
+        if (typeof value !== 'string') return v.add(path, 'This value should be of type string.', C.type);
+        const s = f.trim === false ? value : value.trim();
+        if (s === '') {
+          if (!nullable) return blank(path, v);
+          return null;
+        }
+        if (f.min !== undefined && s.length < f.min) return v.add(path, `This value is too short. It should have ${f.min} characters or more.`, C.length);
+        if (f.max !== undefined && s.length > f.max) return v.add(path, `This value is too long. It should have ${f.max} characters or less.`, C.length);
+        if (f.format === 'email' && !EMAIL.test(s)) return v.add(path, 'This value is not a valid email address.', C.format);
+        if (f.format === 'url' && !isUrl(s)) return v.add(path, 'This value is not a valid URL.', C.format);
+        if (f.format === 'currency') {
+          const up = s.toUpperCase();
+          if (!CURRENCIES.has(up)) return v.add(path, 'This value is not a valid currency.', C.format);
+          return up;
+        }
+        if (f.format === 'country') {
+          const up = s.toUpperCase();
+          if (!isCountry(up)) return v.add(path, 'This value is not a valid country.', C.format);
+          return up;
+        }
+        return s;
+      }
+      case 'integer': {
+        if (typeof value !== 'number' || !Number.isSafeInteger(value)) return v.add(path, 'This value should be of type integer.', C.type);
+        if (f.min !== undefined && value < f.min) return v.add(path, `This value should be greater than or equal to ${f.min}.`, C.range);
+        if (f.max !== undefined && value > f.max) return v.add(path, `This value should be less than or equal to ${f.max}.`, C.range);
+        return value;
+      }
+      case 'decimal': {
+        if (typeof value !== 'number' || !Number.isFinite(value)) return v.add(path, 'This value should be of type number.', C.type);
+        if (decimalString(value, f.scale) === undefined) return v.add(path, `This value should have at most ${f.scale} decimal places.`, C.type);
+        if (Math.abs(value) >= 1e13) return v.add(path, 'This value is too large.', C.range);
+        if (f.min !== undefined && value < f.min) return v.add(path, `This value should be greater than or equal to ${f.min}.`, C.range);
+        if (f.max !== undefined && value > f.max) return v.add(path, `This value should be less than or equal to ${f.max}.`, C.range);
+        if (f.above !== undefined && !(value > f.above)) return v.add(path, `This value should be greater than ${f.above}.`, C.range);
+        return value;
+      }
+      case 'enum': {
+        if (typeof value !== 'string' || !f.values.includes(value)) {
+          return v.add(path, `The value you selected is not a valid choice. Allowed: ${f.values.map((x) => `"${x}"`).join(', ')}.`, C.choice);
+        }
+        return value;
+      }
+      case 'date': {
+        if (typeof value !== 'string' || !isDate(value)) return v.add(path, 'This value is not a valid date (YYYY-MM-DD).', C.format);
+        return value;
+      }
+      case 'timestamp': {
+        const d = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i.test(value) ? new Date(value) : null;
+        if (!d || Number.isNaN(d.getTime())) return v.add(path, 'This value is not a valid date-time (RFC 3339).', C.format);
+        return d;
+      }
+      case 'ref': {
+        const id = refId(model, f.target, value);
+        if (!id) return v.add(path, `Item not found for "${String(value).slice(0, 200)}".`, C.notFound);
+        refs.push({ path, target: f.target, id, raw: String(value) });
+        return id;
+      }
+    }
+  };
+}
+
+export interface ResourceValidator {
+  /**
+   * Normalises a write body. `existing` is the stored record for update/replace.
+   * Unknown fields are a 400; field problems are collected as 422 violations.
+   */
+  normalise(input: Rec, mode: WriteMode, existing: Rec | null, prefix?: string): Normalised;
+}
+
+const IGNORED = new Set(['@id', '@type', '@context', 'id', '_id', 'createdAt', 'updatedAt']);
+
+export function compileValidator(model: Model, r: ModelResource, cache = new Map<string, ResourceValidator>()): ResourceValidator {
+  const cached = cache.get(r.name);
+  if (cached) return cached;
+  const self: ResourceValidator = { normalise: () => ({ data: {}, children: new Map(), refs: [] }) };
+  cache.set(r.name, self);
+
+  const checkers = new Map<string, Checker>();
+  for (const f of r.fields) {
+    if (f.def.kind === 'children') {
+      if (!f.def.embedded) continue;
+      const child = model.get(f.def.target);
+      const childValidator = compileValidator(model, child, cache);
+      checkers.set(f.name, (value, path, v, refs) => {
+        if (!Array.isArray(value)) return v.add(path, 'This value should be of type array.', C.type);
+        return value.map((item, i) => {
+          if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+            v.add(`${path}[${i}]`, 'This value should be of type object.', C.type);
+            return {};
+          }
+          try {
+            const n = childValidator.normalise(item as Rec, 'create', null, `${path}[${i}].`);
+            refs.push(...n.refs);
+            return n.data;
+          } catch (e) {
+            if (e instanceof ApiError && e.violations) {
+              for (const x of e.violations) v.list.push(x);
+              return {};
+            }
+            throw e;
+          }
+        });
+      });
+    } else if (f.def.kind === 'list') {
+      const sub = Object.entries(f.def.of).map(([n, d]) => ({ n, d, check: scalarChecker(model, d, n) }));
+      checkers.set(f.name, (value, path, v, refs) => {
+        if (!Array.isArray(value)) return v.add(path, 'This value should be of type array.', C.type);
+        return value.map((item, i) => {
+          const at = `${path}[${i}]`;
+          if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+            v.add(at, 'This value should be of type object.', C.type);
+            return {};
+          }
+          const unknown = Object.keys(item).filter((k) => !sub.some((s) => s.n === k) && !IGNORED.has(k));
+          if (unknown.length) v.add(at, `Unknown field(s): ${unknown.join(', ')}.`, C.type);
+          const out: Rec = {};
+          for (const s of sub) {
+            let x = (item as Rec)[s.n];
+            if ((x === undefined || x === null) && 'default' in s.d && s.d.default !== undefined) x = s.d.default;
+            out[s.n] = s.check(x, `${at}.${s.n}`, v, refs);
+          }
+          return out;
+        });
+      });
+    } else if (f.stored) {
+      checkers.set(f.name, scalarChecker(model, f.def, f.name));
+    }
+  }
+  const owner = r.owner?.field.name;
+  const writableOn = (mode: WriteMode) => (mode === 'create' ? r.creatable : r.updatable);
+  const allWritable = new Set(r.creatable.map((f) => f.name));
+  const readOnly = new Set(r.fields.filter((f) => f.readOnly).map((f) => f.name));
+
+  self.normalise = (input, mode, existing, prefix = '') => {
+    // A line embedded in its owner's body does not name the owner.
+    const nested = prefix !== '';
+    const unknown = Object.keys(input).filter((k) => !IGNORED.has(k) && !allWritable.has(k) && !readOnly.has(k));
+    if (unknown.length) throw ApiError.badRequest(`Unknown field(s) for ${r.name}: ${unknown.map((u) => `"${prefix}${u}"`).join(', ')}.`);
+    const v = new Violations();
+    const data: Rec = {};
+    const children = new Map<string, Rec[]>();
+    const refs: PendingRef[] = [];
+    const writable = writableOn(mode);
+    const writableNames = new Set(writable.map((f) => f.name));
+    // Fields that may not change after creation: refused only when the value would change.
+    if (mode !== 'create') {
+      for (const f of r.creatable) {
+        if (writableNames.has(f.name) || !(f.name in input)) continue;
+        const check = checkers.get(f.name);
+        const scratch = new Violations();
+        const val = check ? check(input[f.name], f.name, scratch, []) : input[f.name];
+        if (!scratch.list.length && existing && sameValue(val, existing[f.name])) continue;
+        v.add(prefix + f.name, 'This value cannot be changed.', C.rule);
+      }
+    }
+    for (const f of writable) {
+      if (nested && f.name === owner) continue;
+      const present = f.name in input;
+      if (mode === 'update' && !present) continue;
+      let value = present ? input[f.name] : undefined;
+      if (value === undefined || value === null) {
+        const dflt = 'default' in f.def ? f.def.default : undefined;
+        if (value === undefined && mode !== 'update' && dflt !== undefined) value = resolveDefault(dflt);
+        else if (value === undefined && f.def.kind === 'list') value = [];
+        else if (value === undefined && f.kind === 'children') value = mode === 'create' && !present ? undefined : [];
+        if (value === undefined && f.def.kind === 'text' && f.def.sequence) continue;
+        if (value === undefined && f.kind === 'children') continue;
+      }
+      const check = checkers.get(f.name)!;
+      const out = check(value, prefix + f.name, v, refs);
+      if (f.kind === 'children') children.set(f.name, (out as Rec[] | undefined) ?? []);
+      else data[f.name] = out;
+    }
+    v.throwIfAny();
+    return { data, children, refs };
+  };
+  return self;
+}
+
+function resolveDefault(d: unknown): unknown {
+  if (d === 'today') return new Date().toISOString().slice(0, 10);
+  if (d === 'now') return new Date().toISOString();
+  return d;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  return a === b || (a == null && b == null);
+}

@@ -1,0 +1,125 @@
+// JSON-LD with Hydra, in API Platform 4's unprefixed shape, and the @context documents it names.
+import type { Rec } from '../engine/context.ts';
+import type { Model, ModelResource } from '../engine/model.ts';
+import { lowerFirst } from '../engine/names.ts';
+import { pageLinks, pageUrl } from './links.ts';
+import { iriOf, present, shownFields, type Decorate } from './present.ts';
+import type { CollectionView, Format } from './types.ts';
+
+const HYDRA = 'http://www.w3.org/ns/hydra/core#';
+
+const decorate: Decorate = (r, rec, fields) => ({ '@id': iriOf(r, rec.id), '@type': r.name, ...fields });
+
+export function jsonldItem(model: Model, r: ModelResource, rec: Rec): Record<string, unknown> {
+  return { '@context': `/api/contexts/${r.name}`, ...present(model, r, rec, decorate) };
+}
+
+function search(r: ModelResource) {
+  const variables: { variable: string; property: string }[] = [];
+  for (const f of r.filters) {
+    if (f.filter === 'date') for (const op of ['before', 'strictly_before', 'after', 'strictly_after']) variables.push({ variable: `${f.name}[${op}]`, property: f.name });
+    else variables.push({ variable: f.name, property: f.name }, { variable: `${f.name}[]`, property: f.name });
+  }
+  for (const o of r.orders) variables.push({ variable: `order[${o}]`, property: o });
+  return {
+    '@type': 'IriTemplate',
+    template: `${r.iri}{?${variables.map((v) => v.variable).join(',')}}`,
+    variableRepresentation: 'BasicRepresentation',
+    mapping: variables.map((v) => ({ '@type': 'IriTemplateMapping', variable: v.variable, property: v.property, required: false })),
+  };
+}
+const searches = new WeakMap<ModelResource, ReturnType<typeof search>>();
+
+function collection(model: Model, view: CollectionView) {
+  const r = view.resource;
+  const body: Record<string, unknown> = {
+    '@context': `/api/contexts/${r.name}`,
+    '@id': r.iri,
+    '@type': 'Collection',
+    member: view.items.map((rec) => present(model, r, rec, decorate)),
+    totalItems: view.total,
+  };
+  const filtered = [...view.query.keys()].some((k) => k !== 'page');
+  const l = pageLinks(view);
+  if (l.lastPage > 1 || filtered) {
+    body.view = {
+      '@id': pageUrl(view, l.lastPage > 1 ? view.page : view.query.has('page') ? view.page : null),
+      '@type': 'PartialCollectionView',
+      ...(l.lastPage > 1 ? { first: l.first, last: l.last } : {}),
+      ...(l.prev ? { previous: l.prev } : {}),
+      ...(l.next ? { next: l.next } : {}),
+    };
+  }
+  let s = searches.get(r);
+  if (!s) searches.set(r, (s = search(r)));
+  body.search = s;
+  return { body };
+}
+
+export const jsonld: Format = {
+  name: 'jsonld',
+  mediaType: 'application/ld+json',
+  accepts: ['application/ld+json'],
+  item: (model, r, rec) => ({ body: jsonldItem(model, r, rec) }),
+  collection,
+};
+
+const hydraTerms = {
+  hydra: HYDRA,
+  Collection: 'hydra:Collection',
+  PartialCollectionView: 'hydra:PartialCollectionView',
+  IriTemplate: 'hydra:IriTemplate',
+  IriTemplateMapping: 'hydra:IriTemplateMapping',
+  member: 'hydra:member',
+  totalItems: 'hydra:totalItems',
+  view: { '@id': 'hydra:view', '@type': '@id' },
+  first: { '@id': 'hydra:first', '@type': '@id' },
+  last: { '@id': 'hydra:last', '@type': '@id' },
+  previous: { '@id': 'hydra:previous', '@type': '@id' },
+  next: { '@id': 'hydra:next', '@type': '@id' },
+  search: 'hydra:search',
+  template: 'hydra:template',
+  variableRepresentation: 'hydra:variableRepresentation',
+  mapping: 'hydra:mapping',
+  variable: 'hydra:variable',
+  property: 'hydra:property',
+  required: 'hydra:required',
+  title: 'hydra:title',
+  description: 'hydra:description',
+};
+
+function fieldTerms(model: Model, r: ModelResource): Record<string, unknown> {
+  const terms: Record<string, unknown> = { id: `${r.name}/id`, createdAt: `${r.name}/createdAt`, updatedAt: `${r.name}/updatedAt` };
+  for (const f of shownFields(r)) {
+    if (f.kind === 'ref') terms[f.name] = { '@id': `${r.name}/${f.name}`, '@type': '@id' };
+    else if (f.kind === 'children') {
+      const child = model.get(f.target!);
+      terms[f.name] = `${r.name}/${f.name}`;
+      terms[child.name] = { '@id': child.name, '@context': fieldTerms(model, child) };
+    } else if (f.kind === 'list') terms[f.name] = { '@id': `${r.name}/${f.name}`, '@container': '@list' };
+    else terms[f.name] = `${r.name}/${f.name}`;
+  }
+  return terms;
+}
+
+/** The @context document of a type, or of `Entrypoint`/`Error`; null when unknown. */
+export function contextDocument(model: Model, name: string, base: string): Record<string, unknown> | null {
+  const vocab = { '@version': 1.1, '@vocab': `${base}/api/docs.jsonld#`, ...hydraTerms };
+  if (name === 'Entrypoint') {
+    const terms: Record<string, unknown> = { Entrypoint: 'Entrypoint' };
+    for (const r of model.resources) if (r.rest.has('list')) terms[lowerFirst(r.name)] = { '@id': `Entrypoint/${lowerFirst(r.name)}`, '@type': '@id' };
+    return { '@context': { ...vocab, ...terms } };
+  }
+  if (name === 'Error' || name === 'ConstraintViolation') {
+    return { '@context': { ...vocab, [name]: name, status: `${name}/status`, type: `${name}/type`, detail: `${name}/detail`, violations: `${name}/violations`, propertyPath: `${name}/propertyPath`, message: `${name}/message`, code: `${name}/code` } };
+  }
+  const r = model.find(name);
+  if (!r || !r.rest.size) return null;
+  return { '@context': { ...vocab, [r.name]: r.name, ...fieldTerms(model, r) } };
+}
+
+export function entrypoint(model: Model): Record<string, unknown> {
+  const body: Record<string, unknown> = { '@context': '/api/contexts/Entrypoint', '@id': '/api', '@type': 'Entrypoint' };
+  for (const r of model.resources) if (r.rest.has('list')) body[lowerFirst(r.name)] = r.iri;
+  return body;
+}

@@ -1,0 +1,47 @@
+// The format-neutral presentation of a record: wire values (IRIs for relations, numbers for
+// decimals, RFC 3339 for timestamps) in the descriptor's field order. Formats decorate it.
+import type { Rec } from '../engine/context.ts';
+import type { Model, ModelField, ModelResource } from '../engine/model.ts';
+
+export type Decorate = (r: ModelResource, rec: Rec, fields: Record<string, unknown>) => Record<string, unknown>;
+
+export const iriOf = (r: ModelResource, id: unknown): string => `${r.iri}/${String(id)}`;
+
+function wireScalar(model: Model, f: { kind: string; target?: string | undefined; def?: unknown }, v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  switch (f.kind) {
+    case 'ref':
+      return iriOf(model.get(f.target!), v);
+    case 'timestamp':
+      return v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
+    case 'decimal':
+      return typeof v === 'string' ? Number(v) : v;
+    default:
+      return v;
+  }
+}
+
+export function wireValue(model: Model, f: ModelField, v: unknown): unknown {
+  if (f.def.kind === 'list') {
+    const sub = Object.entries(f.def.of);
+    return ((v as Rec[] | null) ?? []).map((item) => Object.fromEntries(sub.map(([n, d]) => [n, wireScalar(model, { kind: d.kind, target: d.kind === 'ref' ? d.target : undefined }, item[n])])));
+  }
+  return wireScalar(model, f, v);
+}
+
+/** Fields shown in REST bodies: stored fields and embedded children (other to-many relations are filters). */
+export const shownFields = (r: ModelResource): readonly ModelField[] => r.fields.filter((f) => f.stored || r.embedded.includes(f));
+
+export function present(model: Model, r: ModelResource, rec: Rec, decorate?: Decorate): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: rec.id };
+  for (const f of shownFields(r)) {
+    if (f.kind === 'children') {
+      const child = model.get(f.target!);
+      const items = (rec[f.name] as Rec[] | undefined) ?? [];
+      out[f.name] = items.map((c) => present(model, child, c, decorate));
+    } else out[f.name] = wireValue(model, f, rec[f.name]);
+  }
+  out.createdAt = wireScalar(model, { kind: 'timestamp' }, rec.createdAt);
+  out.updatedAt = wireScalar(model, { kind: 'timestamp' }, rec.updatedAt);
+  return decorate ? decorate(r, rec, out) : out;
+}

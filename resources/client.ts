@@ -1,0 +1,24 @@
+import { children, defineResource, oneOf, text } from '../engine/descriptor.ts';
+import { clientRules } from './rules/client.ts';
+
+export default defineResource({
+  name: 'Client',
+  plural: 'clients',
+  description: 'A customer that invoices, quotes and payments belong to.',
+  fields: {
+    name: text({ required: true, min: 1, max: 125, unique: 'company-ci', filter: 'partial', order: true }),
+    currency: text({ format: 'currency', filter: 'exact', description: "ISO 4217 code; defaults to the company's currency" }),
+    website: text({ format: 'url', max: 255 }),
+    vatNumber: text({ max: 64 }),
+    status: oneOf(['active', 'archived'], { default: 'active', filter: 'exact' }),
+    notes: text(),
+    contacts: children('Contact', 'client'),
+    addresses: children('Address', 'client'),
+    invoices: children('Invoice', 'client'),
+    quotes: children('Quote', 'client'),
+    recurringInvoices: children('RecurringInvoice', 'client'),
+    payments: children('Payment', 'client'),
+  },
+  operations: { rest: 'all', graphql: 'all' },
+  hooks: clientRules,
+});

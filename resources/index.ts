@@ -1,0 +1,16 @@
+// The resources the service serves. Adding a resource means adding its file here.
+import type { AnyResourceDescriptor } from '../engine/descriptor.ts';
+import client from './client.ts';
+import contact from './contact.ts';
+import address from './address.ts';
+import tax from './tax.ts';
+import invoice from './invoice.ts';
+import invoiceLine from './invoice-line.ts';
+import quote from './quote.ts';
+import quoteLine from './quote-line.ts';
+import recurringInvoice from './recurring-invoice.ts';
+import payment from './payment.ts';
+
+export const descriptors: readonly AnyResourceDescriptor[] = [
+  client, contact, address, tax, invoice, invoiceLine, quote, quoteLine, recurringInvoice, payment,
+];

@@ -1,0 +1,3 @@
+import type { HookSet } from '../../engine/hooks.ts';
+
+export const lineRules: HookSet = {};

@@ -1,0 +1,13 @@
+import { decimal, defineResource, oneOf, text } from '../engine/descriptor.ts';
+
+export default defineResource({
+  name: 'Tax',
+  plural: 'taxes',
+  description: 'A tax rate applied to lines, exclusive (added) or inclusive (contained in the price).',
+  fields: {
+    name: text({ required: true, max: 32, unique: 'company', filter: 'partial', order: true }),
+    rate: decimal({ required: true, scale: 4, min: 0, max: 100, description: 'Percentage, at most 4 decimals' }),
+    type: oneOf(['exclusive', 'inclusive'], { default: 'exclusive', filter: 'exact' }),
+  },
+  operations: { rest: 'all', graphql: 'all' },
+});

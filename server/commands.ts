@@ -1,0 +1,81 @@
+// The CLI's commands as functions of a database, so the same code runs from the command line
+// or, while a server holds the embedded database, inside that server (see admin-socket.ts).
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db, Role } from '../engine/context.ts';
+import { uuidv7 } from '../engine/uuid.ts';
+import { hashPassword } from './passwords.ts';
+import { apiTokens, companies, memberships, users } from './schema.ts';
+import { hashToken, newTokenValue } from './tokens.ts';
+
+export class CommandError extends Error {}
+
+export type Args = Record<string, string | undefined>;
+
+export interface CommandContext {
+  db: Db;
+}
+
+const ROLES: Role[] = ['admin', 'member', 'viewer'];
+
+function need(args: Args, name: string): string {
+  const v = args[name];
+  if (v === undefined || v.trim() === '') throw new CommandError(`--${name} is required.`);
+  return v.trim();
+}
+
+export async function findOrCreateCompany(db: Db, name: string, currency: string): Promise<{ id: string; created: boolean }> {
+  const [existing] = await db.select({ id: companies.id }).from(companies).where(sql`lower(${companies.name}) = lower(${name})`);
+  if (existing) return { id: existing.id, created: false };
+  const id = uuidv7();
+  await db.insert(companies).values({ id, name, currency });
+  return { id, created: true };
+}
+
+export async function userCreate(ctx: CommandContext, args: Args): Promise<string> {
+  const email = need(args, 'email').toLowerCase();
+  const password = need(args, 'password');
+  const companyName = need(args, 'company');
+  const role = (args.role ?? 'admin') as Role;
+  if (!ROLES.includes(role)) throw new CommandError(`--role must be one of ${ROLES.join(', ')}.`);
+  const currency = (args.currency ?? 'USD').toUpperCase();
+  if (!Intl.supportedValuesOf('currency').includes(currency)) throw new CommandError(`--currency "${currency}" is not an ISO 4217 code.`);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new CommandError(`--email "${email}" is not a valid address.`);
+  if (password.length < 8) throw new CommandError('--password must have at least 8 characters.');
+  const passwordHash = await hashPassword(password);
+  return ctx.db.transaction(async (tx) => {
+    const db = tx as unknown as Db;
+    const company = await findOrCreateCompany(db, companyName, currency);
+    const [existing] = await db.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email}`);
+    const userId = existing?.id ?? uuidv7();
+    if (!existing) await db.insert(users).values({ id: userId, email, passwordHash, name: email.split('@')[0] });
+    await db
+      .insert(memberships)
+      .values({ userId, companyId: company.id, role })
+      .onConflictDoUpdate({ target: [memberships.userId, memberships.companyId], set: { role } });
+    return `${existing ? 'Added existing user' : 'Created user'} ${email} as ${role} of ${companyName}${company.created ? ' (new company)' : ''}.\n`;
+  });
+}
+
+export async function tokenCreate(ctx: CommandContext, args: Args): Promise<string> {
+  const email = need(args, 'email').toLowerCase();
+  const companyName = need(args, 'company');
+  const name = need(args, 'name');
+  if (name.length > 100) throw new CommandError('--name must have at most 100 characters.');
+  const [m] = await ctx.db
+    .select({ userId: users.id, companyId: companies.id })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .innerJoin(companies, eq(companies.id, memberships.companyId))
+    .where(and(sql`lower(${users.email}) = ${email}`, sql`lower(${companies.name}) = lower(${companyName})`));
+  if (!m) throw new CommandError(`No user ${email} in a company named "${companyName}". Create one with user:create.`);
+  const [dup] = await ctx.db.select({ id: apiTokens.id }).from(apiTokens).where(and(eq(apiTokens.userId, m.userId), eq(apiTokens.companyId, m.companyId), eq(apiTokens.name, name)));
+  if (dup) throw new CommandError(`A token named "${name}" already exists for ${email} in ${companyName}.`);
+  const value = newTokenValue();
+  await ctx.db.insert(apiTokens).values({ id: uuidv7(), userId: m.userId, companyId: m.companyId, name, description: args.description ?? null, tokenHash: hashToken(value) });
+  return `${value}\n`;
+}
+
+export const commands: Record<string, (ctx: CommandContext, args: Args) => Promise<string>> = {
+  'user:create': userCreate,
+  'token:create': tokenCreate,
+};

@@ -1,0 +1,35 @@
+// Configuration comes from the environment (CONTRACT §1); every setting has a working default.
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  appSecret: string | undefined;
+  logLevel: string;
+  trustProxy: boolean | string;
+  rateLimit: { max: number; windowMs: number };
+  /** Run the daily scheduler inside the server. */
+  scheduler: boolean;
+}
+
+function trustProxy(v: string | undefined): boolean | string {
+  if (v === undefined || v === '' || v === 'false' || v === '0') return false;
+  if (v === 'true' || v === '1') return true;
+  return v;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: Number(env.PORT ?? 8080),
+    host: env.HOST ?? '127.0.0.1',
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.DATA_DIR ?? './data',
+    redisUrl: env.REDIS_URL || undefined,
+    appSecret: env.APP_SECRET || undefined,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    rateLimit: { max: Number(env.RATE_LIMIT_MAX ?? 300), windowMs: Number(env.RATE_LIMIT_WINDOW_MS ?? 60_000) },
+    scheduler: env.SCHEDULER !== 'off',
+  };
+}

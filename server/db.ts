@@ -1,0 +1,74 @@
+// The database: embedded PostgreSQL (PGlite) in DATA_DIR when DATABASE_URL is unset, otherwise
+// that server through postgres.js. Same migrations, same behaviour.
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import type { Db } from '../engine/context.ts';
+
+export const MIGRATIONS = fileURLToPath(new URL('../drizzle', import.meta.url));
+
+export interface Database {
+  readonly db: Db;
+  readonly kind: 'pglite' | 'postgres';
+  /** Applies pending migrations (serialised across instances with an advisory lock). */
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  databaseUrl?: string | undefined;
+  /** PGlite data directory; `memory://` for an in-memory database. */
+  dataDir?: string;
+  maxConnections?: number;
+}
+
+export async function openDatabase(o: OpenOptions): Promise<Database> {
+  if (o.databaseUrl) {
+    const { default: postgres } = await import('postgres');
+    const { drizzle } = await import('drizzle-orm/postgres-js');
+    const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+    const client = postgres(o.databaseUrl, { max: o.maxConnections ?? 10, onnotice: () => {}, connection: { application_name: 'invoicing' } });
+    const db = drizzle(client) as unknown as Db;
+    return {
+      db,
+      kind: 'postgres',
+      async migrate() {
+        const reserved = await client.reserve();
+        try {
+          await reserved`select pg_advisory_lock(7263011)`;
+          await migrate(drizzle(reserved) as never, { migrationsFolder: MIGRATIONS });
+        } finally {
+          await reserved`select pg_advisory_unlock(7263011)`.catch(() => {});
+          reserved.release();
+        }
+      },
+      async ping() {
+        await db.execute(sql`select 1`);
+      },
+      close: () => client.end({ timeout: 5 }),
+    };
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const { migrate } = await import('drizzle-orm/pglite/migrator');
+  const dir = o.dataDir ?? './data';
+  if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
+  const client = dir.startsWith('memory://') ? new PGlite() : new PGlite(dir);
+  await client.waitReady;
+  const db = drizzle(client) as unknown as Db;
+  return {
+    db,
+    kind: 'pglite',
+    migrate: () => migrate(db as never, { migrationsFolder: MIGRATIONS }),
+    async ping() {
+      await db.execute(sql`select 1`);
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Rows of a raw `execute` result, whichever driver produced it. */
+export function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}

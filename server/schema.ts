@@ -1,0 +1,67 @@
+// Tables that are not API resources: tenancy, users, tokens, request history, settings.
+import { bigint, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 });
+
+export const companies = pgTable('companies', {
+  id: uuid('id').primaryKey(),
+  name: text('name').notNull(),
+  currency: text('currency').notNull().default('USD'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [uniqueIndex('companies_name_unique').on(sql`lower(${t.name})`)]);
+
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey(),
+  email: text('email').notNull(),
+  name: text('name').notNull().default(''),
+  passwordHash: text('password_hash').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [uniqueIndex('users_email_unique').on(sql`lower(${t.email})`)]);
+
+export const memberships = pgTable('memberships', {
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  companyId: uuid('company_id').notNull().references(() => companies.id, { onDelete: 'cascade' }),
+  role: text('role').notNull().default('member'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.userId, t.companyId] }), index('memberships_company_idx').on(t.companyId)]);
+
+export const apiTokens = pgTable('api_tokens', {
+  id: uuid('id').primaryKey(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  companyId: uuid('company_id').notNull().references(() => companies.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  description: text('description'),
+  /** sha256 of the token value, hex. The value itself is never stored. */
+  tokenHash: text('token_hash').notNull(),
+  usageCount: bigint('usage_count', { mode: 'number' }).notNull().default(0),
+  lastUsedAt: ts('last_used_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('api_tokens_hash_unique').on(t.tokenHash),
+  uniqueIndex('api_tokens_name_unique').on(t.userId, t.companyId, t.name),
+]);
+
+export const apiTokenHistory = pgTable('api_token_history', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  tokenId: uuid('token_id').notNull().references(() => apiTokens.id, { onDelete: 'cascade' }),
+  date: ts('date').notNull(),
+  method: text('method').notNull(),
+  endpoint: text('endpoint').notNull(),
+  status: integer('status').notNull(),
+  ipAddress: text('ip_address'),
+  userAgent: text('user_agent'),
+}, (t) => [index('api_token_history_token_date_idx').on(t.tokenId, t.date)]);
+
+/** Requests per token and calendar month, so `apiCallsThisMonth` stays exact when history is trimmed. */
+export const apiTokenMonthly = pgTable('api_token_monthly', {
+  tokenId: uuid('token_id').notNull().references(() => apiTokens.id, { onDelete: 'cascade' }),
+  month: text('month').notNull(),
+  count: bigint('count', { mode: 'number' }).notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.tokenId, t.month] })]);
+
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});

@@ -1,0 +1,63 @@
+// Starting and stopping the service: database, migrations, app secret, HTTP, and a graceful
+// shutdown that finishes requests in flight and flushes buffered writes.
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import { count, eq } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import { adminSocketPath } from './lock.ts';
+import { startAdminSocket } from './admin-socket.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db.ts';
+import { settings, users } from './schema.ts';
+
+export interface Running {
+  fastify: FastifyInstance;
+  database: Database;
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function ensureAppSecret(database: Database, configured: string | undefined): Promise<string> {
+  if (configured) return configured;
+  const db = database.db;
+  const [row] = await db.select().from(settings).where(eq(settings.key, 'app_secret'));
+  if (row) return row.value;
+  const secret = randomBytes(32).toString('base64url');
+  await db.insert(settings).values({ key: 'app_secret', value: secret }).onConflictDoNothing();
+  const [stored] = await db.select().from(settings).where(eq(settings.key, 'app_secret'));
+  return stored!.value;
+}
+
+export async function startServer(config: Config, opts: { database?: Database; adminSocket?: boolean } = {}): Promise<Running> {
+  const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  await database.migrate();
+  await ensureAppSecret(database, config.appSecret);
+  const { fastify } = await buildApp({ config, database });
+  await fastify.listen({ port: config.port, host: config.host });
+  const address = fastify.server.address();
+  const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : `http://${config.host}:${config.port}`;
+
+  let admin: Server | undefined;
+  if (opts.adminSocket && database.kind === 'pglite') admin = await startAdminSocket(adminSocketPath(config.dataDir), { db: database.db });
+
+  const [{ n }] = (await database.db.select({ n: count() }).from(users)) as [{ n: number }];
+  if (Number(n) === 0) {
+    fastify.log.info(`No user exists yet. Create one with: npm run cli -- user:create --email you@example.com --password '…' --company "Your company"`);
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    fastify,
+    database,
+    url,
+    stop() {
+      stopping ??= (async () => {
+        admin?.close();
+        await fastify.close();
+        if (!opts.database) await database.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// API token values: `inv_` + 256 random bits (base64url). Only their SHA-256 is stored; a
+// high-entropy secret needs no slow hash, and the lookup stays one indexed read.
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import type { Db, Principal, Role } from '../engine/context.ts';
+import { apiTokens, companies, memberships } from './schema.ts';
+
+export const TOKEN_PREFIX = 'inv_';
+
+export function newTokenValue(): string {
+  return TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
+export function hashToken(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** Resolves a token value to its principal, or null when unknown or revoked. */
+export async function lookupToken(db: Db, value: string): Promise<Principal | null> {
+  if (!value.startsWith(TOKEN_PREFIX) || value.length > 200) return null;
+  const [row] = await db
+    .select({ tokenId: apiTokens.id, userId: apiTokens.userId, companyId: apiTokens.companyId, role: memberships.role, currency: companies.currency })
+    .from(apiTokens)
+    .innerJoin(memberships, and(eq(memberships.userId, apiTokens.userId), eq(memberships.companyId, apiTokens.companyId)))
+    .innerJoin(companies, eq(companies.id, apiTokens.companyId))
+    .where(eq(apiTokens.tokenHash, hashToken(value)));
+  if (!row) return null;
+  return { userId: row.userId, tokenId: row.tokenId, role: row.role as Role, company: { id: row.companyId, currency: row.currency } };
+}

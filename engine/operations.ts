@@ -67,12 +67,14 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
   function childrenJson(r: ModelResource, f: ModelField): SQL {
     const def = f.def as { target: string; via: string; orderBy?: string };
     const child = model.get(def.target);
-    const ct = tables.get(child);
-    const pairs: SQL[] = [sql`'id', ${ct.id}`];
-    for (const cf of child.stored) pairs.push(sql`${cf.name}, ${ct[cf.name]}`);
-    pairs.push(sql`'createdAt', ${ct.createdAt}`, sql`'updatedAt', ${ct.updatedAt}`);
-    const orderCol = def.orderBy ? ct[def.orderBy] : ct.createdAt;
-    return sql`(select coalesce(json_agg(json_build_object(${sql.join(pairs, sql`, `)}) order by ${orderCol}, ${ct.id}), '[]'::json) from ${ct} where ${ct[def.via]} = ${tables.get(r).id})`;
+    // Qualified names throughout: inside the subquery, a bare "id" would be the child's.
+    const c = (column: string) => sql`${sql.identifier('c')}.${sql.identifier(column)}`;
+    const pairs: SQL[] = [sql`'id', ${c('id')}`];
+    for (const cf of child.stored) pairs.push(sql`${sql.raw(`'${cf.name}'`)}, ${c(cf.column)}`);
+    pairs.push(sql`'createdAt', ${c('created_at')}`, sql`'updatedAt', ${c('updated_at')}`);
+    const orderCol = def.orderBy ? c(child.byName.get(def.orderBy)!.column) : c('created_at');
+    const via = child.byName.get(def.via)!.column;
+    return sql`(select coalesce(json_agg(json_build_object(${sql.join(pairs, sql`, `)}) order by ${orderCol}, ${c('id')}), '[]'::json) from ${sql.identifier(child.table)} as ${sql.identifier('c')} where ${c(via)} = ${sql.identifier(r.table)}.${sql.identifier('id')})`;
   }
 
   const jsonFieldValue = (f: ModelField, v: unknown): unknown => (f.kind === 'timestamp' && typeof v === 'string' ? new Date(v) : f.kind === 'decimal' && typeof v === 'string' ? Number(v) : v);

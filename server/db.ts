@@ -34,13 +34,15 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
       db,
       kind: 'postgres',
       async migrate() {
-        const reserved = await client.reserve();
+        // One connection holds an advisory lock while it migrates, so instances starting
+        // together apply each migration once.
+        const one = postgres(o.databaseUrl!, { max: 1, onnotice: () => {} });
         try {
-          await reserved`select pg_advisory_lock(7263011)`;
-          await migrate(drizzle(reserved) as never, { migrationsFolder: MIGRATIONS });
+          await one`select pg_advisory_lock(7263011)`;
+          await migrate(drizzle(one), { migrationsFolder: MIGRATIONS });
+          await one`select pg_advisory_unlock(7263011)`;
         } finally {
-          await reserved`select pg_advisory_unlock(7263011)`.catch(() => {});
-          reserved.release();
+          await one.end({ timeout: 5 });
         }
       },
       async ping() {

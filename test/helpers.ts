@@ -1,0 +1,115 @@
+// Test harness: a real server on a fresh database per test file — an in-memory PGlite, or, when
+// DATABASE_URL is set, a new database on that PostgreSQL server, dropped afterwards.
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { loadConfig, type Config } from '../server/config.ts';
+import { openDatabase, type Database } from '../server/db.ts';
+import { startServer, type Running } from '../server/serve.ts';
+import { tokenCreate, userCreate } from '../server/commands.ts';
+
+export interface TestDatabase {
+  database: Database;
+  url: string | undefined;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database for one test file. */
+export async function freshDatabase(): Promise<TestDatabase> {
+  const admin = process.env.DATABASE_URL;
+  if (!admin) {
+    const database = await openDatabase({ dataDir: 'memory://' });
+    await database.migrate();
+    return { database, url: undefined, drop: () => database.close() };
+  }
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  const sql = postgres(admin, { max: 1, onnotice: () => {} });
+  await sql.unsafe(`create database ${name}`);
+  const u = new URL(admin);
+  u.pathname = `/${name}`;
+  const url = u.toString();
+  const database = await openDatabase({ databaseUrl: url, maxConnections: 10 });
+  await database.migrate();
+  return {
+    database,
+    url,
+    async drop() {
+      await database.close();
+      await sql.unsafe(`drop database if exists ${name} with (force)`);
+      await sql.end();
+    },
+  };
+}
+
+export interface TestServer {
+  url: string;
+  running: Running;
+  db: TestDatabase;
+  config: Config;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const db = await freshDatabase();
+  const config = { ...loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', SCHEDULER: 'off', ...env }), port: 0, databaseUrl: db.url };
+  const running = await startServer(config, { database: db.database });
+  return {
+    url: running.url,
+    running,
+    db,
+    config,
+    async close() {
+      await running.stop();
+      await db.drop();
+    },
+  };
+}
+
+/** Creates a user in a company (created when new) and returns a token value for them. */
+export async function tokenFor(t: TestServer, o: { email: string; company: string; role?: string; currency?: string; name?: string }): Promise<string> {
+  const ctx = { db: t.db.database.db };
+  await userCreate(ctx, { email: o.email, password: 'password123', company: o.company, role: o.role ?? 'admin', currency: o.currency ?? 'USD' });
+  return (await tokenCreate(ctx, { email: o.email, company: o.company, name: o.name ?? `t-${randomBytes(4).toString('hex')}` })).trim();
+}
+
+export interface Res<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  accept?: string;
+  contentType?: string;
+}
+
+/** One HTTP request to the test server; JSON bodies are parsed when the response is JSON. */
+export async function call(t: { url: string }, method: string, path: string, o: CallOptions = {}): Promise<Res> {
+  const headers: Record<string, string> = { ...(o.headers ?? {}) };
+  if (o.token) headers['x-api-token'] = o.token;
+  if (o.accept) headers.accept = o.accept;
+  let body: string | undefined;
+  if (o.rawBody !== undefined) body = o.rawBody;
+  else if (o.body !== undefined) body = JSON.stringify(o.body);
+  if (body !== undefined) headers['content-type'] = o.contentType ?? (method === 'PATCH' ? 'application/merge-patch+json' : 'application/ld+json');
+  const res = await fetch(t.url + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  if (/json/.test(res.headers.get('content-type') ?? '') && text) parsed = JSON.parse(text);
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+export function client(t: { url: string }, token: string) {
+  return {
+    get: (path: string, o: CallOptions = {}) => call(t, 'GET', path, { token, ...o }),
+    post: (path: string, body: unknown, o: CallOptions = {}) => call(t, 'POST', path, { token, body, ...o }),
+    patch: (path: string, body: unknown, o: CallOptions = {}) => call(t, 'PATCH', path, { token, body, ...o }),
+    put: (path: string, body: unknown, o: CallOptions = {}) => call(t, 'PUT', path, { token, body, ...o }),
+    delete: (path: string, o: CallOptions = {}) => call(t, 'DELETE', path, { token, ...o }),
+  };
+}
+export type Client = ReturnType<typeof client>;

@@ -105,6 +105,7 @@ export async function call(t: { url: string }, method: string, path: string, o: 
 
 export function client(t: { url: string }, token: string) {
   return {
+    token,
     get: (path: string, o: CallOptions = {}) => call(t, 'GET', path, { token, ...o }),
     post: (path: string, body: unknown, o: CallOptions = {}) => call(t, 'POST', path, { token, body, ...o }),
     patch: (path: string, body: unknown, o: CallOptions = {}) => call(t, 'PATCH', path, { token, body, ...o }),

@@ -85,7 +85,7 @@ function scalarChecker(model: Model, f: ScalarField, name: string): Checker {
         }
         if (f.min !== undefined && s.length < f.min) return v.add(path, `This value is too short. It should have ${f.min} characters or more.`, C.length);
         if (f.max !== undefined && s.length > f.max) return v.add(path, `This value is too long. It should have ${f.max} characters or less.`, C.length);
-        if (f.format === 'email' && !EMAIL.test(s)) return v.add(path, 'This value is not a valid email address.', C.format);
+        if (f.format === 'email' && !EMAIL.test(s)) return v.add(path, 'This value is not a valid e-mail.', C.format);
         if (f.format === 'url' && !isUrl(s)) return v.add(path, 'This value is not a valid URL.', C.format);
         if (f.format === 'currency') {
           const up = s.toUpperCase();

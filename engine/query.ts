@@ -32,6 +32,7 @@ export function condition(model: Model, f: ModelField, op: ConditionOp, raw: rea
   const values = raw.map((v) => {
     if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw ApiError.badRequest(`Invalid value for filter "${f.name}".`);
     const s = String(v);
+    if (s.includes('\u0000') || s.length > 1000) throw ApiError.badRequest(`Invalid value for filter "${f.name}".`);
     if (f.kind === 'ref') return refId(model, f.target!, s) ?? null;
     if (f.filter === 'date') {
       const day = s.slice(0, 10);

@@ -78,6 +78,7 @@ function scalarChecker(model: Model, f: ScalarField, name: string): Checker {
     switch (f.kind) {
       case 'text': {
         if (typeof value !== 'string') return v.add(path, 'This value should be of type string.', C.type);
+        if (value.includes('\u0000')) return v.add(path, 'This value contains a NUL character.', C.format);
         const s = f.trim === false ? value : value.trim();
         if (s === '') {
           if (!nullable) return blank(path, v);

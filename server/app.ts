@@ -1,6 +1,6 @@
 // The fastify application: formats, authentication, the REST routes derived from the model,
 // health checks, and one error handler.
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { registerRest } from '../engine/rest.ts';
 import { contextDocument, entrypoint } from '../formats/jsonld.ts';
@@ -9,7 +9,8 @@ import { ApiError } from '../engine/errors.ts';
 import { databaseAuthenticator, installAuth, principalOf, type Authenticator } from './auth.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db.ts';
-import { installErrorHandling } from './errors.ts';
+import { installErrorHandling, toApiError } from './errors.ts';
+import { problem } from '../formats/problem.ts';
 import { model, tables } from './model.ts';
 
 export interface AppOptions {
@@ -39,6 +40,11 @@ export async function buildApp(o: AppOptions): Promise<App> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Errors raised before routing (a malformed URL, a bad content type) are problem+json too.
+    frameworkErrors: (error, _req, reply: FastifyReply) => {
+      const p = problem(toApiError(error) ?? ApiError.badRequest('Bad request.'));
+      return reply.code(p.status).headers(p.headers).send(JSON.stringify(p.body));
+    },
   });
   const engine = createEngine(o.database.db, model, tables);
   const formats = defaultFormats();

@@ -353,7 +353,7 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
           [def.via]: id,
           createdAt: now,
           updatedAt: now,
-          ...(child.byName.has('position') && item.position == null ? { position: i } : {}),
+          ...positionOf(child, item, i),
         })),
       );
     }
@@ -496,7 +496,15 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
 function sameChildren(child: ModelResource, sent: readonly Rec[], stored: readonly Rec[]): boolean {
   if (sent.length !== stored.length) return false;
   const fields = child.creatable.filter((f) => f !== child.owner?.field);
-  return sent.every((item, i) => fields.every((f) => !(f.name in item) || sameValue(item[f.name], stored[i]![f.name])));
+  return sent.every((item, i) => {
+    const placed: Rec = { ...item, ...positionOf(child, item, i) };
+    return fields.every((f) => !(f.name in placed) || sameValue(placed[f.name], stored[i]![f.name]));
+  });
+}
+
+/** An embedded child sent without a `position` takes its index in the array. */
+function positionOf(child: ModelResource, item: Rec, index: number): Rec {
+  return child.byName.has('position') && item.position == null ? { position: index } : {};
 }
 
 /** The driver's error behind drizzle's wrapper, if any. */

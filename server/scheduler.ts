@@ -16,7 +16,7 @@ const DAY_MS = 86_400_000;
 /** Delay after start-up and after midnight, so a start or a day change is settled first. */
 const SETTLE_MS = 5_000;
 
-export function startScheduler(o: { db: Db; engine: Engine; log: FastifyBaseLogger }): Scheduler {
+export function startScheduler(o: { db: Db; engine: Engine; log: FastifyBaseLogger; firstRunMs?: number }): Scheduler {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
@@ -37,7 +37,7 @@ export function startScheduler(o: { db: Db; engine: Engine; log: FastifyBaseLogg
     }, delay);
     timer.unref();
   };
-  arm(SETTLE_MS);
+  arm(o.firstRunMs ?? SETTLE_MS);
   return {
     async stop() {
       stopped = true;

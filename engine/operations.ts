@@ -238,7 +238,9 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
       const list = allowed.filter((x) => x !== from).map((x) => `"${x}"`).join(', ');
       const msg = from === null
         ? `A new ${r.name} cannot start as "${to}". Allowed: ${list}.`
-        : `The transition from "${from}" to "${to}" is not allowed. Allowed: ${list || 'none'}.`;
+        : list
+          ? `The transition from "${from}" to "${to}" is not allowed. Allowed: ${list}.`
+          : `The transition from "${from}" to "${to}" is not allowed: no change of ${field} is allowed from "${from}".`;
       throw ApiError.validation([{ propertyPath: field, message: msg, code: C.state }]);
     }
   }

@@ -284,7 +284,8 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
     if (!sm?.deletable) return;
     const state = String(existing[String(sm.field)]);
     if (!(sm.deletable as readonly string[]).includes(state)) {
-      throw ApiError.conflict(`A ${r.name} whose ${sm.field} is "${state}" cannot be deleted; only ${sm.deletable.map((x) => `"${x}"`).join(', ')} ones can.`);
+      const allowed = sm.deletable.map((x) => `"${x}"`).join(', ');
+      throw ApiError.conflict(`This ${r.name} cannot be deleted: its ${sm.field} is "${state}" (deletable: ${allowed}).`);
     }
   }
 

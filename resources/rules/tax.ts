@@ -11,7 +11,8 @@ async function templatesUsing(api: HookApi, taxId: string): Promise<string[]> {
   const rows = await api.tx
     .select({ id: t.id })
     .from(t)
-    .where(and(eq(t.companyId, api.principal.company.id), sql`${t.lines} @> ${JSON.stringify([{ tax: taxId }])}::jsonb`));
+    .where(and(eq(t.companyId, api.principal.company.id), sql`${t.lines} @> ${JSON.stringify([{ tax: taxId }])}::jsonb`))
+    .orderBy(t.id);
   return rows.map((r) => r.id as string);
 }
 
@@ -23,7 +24,8 @@ async function draftsUsing(api: HookApi, doc: 'Invoice' | 'Quote', line: 'Invoic
     .selectDistinct({ id: d.id })
     .from(l)
     .innerJoin(d, eq(d.id, l[via]))
-    .where(and(eq(l.tax, taxId), eq(d.status, 'draft')));
+    .where(and(eq(l.tax, taxId), eq(d.status, 'draft')))
+    .orderBy(d.id); // one lock order for every writer, so two tax edits cannot deadlock
   return rows.map((r) => r.id as string);
 }
 

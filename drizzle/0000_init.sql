@@ -161,8 +161,10 @@ CREATE TABLE "invoice_lines" (
 	"qty" numeric(18, 4) NOT NULL,
 	"price" bigint NOT NULL,
 	"tax_id" uuid,
-	"position" bigint NOT NULL,
+	"position" bigint,
 	"total" bigint DEFAULT 0 NOT NULL,
+	"tax_rate" numeric(18, 4),
+	"tax_type" text,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
@@ -199,8 +201,10 @@ CREATE TABLE "quote_lines" (
 	"qty" numeric(18, 4) NOT NULL,
 	"price" bigint NOT NULL,
 	"tax_id" uuid,
-	"position" bigint NOT NULL,
+	"position" bigint,
 	"total" bigint DEFAULT 0 NOT NULL,
+	"tax_rate" numeric(18, 4),
+	"tax_type" text,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
@@ -358,6 +362,8 @@ CREATE INDEX "taxes_company_type_idx" ON "taxes" USING btree ("company_id","type
 CREATE INDEX "taxes_company_created_idx" ON "taxes" USING btree ("company_id","created_at","id");
 --> statement-breakpoint
 CREATE UNIQUE INDEX "invoices_number_unique" ON "invoices" USING btree ("company_id","number");
+--> statement-breakpoint
+CREATE UNIQUE INDEX "invoices_recurring_invoice_id_invoice_date_unique" ON "invoices" USING btree ("company_id","recurring_invoice_id","invoice_date");
 --> statement-breakpoint
 CREATE INDEX "invoices_client_id_idx" ON "invoices" USING btree ("client_id");
 --> statement-breakpoint

@@ -1,6 +1,6 @@
 // The descriptor language: a resource is one plain, typed object built with these helpers.
 // Everything else (tables, routes, schemas, formats) is derived from it by the engine.
-import type { HookSet } from './hooks.ts';
+import type { HookApi, HookSet } from './hooks.ts';
 
 export type TextFormat = 'email' | 'url' | 'currency' | 'country';
 
@@ -120,6 +120,35 @@ export interface StateMachine<F extends Fields, K extends EnumKeys<F> = EnumKeys
   field: K;
   initial: EnumValues<F, K>;
   transitions: { [S in EnumValues<F, K>]?: readonly EnumValues<F, K>[] };
+  /**
+   * Fields a write may change while the record is in a state (the state field itself always
+   * may); a state not listed allows every field. Changing another field is a 422 on it. An
+   * embedded children field not listed also refuses direct writes to those children (422 on
+   * their owner field); sending the children unchanged is accepted and changes nothing.
+   */
+  editable?: { [S in EnumValues<F, K>]?: readonly (keyof F & string)[] };
+  /** States in which the record may be deleted (409 otherwise); every state when omitted. */
+  deletable?: readonly EnumValues<F, K>[];
+}
+
+/** Read-only fields kept up to date by a function, in the transaction of the write that changed their inputs. */
+export interface Computed<F extends Fields = Fields> {
+  /** The read-only fields `compute` sets. */
+  fields: readonly (keyof F & string)[];
+  /**
+   * Fields (or embedded children) whose change re-runs `compute` on update. It also runs after
+   * every create, and after any create, update or delete of an embedded child through the engine.
+   */
+  on: readonly (keyof F & string)[];
+  compute(api: HookApi, id: string): Promise<void>;
+}
+
+/** Several fields whose values together are unique within a company (rows with a null never clash). */
+export interface UniqueTogether<F extends Fields = Fields> {
+  fields: readonly (keyof F & string)[];
+  /** The field a violation names; the last of `fields` when omitted. */
+  path?: keyof F & string;
+  message?: string;
 }
 
 export interface ResourceDescriptor<F extends Fields = Fields> {
@@ -138,6 +167,8 @@ export interface ResourceDescriptor<F extends Fields = Fields> {
   /** Fields a REST PATCH/PUT may change; all writable ones when omitted. */
   updatable?: readonly (keyof F & string)[];
   states?: StateMachine<F>;
+  computed?: Computed<F>;
+  unique?: readonly UniqueTogether<F>[];
   hooks?: HookSet;
 }
 

@@ -1,6 +1,6 @@
 // Descriptors are normalised once, at start-up, into a complete frozen model. Request-time code
 // reads the model and never re-derives anything from descriptors.
-import type { AnyResourceDescriptor, Field, GraphqlOperation, RestOperation, StateMachine, Fields } from './descriptor.ts';
+import type { AnyResourceDescriptor, Computed, Field, GraphqlOperation, RestOperation, StateMachine, Fields } from './descriptor.ts';
 import type { HookSet } from './hooks.ts';
 import { kebab, snake, lowerFirst } from './names.ts';
 
@@ -42,9 +42,23 @@ export interface ModelResource {
   readonly rest: ReadonlySet<RestOperation>;
   readonly graphql: ReadonlySet<GraphqlOperation>;
   readonly states: StateMachine<Fields> | undefined;
+  readonly computed: Computed | undefined;
+  /** Composite unique constraints, with their database index names. */
+  readonly unique: readonly ModelUnique[];
   readonly hooks: HookSet;
-  /** For a resource embedded in another (a line): the ref field pointing at its owner. */
-  readonly owner: { readonly field: ModelField; readonly resource: string } | undefined;
+  /**
+   * For a resource embedded in another (a line): the ref field pointing at its owner, and the
+   * owner's children field that embeds it.
+   */
+  readonly owner: { readonly field: ModelField; readonly resource: string; readonly children: string } | undefined;
+}
+
+export interface ModelUnique {
+  readonly fields: readonly ModelField[];
+  /** Index name, as the database reports it in a unique violation. */
+  readonly constraint: string;
+  readonly path: string;
+  readonly message: string;
 }
 
 export interface Model {
@@ -91,12 +105,27 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
     const rest = d.operations.rest === 'all' ? ALL_REST : d.operations.rest === 'none' ? [] : d.operations.rest;
     const graphql = d.operations.graphql === 'all' ? ALL_GQL : d.operations.graphql === 'none' ? [] : d.operations.graphql;
     if (d.states && !byName.has(String(d.states.field))) problems.push(`${d.name}: states on unknown field`);
+    for (const names of Object.values(d.states?.editable ?? {}) as string[][]) {
+      for (const n of names) if (!byName.has(n)) problems.push(`${d.name}: states.editable names unknown field "${n}"`);
+    }
+    const computed = d.computed as Computed | undefined;
+    for (const n of computed?.fields ?? []) if (!byName.get(n)?.readOnly) problems.push(`${d.name}: computed field "${n}" must be a read-only field`);
+    for (const n of computed?.on ?? []) if (!byName.has(n)) problems.push(`${d.name}: computed.on names unknown field "${n}"`);
+    const table = snake(d.plural);
+    const unique = ((d.unique ?? []) as { fields: readonly string[]; path?: string; message?: string }[]).map((u): ModelUnique => {
+      const fs = u.fields.map((n) => byName.get(n)).filter((f): f is ModelField => Boolean(f?.stored && f.kind !== 'list'));
+      if (fs.length !== u.fields.length || !fs.length) problems.push(`${d.name}: unique names unknown or unstored fields ${u.fields.join(', ')}`);
+      let constraint = `${table}_${fs.map((f) => f.column).join('_')}_unique`;
+      if (constraint.length > 63) constraint = `${constraint.slice(0, 50)}_${hash(constraint)}_unique`.slice(0, 63);
+      const path = u.path ?? u.fields.at(-1) ?? 'id';
+      return { fields: fs, constraint, path, message: u.message ?? 'This value is already used.' };
+    });
     return {
       name: d.name,
       plural: d.plural,
       path,
       iri: `/api/${path}`,
-      table: snake(d.plural),
+      table,
       description: d.description ?? d.name,
       fields,
       byName,
@@ -109,6 +138,8 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
       rest: new Set(rest),
       graphql: new Set(graphql),
       states: d.states as StateMachine<Fields> | undefined,
+      computed,
+      unique,
       hooks: d.hooks ?? {},
       owner: undefined,
     };
@@ -123,7 +154,7 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
         problems.push(`${r.name}.${c.name}: children via unknown field`);
         continue;
       }
-      (child as { owner: ModelResource['owner'] }).owner = { field: via, resource: r.name };
+      (child as { owner: ModelResource['owner'] }).owner = { field: via, resource: r.name, children: c.name };
     }
   }
   if (problems.length) throw new Error(`Invalid resource descriptors:\n  ${problems.join('\n  ')}`);
@@ -139,6 +170,13 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
     find: (name: string) => byName.get(name),
     byPath: (path: string) => byPath.get(path),
   });
+}
+
+/** A short, stable hash to keep long index names within PostgreSQL's 63 characters. */
+function hash(s: string): string {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
+  return (h >>> 0).toString(36);
 }
 
 function deepFreeze(o: unknown): void {

@@ -8,7 +8,7 @@ import type { HookApi } from './hooks.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
 import type { Condition, ListQuery } from './query.ts';
 import type { AnyTable, Tables } from './tables.ts';
-import { compileValidator, decimalString, isUuid, type Normalised, type ResourceValidator, type WriteMode } from './validate.ts';
+import { compileValidator, decimalString, isUuid, sameValue, type Normalised, type ResourceValidator, type WriteMode } from './validate.ts';
 import { uuidv7 } from './uuid.ts';
 
 export interface Page {
@@ -29,8 +29,10 @@ export interface Engine {
   create(p: Principal, r: ModelResource, input: Rec): Promise<Rec>;
   update(p: Principal, r: ModelResource, id: string, input: Rec, mode: 'update' | 'replace'): Promise<Rec>;
   remove(p: Principal, r: ModelResource, id: string): Promise<Rec>;
-  /** Runs `fn` in one transaction with an engine bound to it (used by scheduled jobs). */
+  /** Runs `fn` in one transaction; `bind` gives the engine's API inside it (used by scheduled jobs). */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** The hook API (reads, locks, creates with validation and hooks) in `tx`, acting as `p`. */
+  bind(tx: Tx, p: Principal, r: ModelResource): HookApi;
 }
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -41,11 +43,12 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
   const validator = (r: ModelResource) => validators.get(r.name)!;
 
   // Constraint names → what they mean, so database errors become API errors.
-  const uniqueIndexes = new Map<string, string>();
+  const uniqueIndexes = new Map<string, { path: string; message: string }>();
   const foreignKeys = new Map<string, { from: ModelResource; to: string }>();
   for (const r of model.resources) {
+    for (const u of r.unique) uniqueIndexes.set(u.constraint, { path: u.path, message: u.message });
     for (const f of r.stored) {
-      if (f.def.kind === 'text' && f.def.unique) uniqueIndexes.set(`${r.table}_${f.column}_unique`, f.name);
+      if (f.def.kind === 'text' && f.def.unique) uniqueIndexes.set(`${r.table}_${f.column}_unique`, { path: f.name, message: 'This value is already used.' });
       if (f.kind === 'ref') foreignKeys.set(`${r.table}_${f.column}_${model.get(f.target!).table}_id_fk`, { from: r, to: f.target! });
     }
   }
@@ -235,9 +238,82 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
       const list = allowed.filter((x) => x !== from).map((x) => `"${x}"`).join(', ');
       const msg = from === null
         ? `A new ${r.name} cannot start as "${to}". Allowed: ${list}.`
-        : `The transition from "${from}" to "${to}" is not allowed. Allowed: ${list || 'none'}.`;
+        : list
+          ? `The transition from "${from}" to "${to}" is not allowed. Allowed: ${list}.`
+          : `The transition from "${from}" to "${to}" is not allowed: no change of ${field} is allowed from "${from}".`;
       throw ApiError.validation([{ propertyPath: field, message: msg, code: C.state }]);
     }
+  }
+
+  /** The field list a state allows to change, or undefined when every field may change. */
+  function editableIn(r: ModelResource, rec: Rec): { state: string; fields: readonly string[] } | undefined {
+    const sm = r.states;
+    if (!sm?.editable) return undefined;
+    const state = String(rec[String(sm.field)]);
+    const fields = (sm.editable as Record<string, readonly string[] | undefined>)[state];
+    return fields ? { state, fields } : undefined;
+  }
+
+  /**
+   * Refuses changes to fields the record's current state does not allow. Embedded children sent
+   * unchanged are dropped from the write, so an identical PUT of a locked record changes nothing.
+   */
+  async function checkEditable(tx: Tx, r: ModelResource, existing: Rec, n: Normalised): Promise<void> {
+    const lock = editableIn(r, existing);
+    if (!lock) return;
+    const v = new Violations();
+    const stateField = String(r.states!.field);
+    const message = `This value cannot be changed while the ${r.states!.field} is "${lock.state}".`;
+    for (const [name, value] of Object.entries(n.data)) {
+      if (name === stateField || lock.fields.includes(name) || sameValue(value, existing[name])) continue;
+      v.add(name, message, C.rule);
+    }
+    const locked = [...n.children.keys()].filter((name) => !lock.fields.includes(name));
+    if (locked.length) {
+      const current = (await fetch(tx, r, existing.id as string))!;
+      for (const name of locked) {
+        if (sameChildren(model.get(r.byName.get(name)!.target!), n.children.get(name)!, (current[name] as Rec[]) ?? [])) n.children.delete(name);
+        else v.add(name, message, C.rule);
+      }
+    }
+    v.throwIfAny();
+  }
+
+  function checkDeletable(r: ModelResource, existing: Rec): void {
+    const sm = r.states;
+    if (!sm?.deletable) return;
+    const state = String(existing[String(sm.field)]);
+    if (!(sm.deletable as readonly string[]).includes(state)) {
+      const allowed = sm.deletable.map((x) => `"${x}"`).join(', ');
+      throw ApiError.conflict(`This ${r.name} cannot be deleted: its ${sm.field} is "${state}" (deletable: ${allowed}).`);
+    }
+  }
+
+  /**
+   * Before a write to an embedded child (a line) through the engine: locks its owner, so writes
+   * to one owner's children are serialised, and refuses the write when the owner's state does
+   * not allow its children to change. Returns the owner's id.
+   */
+  async function lockOwner(tx: Tx, p: Principal, r: ModelResource, ownerId: unknown): Promise<string | undefined> {
+    if (!r.owner || typeof ownerId !== 'string') return undefined;
+    const owner = model.get(r.owner.resource);
+    const rec = await fetch(tx, owner, ownerId, true);
+    if (!rec || rec.companyId !== p.company.id) return undefined;
+    const lock = editableIn(owner, rec);
+    if (lock && !lock.fields.includes(r.owner.children)) {
+      throw ApiError.validation([{
+        propertyPath: r.owner.field.name,
+        message: `The ${r.owner.field.name}'s ${r.owner.children} cannot change while its ${owner.states!.field} is "${lock.state}".`,
+        code: C.rule,
+      }]);
+    }
+    return rec.id as string;
+  }
+
+  async function recomputeOwner(tx: Tx, p: Principal, r: ModelResource, ownerId: string | undefined): Promise<void> {
+    if (!r.owner || !ownerId) return;
+    const owner = model.get(r.owner.resource);
+    await owner.computed?.compute(hookApi(tx, p, owner), ownerId);
   }
 
   function checkCrossField(r: ModelResource, data: Rec): void {
@@ -280,7 +356,7 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
           [def.via]: id,
           createdAt: now,
           updatedAt: now,
-          ...(child.byName.has('position') && item.position == null ? { position: i } : {}),
+          ...positionOf(child, item, i),
         })),
       );
     }
@@ -321,6 +397,7 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
     const n = validator(r).normalise(input, 'create', null);
     await checkRefs(tx, p, n);
     const data = n.data;
+    const ownerId = await lockOwner(tx, p, r, r.owner ? data[r.owner.field.name] : undefined);
     if (r.states && data[String(r.states.field)] === undefined) data[String(r.states.field)] = r.states.initial;
     checkStates(r, data, null);
     checkCrossField(r, data);
@@ -334,16 +411,21 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
     const now = new Date();
     await tx.insert(tables.get(r)).values({ ...storable(r, data), id, companyId: p.company.id, createdAt: now, updatedAt: now });
     await writeChildren(tx, p, r, id, n.children, false);
+    await r.computed?.compute(api, id);
+    await recomputeOwner(tx, p, r, ownerId);
     await r.hooks.afterWrite?.(api, { op: 'create', id, data, existing: null, input: n.data });
     return (await fetch(tx, r, id))!;
   }
 
   async function updateIn(tx: Tx, p: Principal, r: ModelResource, id: string, input: Rec, mode: WriteMode): Promise<Rec> {
+    // An embedded child's owner is locked before the child, as every write of the owner does.
+    const ownerId = r.owner ? await lockOwner(tx, p, r, (await readIn(tx, p, r, id))[r.owner.field.name]) : undefined;
     const existing = await readIn(tx, p, r, id, true);
     const n = validator(r).normalise(input, mode, existing);
     await checkRefs(tx, p, n);
     const data: Rec = { ...existing, ...n.data };
     checkStates(r, data, existing);
+    await checkEditable(tx, r, existing, n);
     checkCrossField(r, data);
     derive(r, data);
     const api = hookApi(tx, p, r);
@@ -356,16 +438,23 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
     delete changes.id;
     await tx.update(t).set({ ...changes, updatedAt: new Date() }).where(eq(t.id, existing.id as string));
     await writeChildren(tx, p, r, existing.id as string, n.children, true);
+    if (r.computed?.on.some((name) => n.children.has(name) || (name in n.data && !sameValue(n.data[name], existing[name])))) {
+      await r.computed.compute(api, existing.id as string);
+    }
+    await recomputeOwner(tx, p, r, ownerId);
     await r.hooks.afterWrite?.(api, { op: 'update', id: existing.id as string, data, existing, input: n.data });
     return (await fetch(tx, r, existing.id as string))!;
   }
 
   async function removeIn(tx: Tx, p: Principal, r: ModelResource, id: string): Promise<Rec> {
+    const ownerId = r.owner ? await lockOwner(tx, p, r, (await readIn(tx, p, r, id))[r.owner.field.name]) : undefined;
     const existing = await readIn(tx, p, r, id, true);
+    checkDeletable(r, existing);
     const api = hookApi(tx, p, r);
     await r.hooks.beforeDelete?.(api, existing);
     const t = tables.get(r);
     await tx.delete(t).where(eq(t.id, existing.id as string));
+    await recomputeOwner(tx, p, r, ownerId);
     await r.hooks.afterDelete?.(api, existing);
     return existing;
   }
@@ -402,7 +491,23 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
       return write((tx) => removeIn(tx, p, r, id));
     },
     transaction: (fn) => write(fn),
+    bind: (tx, p, r) => hookApi(tx, p, r),
   };
+}
+
+/** Whether normalised children carry the same writable values, in the same order, as stored ones. */
+function sameChildren(child: ModelResource, sent: readonly Rec[], stored: readonly Rec[]): boolean {
+  if (sent.length !== stored.length) return false;
+  const fields = child.creatable.filter((f) => f !== child.owner?.field);
+  return sent.every((item, i) => {
+    const placed: Rec = { ...item, ...positionOf(child, item, i) };
+    return fields.every((f) => !(f.name in placed) || sameValue(placed[f.name], stored[i]![f.name]));
+  });
+}
+
+/** An embedded child sent without a `position` takes its index in the array. */
+function positionOf(child: ModelResource, item: Rec, index: number): Rec {
+  return child.byName.has('position') && item.position == null ? { position: index } : {};
 }
 
 /** The driver's error behind drizzle's wrapper, if any. */
@@ -416,13 +521,13 @@ export function driverError(e: unknown): { code?: string; constraint?: string } 
   return undefined;
 }
 
-function translateDbError(e: unknown, unique: Map<string, string>, fks: Map<string, { from: ModelResource; to: string }>): unknown {
+function translateDbError(e: unknown, unique: Map<string, { path: string; message: string }>, fks: Map<string, { from: ModelResource; to: string }>): unknown {
   if (e instanceof ApiError) return e;
   const d = driverError(e);
   if (!d) return e;
   if (d.code === '23505') {
-    const field = d.constraint ? unique.get(d.constraint) : undefined;
-    return ApiError.validation([{ propertyPath: field ?? 'id', message: 'This value is already used.', code: C.unique }]);
+    const u = d.constraint ? unique.get(d.constraint) : undefined;
+    return ApiError.validation([{ propertyPath: u?.path ?? 'id', message: u?.message ?? 'This value is already used.', code: C.unique }]);
   }
   if (d.code === '23503') {
     const fk = d.constraint ? fks.get(d.constraint) : undefined;

@@ -82,6 +82,7 @@ export function buildTables(model: Model, scope: { table: AnyTable; column: AnyP
           indexed.add(f.name);
         }
       }
+      for (const u of r.unique) extras.push(uniqueIndex(u.constraint).on(t.companyId!, ...u.fields.map((f) => t[f.name]!)));
       for (const f of r.stored) {
         if (indexed.has(f.name)) continue;
         if (f.kind === 'ref') extras.push(index(`${r.table}_${f.column}_idx`).on(t[f.name]!));

@@ -264,7 +264,7 @@ function resolveDefault(d: unknown): unknown {
   return d;
 }
 
-function sameValue(a: unknown, b: unknown): boolean {
+export function sameValue(a: unknown, b: unknown): boolean {
   if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
   return a === b || (a == null && b == null);
 }

@@ -1,4 +1,4 @@
-import { decimal, defineResource, integer, money, ref, text } from '../engine/descriptor.ts';
+import { decimal, defineResource, integer, money, oneOf, ref, text } from '../engine/descriptor.ts';
 import { lineRules } from './rules/lines.ts';
 
 export default defineResource({
@@ -11,8 +11,10 @@ export default defineResource({
     qty: decimal({ scale: 4, above: 0, default: 1 }),
     price: money({ required: true }),
     tax: ref('Tax', { onDelete: 'restrict' }),
-    position: integer({ min: 0, default: 0, order: true }),
-    total: money({ readOnly: true }),
+    position: integer({ min: 0, order: true, description: 'Order within the document; appended at the end when omitted' }),
+    total: money({ readOnly: true, description: 'round(price × qty)' }),
+    taxRate: decimal({ scale: 4, readOnly: true, description: 'The tax rate this line was computed with; kept once the document leaves draft' }),
+    taxType: oneOf(['exclusive', 'inclusive'], { readOnly: true, description: 'The tax type this line was computed with; kept once the document leaves draft' }),
   },
   operations: { rest: 'none', graphql: 'all' },
   hooks: lineRules,

@@ -1,4 +1,5 @@
 import { children, date, decimal, defineResource, money, oneOf, ref, text, timestamp } from '../engine/descriptor.ts';
+import { recomputeDocument } from './rules/documents.ts';
 import { invoiceRules } from './rules/invoice.ts';
 
 export default defineResource({
@@ -29,15 +30,31 @@ export default defineResource({
     recurringInvoice: ref('RecurringInvoice', { readOnly: true, onDelete: 'set null' }),
   },
   operations: { rest: 'all', graphql: 'all' },
+  // paid and overdue are reached automatically: by payments (payment.ts) and by schedule:run.
   states: {
     field: 'status',
     initial: 'draft',
     transitions: {
       draft: ['pending', 'cancelled'],
-      pending: ['draft', 'cancelled'],
+      pending: ['draft', 'cancelled'], // back to draft only without payments (rules/invoice.ts)
       overdue: ['cancelled'],
       cancelled: ['draft'],
     },
+    // Only a draft may change client, lines, discount, number or dates.
+    editable: {
+      pending: ['dueDate', 'terms', 'notes'],
+      overdue: ['dueDate', 'terms', 'notes'],
+      paid: [],
+      cancelled: [],
+    },
+    deletable: ['draft', 'cancelled'], // and only without payments (the payments' reference)
   },
+  computed: {
+    fields: ['subtotal', 'taxTotal', 'discountTotal', 'total', 'balance'],
+    on: ['lines', 'discountType', 'discountValue', 'client', 'status'],
+    compute: (api, id) => recomputeDocument(api, 'Invoice', id),
+  },
+  // One invoice per recurring invoice and run date, whatever runs schedule:run at the same time.
+  unique: [{ fields: ['recurringInvoice', 'invoiceDate'], message: 'This recurring invoice already has an invoice for this date.' }],
   hooks: invoiceRules,
 });

@@ -1,4 +1,5 @@
 import { children, date, decimal, defineResource, money, oneOf, ref, text } from '../engine/descriptor.ts';
+import { recomputeDocument } from './rules/documents.ts';
 import { quoteRules } from './rules/quote.ts';
 
 export default defineResource({
@@ -29,10 +30,23 @@ export default defineResource({
     initial: 'draft',
     transitions: {
       draft: ['sent', 'cancelled'],
-      sent: ['accepted', 'declined', 'cancelled', 'draft'],
+      sent: ['accepted', 'declined', 'cancelled', 'draft'], // accepted creates the invoice (rules/quote.ts)
       declined: ['draft'],
       cancelled: ['draft'],
     },
+    // As an invoice: only a draft may change client, lines, discount, number or dates.
+    editable: {
+      sent: ['validUntil', 'terms', 'notes'],
+      accepted: [],
+      declined: [],
+      cancelled: [],
+    },
+    deletable: ['draft', 'declined', 'cancelled'],
+  },
+  computed: {
+    fields: ['subtotal', 'taxTotal', 'discountTotal', 'total'],
+    on: ['lines', 'discountType', 'discountValue', 'client', 'status'],
+    compute: (api, id) => recomputeDocument(api, 'Quote', id),
   },
   hooks: quoteRules,
 });

@@ -1,4 +1,5 @@
 import { date, decimal, defineResource, integer, list, money, oneOf, ref, text } from '../engine/descriptor.ts';
+import { recomputeTemplate } from './rules/documents.ts';
 import { recurringRules } from './rules/recurring.ts';
 
 export default defineResource({
@@ -7,12 +8,12 @@ export default defineResource({
   description: 'A template that issues a pending invoice every `interval` × `frequency`.',
   fields: {
     client: ref('Client', { required: true, onDelete: 'restrict', filter: 'exact' }),
-    status: oneOf(['draft', 'active', 'paused', 'cancelled', 'completed'], { default: 'draft', filter: 'exact' }),
+    status: oneOf(['draft', 'active', 'paused', 'cancelled', 'completed'], { default: 'draft', filter: 'exact', description: 'completed is set by schedule:run after endDate' }),
     frequency: oneOf(['daily', 'weekly', 'monthly', 'yearly'], { required: true, filter: 'exact' }),
     interval: integer({ min: 1, max: 1000, default: 1 }),
     startDate: date({ required: true, filter: 'date', order: true }),
     endDate: date({ notBefore: 'startDate', filter: 'date' }),
-    nextRunDate: date({ readOnly: true, filter: 'date', order: true }),
+    nextRunDate: date({ readOnly: true, filter: 'date', order: true, description: 'startDate + n × interval × frequency; null once completed' }),
     lastRunDate: date({ readOnly: true }),
     dueInDays: integer({ min: 0, max: 3650, default: 14 }),
     currency: text({ readOnly: true }),
@@ -40,6 +41,11 @@ export default defineResource({
       active: ['paused', 'cancelled'],
       paused: ['active', 'cancelled'],
     },
+  },
+  computed: {
+    fields: ['subtotal', 'taxTotal', 'discountTotal', 'total'],
+    on: ['lines', 'discountType', 'discountValue'],
+    compute: (api, id) => recomputeTemplate(api, id),
   },
   hooks: recurringRules,
 });

@@ -1,4 +1,5 @@
 import { decimal, defineResource, oneOf, text } from '../engine/descriptor.ts';
+import { taxRules } from './rules/tax.ts';
 
 export default defineResource({
   name: 'Tax',
@@ -10,4 +11,5 @@ export default defineResource({
     type: oneOf(['exclusive', 'inclusive'], { default: 'exclusive', filter: 'exact' }),
   },
   operations: { rest: 'all', graphql: 'all' },
+  hooks: taxRules,
 });

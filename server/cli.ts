@@ -1,4 +1,4 @@
-// `invoicing` — the one program: serve (default), migrate, user:create, token:create.
+// `invoicing` — the one program: serve (default), migrate, user:create, token:create, schedule:run.
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { loadConfig } from './config.ts';
@@ -16,6 +16,9 @@ Commands:
   user:create --email E --password P --company NAME [--role admin|member|viewer] [--currency USD]
   token:create --email E --company NAME --name N [--description D]
                               prints only the token value
+  schedule:run [--date YYYY-MM-DD]
+                              issues due recurring invoices and marks overdue invoices
+                              for that day (default today, UTC), in every company
 Environment: PORT, HOST, DATABASE_URL, DATA_DIR, REDIS_URL, APP_SECRET, LOG_LEVEL, TRUST_PROXY
 `;
 

@@ -1,8 +1,13 @@
 // The CLI's commands as functions of a database, so the same code runs from the command line
 // or, while a server holds the embedded database, inside that server (see admin-socket.ts).
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db, Role } from '../engine/context.ts';
+import type { Db, Principal, Role } from '../engine/context.ts';
+import { createEngine, type Engine } from '../engine/operations.ts';
+import { isDate } from '../engine/validate.ts';
 import { uuidv7 } from '../engine/uuid.ts';
+import { today } from '../resources/rules/calendar.ts';
+import { describeSummary, runSchedule, type ScheduleSummary } from '../resources/rules/schedule.ts';
+import { model, tables } from './model.ts';
 import { hashPassword } from './passwords.ts';
 import { apiTokens, companies, memberships, users } from './schema.ts';
 import { hashToken, newTokenValue } from './tokens.ts';
@@ -13,6 +18,8 @@ export type Args = Record<string, string | undefined>;
 
 export interface CommandContext {
   db: Db;
+  /** The running server's engine, when the command runs inside it. */
+  engine?: Engine;
 }
 
 const ROLES: Role[] = ['admin', 'member', 'viewer'];
@@ -75,7 +82,26 @@ export async function tokenCreate(ctx: CommandContext, args: Args): Promise<stri
   return `${value}\n`;
 }
 
+/** No user: scheduled jobs act for a company with an admin's rights. */
+export const SYSTEM_USER = '00000000-0000-0000-0000-000000000000';
+
+export function systemPrincipals(db: Db): (companyId: string) => Promise<Principal> {
+  return async (companyId) => {
+    const [c] = await db.select({ currency: companies.currency }).from(companies).where(eq(companies.id, companyId));
+    return { userId: SYSTEM_USER, role: 'admin', company: { id: companyId, currency: c?.currency ?? 'USD' } };
+  };
+}
+
+/** Recurring invoices and overdue marking for one day (default: today, UTC), in every company. */
+export async function scheduleRun(ctx: CommandContext, args: Args): Promise<ScheduleSummary> {
+  const date = args.date?.trim() || today();
+  if (!isDate(date)) throw new CommandError(`--date "${date}" is not a date (YYYY-MM-DD).`);
+  const engine = ctx.engine ?? createEngine(ctx.db, model, tables);
+  return runSchedule(engine, date, systemPrincipals(ctx.db));
+}
+
 export const commands: Record<string, (ctx: CommandContext, args: Args) => Promise<string>> = {
   'user:create': userCreate,
   'token:create': tokenCreate,
+  'schedule:run': async (ctx, args) => describeSummary(await scheduleRun(ctx, args)),
 };

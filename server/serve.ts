@@ -9,6 +9,7 @@ import { adminSocketPath } from './lock.ts';
 import { startAdminSocket } from './admin-socket.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db.ts';
+import { startScheduler } from './scheduler.ts';
 import { settings, users } from './schema.ts';
 
 export interface Running {
@@ -33,13 +34,14 @@ export async function startServer(config: Config, opts: { database?: Database; a
   const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   await database.migrate();
   await ensureAppSecret(database, config.appSecret);
-  const { fastify } = await buildApp({ config, database });
+  const { fastify, engine } = await buildApp({ config, database });
   await fastify.listen({ port: config.port, host: config.host });
   const address = fastify.server.address();
   const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : `http://${config.host}:${config.port}`;
 
   let admin: Server | undefined;
-  if (opts.adminSocket && database.kind === 'pglite') admin = await startAdminSocket(adminSocketPath(config.dataDir), { db: database.db });
+  if (opts.adminSocket && database.kind === 'pglite') admin = await startAdminSocket(adminSocketPath(config.dataDir), { db: database.db, engine });
+  const scheduler = config.scheduler ? startScheduler({ db: database.db, engine, log: fastify.log }) : undefined;
 
   const [{ n }] = (await database.db.select({ n: count() }).from(users)) as [{ n: number }];
   if (Number(n) === 0) {
@@ -55,6 +57,7 @@ export async function startServer(config: Config, opts: { database?: Database; a
       stopping ??= (async () => {
         admin?.close();
         await fastify.close();
+        await scheduler?.stop();
         if (!opts.database) await database.close();
       })();
       return stopping;

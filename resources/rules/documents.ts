@@ -1,9 +1,142 @@
-// Rules shared by the documents addressed to a client (invoices, quotes, recurring invoices).
+// Rules shared by the documents addressed to a client (invoices, quotes, recurring invoices):
+// their currency, their discount and their totals (CONTRACT §6, arithmetic in totals.ts).
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Rec } from '../../engine/context.ts';
+import { ApiError, ViolationCode } from '../../engine/errors.ts';
 import type { HookApi, WriteEvent } from '../../engine/hooks.ts';
+import { AmountTooLarge, computeTotals, discountProblems, type DiscountType, type LineInput, type TaxType, type Totals } from './totals.ts';
 
 /** A document's currency is its client's. */
 export async function copyClientCurrency(api: HookApi, e: WriteEvent): Promise<void> {
   if (e.existing && e.data.client === e.existing.client) return;
   const client = await api.read('Client', String(e.data.client));
   if (client) e.data.currency = client.currency;
+}
+
+/** A percentage discount is at most 100; a fixed one is a whole number of minor units. */
+export function checkDiscount(_api: HookApi, e: WriteEvent): void {
+  const problem = discountProblems({ type: e.data.discountType as DiscountType, value: e.data.discountValue as number });
+  if (problem) throw ApiError.validation([{ propertyPath: 'discountValue', message: problem, code: ViolationCode.range }]);
+}
+
+export interface ComputeOptions {
+  /**
+   * Refuse (422) a fixed discount above the amount before discount. True when the document or its
+   * lines are being written; false when a tax edit recomputes documents, which caps the discount.
+   */
+  strict?: boolean;
+}
+
+function totalsOrRefuse(lines: LineInput[], discount: { type: DiscountType; value: string | number }, strict: boolean): Totals {
+  let totals: Totals;
+  try {
+    totals = computeTotals(lines, discount);
+  } catch (e) {
+    if (e instanceof AmountTooLarge) throw ApiError.validation([{ propertyPath: 'lines', message: 'The amounts of these lines are too large.', code: ViolationCode.range }]);
+    throw e;
+  }
+  if (strict && totals.discountExceedsGross) {
+    throw ApiError.validation([{
+      propertyPath: 'discountValue',
+      message: `A fixed discount cannot exceed the amount before discount (${totals.subtotal + totals.taxTotal}).`,
+      code: ViolationCode.range,
+    }]);
+  }
+  return totals;
+}
+
+const money = (totals: Totals) => ({
+  subtotal: totals.subtotal,
+  taxTotal: totals.taxTotal,
+  discountTotal: totals.discountTotal,
+  total: totals.total,
+});
+
+/**
+ * Recomputes an invoice or a quote from its lines: each line's `total`, and the document's
+ * subtotal, taxTotal, discountTotal, total (and balance). While the document is a draft, lines
+ * use their tax's current rate and type and store them (`taxRate`, `taxType`); once it has left
+ * draft, each line keeps the rate and type it was computed with, so its amounts never move.
+ */
+export async function recomputeDocument(api: HookApi, name: 'Invoice' | 'Quote', id: string, o: ComputeOptions = {}): Promise<void> {
+  const doc = api.model.get(name);
+  const linesField = doc.byName.get('lines')!;
+  const lineResource = api.model.get(linesField.target!);
+  const via = (linesField.def as { via: string }).via;
+  const t = api.table(name);
+  const lt = api.table(lineResource.name);
+  const tt = api.table('Tax');
+  const hasBalance = doc.byName.has('balance');
+
+  const [d] = (await api.tx
+    .select({ status: t.status, discountType: t.discountType, discountValue: t.discountValue, ...(hasBalance ? { amountPaid: t.amountPaid } : {}) })
+    .from(t)
+    .where(eq(t.id, id))
+    .for('update')) as { status: string; discountType: DiscountType; discountValue: string; amountPaid?: number }[];
+  if (!d) return;
+  const rows = (await api.tx
+    .select({
+      id: lt.id, price: lt.price, qty: lt.qty, total: lt.total, tax: lt.tax,
+      taxRate: lt.taxRate, taxType: lt.taxType, currentRate: tt.rate, currentType: tt.type,
+    })
+    .from(lt)
+    .leftJoin(tt, eq(tt.id, lt.tax))
+    .where(eq(lt[via], id))) as {
+      id: string; price: number; qty: string; total: number; tax: string | null;
+      taxRate: string | null; taxType: TaxType | null; currentRate: string | null; currentType: TaxType | null;
+    }[];
+
+  const draft = d.status === 'draft';
+  const applied = rows.map((row) => {
+    if (!row.tax) return null;
+    // A line that has never been computed takes the current tax even outside draft.
+    if (draft || row.taxRate === null) return { rate: row.currentRate!, type: row.currentType! };
+    return { rate: row.taxRate, type: row.taxType! };
+  });
+  const totals = totalsOrRefuse(
+    rows.map((row, i) => ({ price: row.price, qty: row.qty, tax: applied[i]! })),
+    { type: d.discountType, value: d.discountValue },
+    o.strict ?? true,
+  );
+
+  const changed = rows
+    .map((row, i) => ({ row, tax: applied[i], total: totals.lines[i]!.total }))
+    .filter(({ row, tax, total }) => row.total !== total || row.taxRate !== (tax?.rate ?? null) || row.taxType !== (tax?.type ?? null));
+  if (changed.length) {
+    const col = (field: string) => sql.identifier(lineResource.byName.get(field)!.column);
+    const values = sql.join(
+      changed.map((c) => sql`(${c.row.id}::uuid, ${c.total}::bigint, ${c.tax?.rate ?? null}::numeric, ${c.tax?.type ?? null}::text)`),
+      sql`, `,
+    );
+    await api.tx.execute(sql`update ${lt} set ${col('total')} = v.total, ${col('taxRate')} = v.rate, ${col('taxType')} = v.type, "updated_at" = now()
+      from (values ${values}) as v(id, total, rate, type) where ${lt.id} = v.id`);
+  }
+  const set: Rec = { ...money(totals), updatedAt: new Date() };
+  if (hasBalance) set.balance = totals.total - Number(d.amountPaid ?? 0);
+  await api.tx.update(t).set(set).where(eq(t.id, id));
+}
+
+/** Recomputes a recurring invoice's totals from its embedded list of lines and current taxes. */
+export async function recomputeTemplate(api: HookApi, id: string, o: ComputeOptions = {}): Promise<void> {
+  const t = api.table('RecurringInvoice');
+  const tt = api.table('Tax');
+  const [d] = (await api.tx
+    .select({ lines: t.lines, discountType: t.discountType, discountValue: t.discountValue })
+    .from(t)
+    .where(eq(t.id, id))
+    .for('update')) as { lines: Rec[] | null; discountType: DiscountType; discountValue: string }[];
+  if (!d) return;
+  const lines = d.lines ?? [];
+  const taxIds = [...new Set(lines.map((l) => l.tax).filter((x): x is string => typeof x === 'string'))];
+  const taxes = new Map<string, { rate: string; type: TaxType }>();
+  if (taxIds.length) {
+    const rows = (await api.tx.select({ id: tt.id, rate: tt.rate, type: tt.type }).from(tt).where(and(eq(tt.companyId, api.principal.company.id), inArray(tt.id, taxIds)))) as { id: string; rate: string; type: TaxType }[];
+    for (const r of rows) taxes.set(r.id, r);
+  }
+  const totals = totalsOrRefuse(
+    lines.map((l) => ({ price: Number(l.price), qty: (l.qty as number | undefined) ?? 1, tax: typeof l.tax === 'string' ? taxes.get(l.tax) ?? null : null })),
+    { type: d.discountType, value: d.discountValue },
+    o.strict ?? true,
+  );
+  await api.tx.update(t).set(money(totals)).where(eq(t.id, id));
 }

@@ -28,7 +28,7 @@ function tempDir(): string {
   return d;
 }
 
-describe('CLI on the embedded database', () => {
+describe('CLI on the embedded database', { timeout: 120_000 }, () => {
   it('creates a user and prints only the token value', () => {
     const dir = tempDir();
     const u = cli(dir, ['user:create', '--email', 'Ann@Example.com', '--password', 'correct horse', '--company', 'Acme', '--currency', 'EUR']);
@@ -63,7 +63,7 @@ describe('CLI on the embedded database', () => {
     server.stderr.on('data', (c: Buffer) => (log += c.toString()));
     const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
     try {
-      for (let i = 0; i < 200 && !log.includes('Server listening'); i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 900 && !log.includes('Server listening'); i++) await new Promise((r) => setTimeout(r, 100));
       expect(log).toContain('No user exists yet');
 
       expect(cli(dir, ['user:create', '--email', 'b@b.co', '--password', 'password123', '--company', 'B']).code).toBe(0);
@@ -85,7 +85,7 @@ describe('CLI on the embedded database', () => {
     // The lock is released: the data survives and another process can open it.
     const again = cli(dir, ['token:create', '--email', 'b@b.co', '--company', 'B', '--name', 'after']);
     expect(again.code, again.stderr).toBe(0);
-  });
+  }, 240_000);
 
   it('applies migrations with migrate', () => {
     const r = cli(tempDir(), ['migrate']);

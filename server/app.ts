@@ -3,14 +3,18 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { registerRest } from '../engine/rest.ts';
+import { registerGraphql } from '../engine/graphql/index.ts';
 import { contextDocument, entrypoint } from '../formats/jsonld.ts';
 import { defaultFormats } from '../formats/negotiate.ts';
 import { ApiError } from '../engine/errors.ts';
 import { databaseAuthenticator, installAuth, principalOf, type Authenticator } from './auth.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db.ts';
-import { installErrorHandling } from './errors.ts';
+import { installErrorHandling, toApiError } from './errors.ts';
+import { registerGraphiql, wantsGraphiql } from './graphiql.ts';
 import { model, tables } from './model.ts';
+
+const GRAPHQL_PATH = '/api/graphql';
 
 export interface AppOptions {
   config: Config;
@@ -49,7 +53,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
 
   installErrorHandling(app);
   const authenticator: Authenticator = databaseAuthenticator(o.database.db);
-  installAuth(app, authenticator);
+  // GraphiQL, the page a browser gets at /api/graphql, needs no token; its queries do.
+  installAuth(app, authenticator, { isPublic: (req, path) => path === GRAPHQL_PATH && wantsGraphiql(req) });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
@@ -69,5 +74,14 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   registerRest(app, { engine, formats, principal: principalOf });
+  let ide: ReturnType<typeof registerGraphiql> | undefined;
+  const { schema } = await registerGraphql(app, {
+    engine,
+    principal: principalOf,
+    toApiError,
+    path: GRAPHQL_PATH,
+    ide: { wants: wantsGraphiql, send: (reply) => ide!.send(reply) },
+  });
+  ide = registerGraphiql(app, { schema, endpoint: GRAPHQL_PATH });
   return { fastify: app, engine };
 }

@@ -408,6 +408,14 @@ describe('mutations', () => {
     }
   });
 
+  it('reports each violation as an error of its own, each listing them all', async () => {
+    const res = await gql(admin, 'mutation { createTax(input: {name: "", rate: 200}) { tax { id } } }');
+    const violations = [{ path: 'name', message: 'This value should not be blank.' }, { path: 'rate', message: 'This value should be less than or equal to 100.' }];
+    expect(res.body.data).toEqual({ createTax: null });
+    expect(res.body.errors.map((e: any) => e.message)).toEqual(['name: This value should not be blank.', 'rate: This value should be less than or equal to 100.']);
+    for (const e of res.body.errors) expect(e.extensions).toEqual({ status: 422, violations });
+  });
+
   it('reports a reference to a missing record as a violation, and conflicts with their status', async () => {
     const res = await gql(admin, 'mutation { createContact(input: {client: "/api/clients/01890000-0000-7000-8000-000000000000", firstName: "X", email: "x@x.test"}) { contact { id } } }');
     expect(res.body.errors[0].extensions).toEqual({ status: 422, violations: [{ path: 'client', message: 'Item not found for "/api/clients/01890000-0000-7000-8000-000000000000".' }] });

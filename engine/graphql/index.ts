@@ -39,8 +39,11 @@ export async function registerGraphql(app: FastifyInstance, o: GraphqlOptions): 
   const limits: Limits = { ...DEFAULT_LIMITS, ...o.limits };
   const schema = buildGraphqlSchema(o.engine.model, o.engine);
 
-  /** One error as the client sees it, and the HTTP status it calls for. */
-  function errorJson(e: GraphQLError | Error, log: FastifyRequest['log']): { json: ErrorJson; status: number } {
+  /**
+   * An error as the client sees it, and the HTTP status it calls for. A validation error
+   * becomes one error per violation (`field: text`), each listing all the violations.
+   */
+  function errorJson(e: GraphQLError | Error, log: FastifyRequest['log']): { json: ErrorJson[]; status: number } {
     const gql = e instanceof GraphQLError ? e : undefined;
     const original = gql ? gql.originalError : e;
     let api: ApiError | null = null;
@@ -53,10 +56,10 @@ export async function registerGraphql(app: FastifyInstance, o: GraphqlOptions): 
       }
     }
     const where = { locations: gql?.locations, path: gql?.path };
-    if (!api) return { json: { message: e.message, ...where, ...(gql?.extensions && Object.keys(gql.extensions).length ? { extensions: gql.extensions } : {}) }, status: 200 };
-    const extensions: Record<string, unknown> = { status: api.status };
-    if (api.violations?.length) extensions.violations = api.violations.map((v) => ({ path: v.propertyPath, message: v.message }));
-    return { json: { message: api.message, ...where, extensions }, status: api.status };
+    if (!api) return { json: [{ message: e.message, ...where, ...(gql?.extensions && Object.keys(gql.extensions).length ? { extensions: gql.extensions } : {}) }], status: 200 };
+    if (!api.violations?.length) return { json: [{ message: api.message, ...where, extensions: { status: api.status } }], status: api.status };
+    const violations = api.violations.map((v) => ({ path: v.propertyPath, message: v.message }));
+    return { json: violations.map((v) => ({ message: `${v.path}: ${v.message}`, ...where, extensions: { status: api.status, violations } })), status: api.status };
   }
 
   await app.register(mercurius, {
@@ -71,7 +74,7 @@ export async function registerGraphql(app: FastifyInstance, o: GraphqlOptions): 
     errorFormatter: (execution: ExecutionResult & { statusCode?: number }, ctx: { reply?: FastifyReply; app: FastifyInstance }) => {
       const log = ctx.reply?.log ?? ctx.app.log;
       let statusCode = 200;
-      const errors = (execution.errors ?? []).map((e) => {
+      const errors = (execution.errors ?? []).flatMap((e) => {
         const { json, status } = errorJson(e, log);
         if (status === 403) statusCode = 403;
         return json;
@@ -90,9 +93,9 @@ export async function registerGraphql(app: FastifyInstance, o: GraphqlOptions): 
       return reply.code(405).header('allow', 'POST').type(JSON_TYPE).send({ errors: [{ message: 'Mutations must be sent with POST.', extensions: { status: 405 } }] });
     }
     if (e?.code === 'MER_ERR_GQL_VALIDATION' && Array.isArray(e.errors)) {
-      return reply.code(200).type(JSON_TYPE).send({ errors: e.errors.map((x) => errorJson(x, req.log).json) });
+      return reply.code(200).type(JSON_TYPE).send({ errors: e.errors.flatMap((x) => errorJson(x, req.log).json) });
     }
-    if (err instanceof ApiError && err.status < 500) return reply.code(200).type(JSON_TYPE).send({ errors: [errorJson(err, req.log).json] });
+    if (err instanceof ApiError && err.status < 500) return reply.code(200).type(JSON_TYPE).send({ errors: errorJson(err, req.log).json });
     throw err;
   }
 

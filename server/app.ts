@@ -3,7 +3,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { registerRest } from '../engine/rest.ts';
-import { registerGraphql } from '../engine/graphql/index.ts';
+import { buildGraphqlSchema, registerGraphql } from '../engine/graphql/index.ts';
 import { contextDocument, entrypoint } from '../formats/jsonld.ts';
 import { defaultFormats } from '../formats/negotiate.ts';
 import { ApiError } from '../engine/errors.ts';
@@ -74,14 +74,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   registerRest(app, { engine, formats, principal: principalOf });
-  let ide: ReturnType<typeof registerGraphiql> | undefined;
-  const { schema } = await registerGraphql(app, {
-    engine,
-    principal: principalOf,
-    toApiError,
-    path: GRAPHQL_PATH,
-    ide: { wants: wantsGraphiql, send: (reply) => ide!.send(reply) },
-  });
-  ide = registerGraphiql(app, { schema, endpoint: GRAPHQL_PATH });
+  const schema = buildGraphqlSchema(model, engine);
+  const graphiql = registerGraphiql(app, { schema, endpoint: GRAPHQL_PATH });
+  await registerGraphql(app, { engine, schema, principal: principalOf, toApiError, path: GRAPHQL_PATH, ide: graphiql });
   return { fastify: app, engine };
 }

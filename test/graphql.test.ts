@@ -557,6 +557,13 @@ describe('limits', () => {
     expect(fields.client).toEqual({ name: 'Client', kind: 'OBJECT', ofType: null });
     expect(fields.lines).toEqual({ name: null, kind: 'NON_NULL', ofType: { name: 'InvoiceLineCursorConnection' } });
   });
+
+  it('refuses introspection that expands types within types', async () => {
+    const res = await gql(admin, '{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }');
+    expect(res.body.errors[0].message).toMatch(/^The introspection query nests 3 expansions of types/);
+    const viaOfType = await gql(admin, '{ __type(name: "Invoice") { fields { type { ofType { fields { name } } } } } }');
+    expect(viaOfType.body.errors[0].message).toMatch(/nests 2 expansions/);
+  });
 });
 
 describe('SQL statements per request', () => {

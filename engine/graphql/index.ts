@@ -7,7 +7,7 @@ import mercurius from 'mercurius';
 import type { Principal } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { Engine } from '../operations.ts';
-import { aliasRule, checkCost, DEFAULT_LIMITS, depthRule, type Limits } from './limits.ts';
+import { aliasRule, checkCost, DEFAULT_LIMITS, depthRule, introspectionRule, type Limits } from './limits.ts';
 import { Loaders } from './loaders.ts';
 import { buildGraphqlSchema, type GraphqlContext } from './schema.ts';
 
@@ -16,6 +16,8 @@ export { DEFAULT_LIMITS, type Limits } from './limits.ts';
 
 export interface GraphqlOptions {
   engine: Engine;
+  /** The schema to serve; derived from the engine's model when omitted. */
+  schema?: GraphQLSchema;
   principal(req: FastifyRequest): Principal;
   /** Maps an error that is not an ApiError (database unavailable…) to one; null: internal error. */
   toApiError(err: unknown): ApiError | null;
@@ -37,7 +39,7 @@ interface ErrorJson {
 export async function registerGraphql(app: FastifyInstance, o: GraphqlOptions): Promise<{ schema: GraphQLSchema }> {
   const path = o.path ?? '/api/graphql';
   const limits: Limits = { ...DEFAULT_LIMITS, ...o.limits };
-  const schema = buildGraphqlSchema(o.engine.model, o.engine);
+  const schema = o.schema ?? buildGraphqlSchema(o.engine.model, o.engine);
 
   /**
    * An error as the client sees it, and the HTTP status it calls for. A validation error
@@ -67,7 +69,7 @@ export async function registerGraphql(app: FastifyInstance, o: GraphqlOptions): 
     routes: false,
     jit: 1,
     cache: 1024,
-    validationRules: [depthRule(limits), aliasRule(limits)],
+    validationRules: [depthRule(limits), aliasRule(limits), introspectionRule()],
     graphql: { parseOptions: { maxTokens: 20_000 } },
     // Errors from resolvers: a viewer's write makes the whole response a 403 (CONTRACT §8);
     // everything else is a 200 carrying `errors`, as API Platform does.

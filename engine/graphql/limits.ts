@@ -80,6 +80,51 @@ export function depthRule(limits: Limits): ValidationRule {
   };
 }
 
+// Fields of introspection types that list other types or their members: nesting them
+// (`fields { type { fields … } }`) multiplies the answer at each level, so a path through an
+// introspection query may expand at most once. The standard introspection query needs one.
+const EXPANSIONS = new Set(['fields', 'inputFields', 'interfaces', 'possibleTypes', 'enumValues']);
+
+function expansionsOf(set: SelectionSetNode, fragment: Fragments, memo: Map<string, number>, visiting: Set<string>): number {
+  let max = 0;
+  for (const s of set.selections) {
+    if (s.kind === Kind.FIELD) max = Math.max(max, (EXPANSIONS.has(s.name.value) ? 1 : 0) + (s.selectionSet ? expansionsOf(s.selectionSet, fragment, memo, visiting) : 0));
+    else if (s.kind === Kind.INLINE_FRAGMENT) max = Math.max(max, expansionsOf(s.selectionSet, fragment, memo, visiting));
+    else {
+      const name = s.name.value;
+      let n = memo.get(name);
+      if (n === undefined) {
+        const def = fragment(name);
+        if (!def || visiting.has(name)) continue;
+        visiting.add(name);
+        n = expansionsOf(def.selectionSet, fragment, memo, visiting);
+        visiting.delete(name);
+        memo.set(name, n);
+      }
+      max = Math.max(max, n);
+    }
+  }
+  return max;
+}
+
+export function introspectionRule(): ValidationRule {
+  return (ctx: ValidationContext) => {
+    const memo = new Map<string, number>();
+    const fragment: Fragments = (name) => ctx.getFragment(name);
+    return {
+      OperationDefinition(op) {
+        for (const field of rootFields(op.selectionSet, fragment)) {
+          if (!field.name.value.startsWith('__') || !field.selectionSet) continue;
+          const n = expansionsOf(field.selectionSet, fragment, memo, new Set());
+          if (n > 1) {
+            ctx.reportError(new GraphQLError(`The introspection query nests ${n} expansions of types (${[...EXPANSIONS].join(', ')}) in one path, and at most 1 is allowed.`, { nodes: field }));
+          }
+        }
+      },
+    };
+  };
+}
+
 export function aliasRule(limits: Limits): ValidationRule {
   return (ctx: ValidationContext) => {
     let count = 0;

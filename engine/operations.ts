@@ -6,7 +6,7 @@ import type { Db, Principal, Rec, Tx } from './context.ts';
 import { ApiError, Violations, ViolationCode as C } from './errors.ts';
 import type { HookApi } from './hooks.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
-import type { Condition, ListQuery } from './query.ts';
+import { windowBounds, type Condition, type ListQuery, type Order, type Slice, type SliceQuery } from './query.ts';
 import type { AnyTable, Tables } from './tables.ts';
 import { compileValidator, decimalString, isUuid, sameValue, type Normalised, type ResourceValidator, type WriteMode } from './validate.ts';
 import { uuidv7 } from './uuid.ts';
@@ -24,8 +24,21 @@ export interface Engine {
   read(p: Principal, r: ModelResource, id: string): Promise<Rec>;
   /** Like read, but null for a missing or foreign record (GraphQL's behaviour). */
   find(p: Principal, r: ModelResource, id: string): Promise<Rec | null>;
-  /** Records of `r` by id, limited to the principal's company, in one statement. */
-  findMany(p: Principal, r: ModelResource, ids: readonly string[]): Promise<Rec[]>;
+  /**
+   * Records of `r` by id, limited to the principal's company, in one statement. With
+   * `embedded: false` the embedded children are left out (callers that fetch them otherwise).
+   */
+  findMany(p: Principal, r: ModelResource, ids: readonly string[], opts?: { embedded?: boolean }): Promise<Rec[]>;
+  /**
+   * A window of a collection (cursor pagination): the records, the 0-based offset of each in
+   * the filtered and ordered collection, and its size. Records come without embedded children.
+   */
+  slice(p: Principal, r: ModelResource, q: SliceQuery): Promise<Slice>;
+  /**
+   * The same window over the records of `r` whose ref field `via` points at each of `parents`
+   * (one parent's children, for many parents), in one statement whatever the number of parents.
+   */
+  sliceMany(p: Principal, r: ModelResource, via: string, parents: readonly string[], q: SliceQuery): Promise<Map<string, Slice>>;
   create(p: Principal, r: ModelResource, input: Rec): Promise<Rec>;
   update(p: Principal, r: ModelResource, id: string, input: Rec, mode: 'update' | 'replace'): Promise<Rec>;
   remove(p: Principal, r: ModelResource, id: string): Promise<Rec>;
@@ -121,16 +134,19 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
     }
   }
 
-  async function list(p: Principal, r: ModelResource, q: ListQuery, tx: Tx = db): Promise<Page> {
+  /** The order of a collection: the requested terms, then the id, so that every order is total. */
+  const orderTerms = (t: AnyTable, order: readonly Order[]): SQL[] => [...order.map((o) => (o.dir === 'desc' ? desc(t[o.field]) : asc(t[o.field]))), asc(t.id)];
+
+  async function list(p: Principal, r: ModelResource, q: ListQuery, tx: Tx = db, sel = selections.get(r.name)!): Promise<Page> {
     const t = tables.get(r);
     const where = and(eq(t.companyId, p.company.id), ...q.where.map((c) => conditionSql(t, c)));
-    const orderBy = [...q.order.map((o) => (o.dir === 'desc' ? desc(t[o.field]) : asc(t[o.field]))), asc(t.id)];
+    const orderBy = orderTerms(t, q.order);
     if (q.limit === 0) {
       const [row] = await tx.select({ n: sql<number>`count(*)::int` }).from(t).where(where);
       return { items: [], total: Number(row?.n ?? 0) };
     }
     const rows = (await tx
-      .select({ ...selections.get(r.name)!, __total: sql<number>`count(*) over ()` } as never)
+      .select({ ...sel, __total: sql<number>`count(*) over ()` } as never)
       .from(t)
       .where(where)
       .orderBy(...orderBy)
@@ -155,19 +171,20 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
   async function fetch(tx: Tx, r: ModelResource, id: string, lock = false): Promise<Rec | null> {
     if (!isUuid(id)) return null;
     const t = tables.get(r);
-    const sel = lock ? lockSelection(r) : selections.get(r.name)!;
+    const sel = lock ? flatSelection(r) : selections.get(r.name)!;
     let qb = tx.select(sel as never).from(t).where(eq(t.id, id.toLowerCase())).$dynamic();
     if (lock) qb = qb.for('update');
     const [row] = (await qb) as Record<string, unknown>[];
     return row ? fromRow(r, row) : null;
   }
-  const lockSelections = new Map<string, Record<string, unknown>>();
-  function lockSelection(r: ModelResource) {
-    let s = lockSelections.get(r.name);
+  /** The select list without embedded children: for locking, and for callers that fetch them otherwise. */
+  const flatSelections = new Map<string, Record<string, unknown>>();
+  function flatSelection(r: ModelResource) {
+    let s = flatSelections.get(r.name);
     if (!s) {
       s = { ...selections.get(r.name)! };
       for (const f of r.embedded) delete s[f.name];
-      lockSelections.set(r.name, s);
+      flatSelections.set(r.name, s);
     }
     return s;
   }
@@ -179,12 +196,74 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
     return rec;
   }
 
-  async function findMany(p: Principal, r: ModelResource, ids: readonly string[], tx: Tx = db): Promise<Rec[]> {
+  async function findMany(p: Principal, r: ModelResource, ids: readonly string[], embedded = true, tx: Tx = db): Promise<Rec[]> {
     const valid = [...new Set(ids.filter(isUuid).map((i) => i.toLowerCase()))];
     if (!valid.length) return [];
     const t = tables.get(r);
-    const rows = (await tx.select(selections.get(r.name)! as never).from(t).where(and(eq(t.companyId, p.company.id), inArray(t.id, valid)))) as Record<string, unknown>[];
+    const sel = embedded ? selections.get(r.name)! : flatSelection(r);
+    const rows = (await tx.select(sel as never).from(t).where(and(eq(t.companyId, p.company.id), inArray(t.id, valid)))) as Record<string, unknown>[];
     return rows.map((row) => fromRow(r, row));
+  }
+
+  /**
+   * Windows over the collection, or over each parent's children when `via` is given, in one
+   * statement: window functions number the rows of each partition and count them, and the
+   * outer query keeps the rows inside each partition's window, plus its first row so that the
+   * size of every partition is known even when its window is empty.
+   */
+  async function windows(p: Principal, r: ModelResource, q: SliceQuery, via?: { field: string; parents: readonly string[] }, tx: Tx = db): Promise<Map<string, Slice>> {
+    const t = tables.get(r);
+    const conds = [eq(t.companyId, p.company.id), ...q.where.map((c) => conditionSql(t, c))];
+    if (via) conds.push(inArray(t[via.field], [...via.parents]));
+    const partition = via ? sql`partition by ${t[via.field]} ` : sql``;
+    const inner = tx
+      .select({
+        ...flatSelection(r),
+        __total: sql<number>`count(*) over (${partition})`.as('__total'),
+        __rn: sql<number>`row_number() over (${partition}order by ${sql.join(orderTerms(t, q.order), sql`, `)})`.as('__rn'),
+      } as never)
+      .from(t)
+      .where(and(...conds))
+      .as('w') as unknown as Record<string, SQL.Aliased | AnyTable[string]>;
+    const w = q.window;
+    const rn = inner.__rn!;
+    const start = w.after !== undefined ? w.after + 1 : 0;
+    const end = w.before !== undefined ? sql`least(${w.before}, ${inner.__total})` : sql`${inner.__total}`;
+    const upper = w.first !== undefined ? sql`least(${end}, ${start + w.first})` : end;
+    const lower = w.last !== undefined ? sql`greatest(${start}, ${upper} - ${w.last})` : sql`${start}`;
+    const rows = (await tx
+      .select()
+      .from(inner as never)
+      .where(sql`${rn} = 1 or (${rn} > ${lower} and ${rn} <= ${upper})`)
+      .orderBy(...(via ? [sql`${inner[via.field]}`] : []), sql`${rn}`)) as Record<string, unknown>[];
+    const out = new Map<string, { items: Rec[]; offsets: number[]; total: number }>();
+    for (const row of rows) {
+      const key = via ? String(row[via.field]) : '';
+      const total = Number(row.__total);
+      const offset = Number(row.__rn) - 1;
+      let s = out.get(key);
+      if (!s) out.set(key, (s = { items: [], offsets: [], total }));
+      const { lower: lo, upper: hi } = windowBounds(w, total);
+      if (offset < lo || offset >= hi) continue;
+      delete row.__total;
+      delete row.__rn;
+      s.items.push(fromRow(r, row));
+      s.offsets.push(offset);
+    }
+    return out;
+  }
+
+  async function slice(p: Principal, r: ModelResource, q: SliceQuery): Promise<Slice> {
+    const w = q.window;
+    // A window counted from the start is a plain offset and limit; one counted from the end
+    // (`last`) needs the collection's size, which the windowed statement knows.
+    if (w.last === undefined && w.first !== undefined) {
+      const offset = w.after !== undefined ? w.after + 1 : 0;
+      const limit = Math.max(0, w.before !== undefined ? Math.min(w.first, w.before - offset) : w.first);
+      const page = await list(p, r, { where: q.where, order: q.order, offset, limit }, db, flatSelection(r));
+      return { items: page.items, offsets: page.items.map((_, i) => offset + i), total: page.total };
+    }
+    return (await windows(p, r, q)).get('') ?? { items: [], offsets: [], total: 0 };
   }
 
   // ---- writing ---------------------------------------------------------------------------
@@ -477,7 +556,13 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
       const rec = await fetch(db, r, id);
       return rec && rec.companyId === p.company.id ? rec : null;
     },
-    findMany: (p, r, ids) => findMany(p, r, ids),
+    findMany: (p, r, ids, opts) => findMany(p, r, ids, opts?.embedded ?? true),
+    slice,
+    async sliceMany(p, r, via, parents, q) {
+      if (!r.byName.get(via) || r.byName.get(via)!.kind !== 'ref') throw new Error(`${r.name}.${via} is not a reference`);
+      const valid = [...new Set(parents.filter(isUuid).map((i) => i.toLowerCase()))];
+      return valid.length ? windows(p, r, q, { field: via, parents: valid }) : new Map();
+    },
     create(p, r, input) {
       assertWriter(p);
       return write((tx) => createIn(tx, p, r, input));
@@ -529,7 +614,8 @@ function translateDbError(e: unknown, unique: Map<string, { path: string; messag
     const u = d.constraint ? unique.get(d.constraint) : undefined;
     return ApiError.validation([{ propertyPath: u?.path ?? 'id', message: u?.message ?? 'This value is already used.', code: C.unique }]);
   }
-  if (d.code === '23503') {
+  // 23503: a foreign key (NO ACTION) is violated; 23001: a RESTRICT one is.
+  if (d.code === '23503' || d.code === '23001') {
     const fk = d.constraint ? fks.get(d.constraint) : undefined;
     return ApiError.conflict(fk ? `This ${fk.to} cannot be deleted: ${fk.from.name} records still refer to it.` : 'This record is still referenced by other records.');
   }

@@ -2,6 +2,7 @@
 // query string into this; GraphQL builds it from arguments.
 import { ApiError } from './errors.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
+import type { Rec } from './context.ts';
 import { isDate, refId } from './validate.ts';
 
 export type ConditionOp = 'eq' | 'partial' | 'after' | 'before' | 'strictly_after' | 'strictly_before';
@@ -74,4 +75,38 @@ export function parseRestFilters(model: Model, r: ModelResource, params: URLSear
   }
   const where = [...grouped.values()].map((g) => condition(model, g.f, g.op, g.values));
   return { where, order };
+}
+
+/**
+ * A window over an ordered collection, in 0-based offsets, as Relay cursors describe it:
+ * the records after `after` and before `before`, then the first `first` of those, then the last
+ * `last` of those. Unset bounds are open.
+ */
+export interface Window {
+  readonly after?: number | undefined;
+  readonly before?: number | undefined;
+  readonly first?: number | undefined;
+  readonly last?: number | undefined;
+}
+
+export interface SliceQuery {
+  readonly where: readonly Condition[];
+  readonly order: readonly Order[];
+  readonly window: Window;
+}
+
+/** A window's records with the 0-based offset of each in the whole collection, and its size. */
+export interface Slice {
+  readonly items: Rec[];
+  readonly offsets: number[];
+  readonly total: number;
+}
+
+/** The offsets [lower, upper) a window selects in a collection of `total` records. */
+export function windowBounds(w: Window, total: number): { lower: number; upper: number } {
+  const start = w.after !== undefined ? w.after + 1 : 0;
+  const end = w.before !== undefined ? Math.min(w.before, total) : total;
+  const upper = w.first !== undefined ? Math.min(end, start + w.first) : end;
+  const lower = w.last !== undefined ? Math.max(start, upper - w.last) : start;
+  return { lower, upper: Math.max(lower, upper) };
 }

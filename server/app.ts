@@ -3,6 +3,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { registerRest } from '../engine/rest.ts';
+import { buildGraphqlSchema, registerGraphql } from '../engine/graphql/index.ts';
 import { contextDocument, entrypoint } from '../formats/jsonld.ts';
 import { defaultFormats } from '../formats/negotiate.ts';
 import { ApiError } from '../engine/errors.ts';
@@ -11,7 +12,10 @@ import type { Config } from './config.ts';
 import type { Database } from './db.ts';
 import { installErrorHandling, toApiError } from './errors.ts';
 import { problem } from '../formats/problem.ts';
+import { registerGraphiql, wantsGraphiql } from './graphiql.ts';
 import { model, tables } from './model.ts';
+
+const GRAPHQL_PATH = '/api/graphql';
 
 export interface AppOptions {
   config: Config;
@@ -55,7 +59,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
 
   installErrorHandling(app);
   const authenticator: Authenticator = databaseAuthenticator(o.database.db);
-  installAuth(app, authenticator);
+  // GraphiQL, the page a browser gets at /api/graphql, needs no token; its queries do.
+  installAuth(app, authenticator, { isPublic: (req, path) => path === GRAPHQL_PATH && wantsGraphiql(req) });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
@@ -75,5 +80,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   registerRest(app, { engine, formats, principal: principalOf });
+  const schema = buildGraphqlSchema(model, engine);
+  const graphiql = registerGraphiql(app, { schema, endpoint: GRAPHQL_PATH });
+  await registerGraphql(app, { engine, schema, principal: principalOf, toApiError, path: GRAPHQL_PATH, ide: graphiql });
   return { fastify: app, engine };
 }

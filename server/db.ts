@@ -10,6 +10,8 @@ export const MIGRATIONS = fileURLToPath(new URL('../drizzle', import.meta.url));
 export interface Database {
   readonly db: Db;
   readonly kind: 'pglite' | 'postgres';
+  /** SQL statements run through drizzle since the database was opened (tests assert on it). */
+  statements(): number;
   /** Applies pending migrations (serialised across instances with an advisory lock). */
   migrate(): Promise<void>;
   ping(): Promise<void>;
@@ -23,16 +25,24 @@ export interface OpenOptions {
   maxConnections?: number;
 }
 
+/** Counts the statements drizzle runs: a logger is the one hook every query passes through. */
+function statementCounter() {
+  let n = 0;
+  return { logger: { logQuery: () => void n++ }, count: () => n };
+}
+
 export async function openDatabase(o: OpenOptions): Promise<Database> {
+  const counter = statementCounter();
   if (o.databaseUrl) {
     const { default: postgres } = await import('postgres');
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
     const client = postgres(o.databaseUrl, { max: o.maxConnections ?? 10, onnotice: () => {}, connection: { application_name: 'invoicing' } });
-    const db = drizzle(client) as unknown as Db;
+    const db = drizzle(client, { logger: counter.logger }) as unknown as Db;
     return {
       db,
       kind: 'postgres',
+      statements: counter.count,
       async migrate() {
         // One connection holds an advisory lock while it migrates, so instances starting
         // together apply each migration once.
@@ -58,10 +68,11 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
   if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
   const client = dir.startsWith('memory://') ? new PGlite() : new PGlite(dir);
   await client.waitReady;
-  const db = drizzle(client) as unknown as Db;
+  const db = drizzle(client, { logger: counter.logger }) as unknown as Db;
   return {
     db,
     kind: 'pglite',
+    statements: counter.count,
     migrate: () => migrate(db as never, { migrationsFolder: MIGRATIONS }),
     async ping() {
       await db.execute(sql`select 1`);

@@ -1,0 +1,449 @@
+// The GraphQL schema derived from the model, in API Platform's shape: every resource whose
+// `graphql` operations are not empty becomes a type implementing `Node`, with a cursor
+// connection, a collection query (its plural), an item query (its lower-camel name) and the
+// create/update/delete mutations it allows. Resolvers only translate: arguments in, an engine
+// operation call (batched per request for relations), records out.
+import {
+  GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLInterfaceType, GraphQLList, GraphQLNonNull,
+  GraphQLObjectType, GraphQLSchema, GraphQLString,
+  type GraphQLFieldConfig, type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLInputFieldConfigMap,
+  type GraphQLInputType, type GraphQLOutputType, type GraphQLScalarType,
+} from 'graphql';
+import type { Principal, Rec } from '../context.ts';
+import type { ScalarField } from '../descriptor.ts';
+import { ApiError } from '../errors.ts';
+import type { Model, ModelField, ModelResource } from '../model.ts';
+import { lowerFirst, upperFirst } from '../names.ts';
+import type { Engine } from '../operations.ts';
+import { condition, DATE_OPS, type Condition, type ConditionOp, type Order, type SliceQuery } from '../query.ts';
+import { isUuid } from '../validate.ts';
+import { connection, windowOf, type PageArgs } from './connection.ts';
+import { tag, TYPE, type Loaders, type Tagged } from './loaders.ts';
+
+export interface GraphqlContext {
+  principal: Principal;
+  loaders: Loaders;
+  /** The operation the request names, for the checks that run before execution. */
+  operationName?: string | undefined;
+}
+
+type Args = Record<string, unknown>;
+type Field = GraphQLFieldConfig<Rec, GraphqlContext, Args>;
+
+export const connectionTypeName = (r: ModelResource): string => `${r.name}CursorConnection`;
+
+/** Resolves an IRI (or a bare id) of `r` to its id; null when it names no record of `r`. */
+export function idFromIri(model: Model, r: ModelResource, value: unknown): string | null {
+  if (isUuid(value)) return value.toLowerCase();
+  if (typeof value !== 'string') return null;
+  if (value.startsWith(`${r.iri}/`)) {
+    const id = value.slice(r.iri.length + 1);
+    return isUuid(id) ? id.toLowerCase() : null;
+  }
+  const other = resourceOfIri(model, value);
+  if (other) throw ApiError.badRequest(`Item "${value.slice(0, 200)}" did not match expected type "${r.name}".`);
+  throw ApiError.badRequest(`No route matches "${value.slice(0, 200)}".`);
+}
+
+function resourceOfIri(model: Model, iri: string): ModelResource | undefined {
+  const m = /^\/api\/([^/]+)\/[^/]+$/.exec(iri);
+  return m ? model.byPath(m[1]!) : undefined;
+}
+
+/** Whether a field always has a value (the database column is NOT NULL). */
+function alwaysSet(f: ModelField | { def: ScalarField; required: boolean; readOnly: boolean }): boolean {
+  const d = f.def;
+  return f.required || ('default' in d && d.default !== undefined) || (f.readOnly && d.kind === 'integer');
+}
+
+function scalarOf(d: ScalarField): GraphQLScalarType {
+  switch (d.kind) {
+    case 'integer':
+      return GraphQLInt;
+    case 'decimal':
+      return GraphQLFloat;
+    default:
+      return GraphQLString;
+  }
+}
+
+function describe(d: { description?: string; kind: string; money?: boolean }): string | undefined {
+  if (d.description) return d.description;
+  if (d.kind === 'integer' && d.money) return 'An amount in the smallest unit of the currency.';
+  if (d.kind === 'timestamp') return 'RFC 3339 date-time, UTC.';
+  if (d.kind === 'date') return 'YYYY-MM-DD.';
+  return undefined;
+}
+
+const isoOf = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
+
+export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema {
+  const exposed = model.resources.filter((r) => r.graphql.size > 0);
+  const isExposed = (name: string | undefined) => exposed.some((r) => r.name === name);
+  const objects = new Map<string, GraphQLObjectType>();
+  const connections = new Map<string, GraphQLObjectType>();
+  const filterInputs = new Map<string, GraphQLInputObjectType>();
+
+  const nodeInterface = new GraphQLInterfaceType({
+    name: 'Node',
+    description: 'A node, according to the Relay specification.',
+    fields: { id: { type: new GraphQLNonNull(GraphQLID), description: 'The id of this node (its IRI).' } },
+    resolveType: (value: Tagged) => value[TYPE],
+  });
+
+  // ---- output types ------------------------------------------------------------------------
+
+  const objectOf = (r: ModelResource): GraphQLObjectType => objects.get(r.name)!;
+
+  function refField(target: ModelResource, name: string, description?: string): Field {
+    return {
+      type: objectOf(target),
+      description,
+      resolve: (rec, _args, ctx) => {
+        const id = rec[name];
+        return typeof id === 'string' ? ctx.loaders.record(target, id) : null;
+      },
+    };
+  }
+
+  function scalarField(f: { name: string; def: ScalarField; required: boolean; readOnly: boolean }): Field {
+    const base = scalarOf(f.def);
+    const type: GraphQLOutputType = alwaysSet(f) ? new GraphQLNonNull(base) : base;
+    const description = describe(f.def);
+    if (f.def.kind === 'timestamp') return { type, description, resolve: (rec) => isoOf(rec[f.name]) };
+    if (f.def.kind === 'decimal') return { type, description, resolve: (rec) => (rec[f.name] === null || rec[f.name] === undefined ? null : Number(rec[f.name])) };
+    return { type, description };
+  }
+
+  /** The object type of the items of an embedded list (stored with the record). */
+  function listItemType(r: ModelResource, f: ModelField): GraphQLObjectType {
+    const of = (f.def as { of: Record<string, ScalarField> }).of;
+    return new GraphQLObjectType({
+      name: `${r.name}${upperFirst(f.name)}Item`,
+      description: `One item of ${r.name}.${f.name}.`,
+      fields: () => {
+        const fields: GraphQLFieldConfigMap<Rec, GraphqlContext> = {};
+        for (const [name, d] of Object.entries(of)) {
+          const sub = { name, def: d, required: Boolean(d.required), readOnly: false };
+          fields[name] = d.kind === 'ref' && isExposed(d.target) ? refField(model.get(d.target), name, d.description) : scalarField(sub);
+        }
+        return fields;
+      },
+    });
+  }
+
+  function childrenField(r: ModelResource, f: ModelField): Field {
+    const def = f.def as { target: string; via: string; orderBy?: string };
+    const child = model.get(def.target);
+    const fallback: Order[] = def.orderBy ? [{ field: def.orderBy, dir: 'asc' }] : [];
+    return {
+      type: new GraphQLNonNull(connections.get(child.name)!),
+      description: f.def.description,
+      args: collectionArgs(child, def.via),
+      resolve: async (rec, args, ctx) => {
+        const q = sliceQuery(child, args, fallback);
+        const s = await ctx.loaders.children(child, def.via, String(rec.id), q, `${r.name}.${f.name}:${JSON.stringify(args)}`);
+        return connection(s, q.window);
+      },
+    };
+  }
+
+  function fieldsOf(r: ModelResource): GraphQLFieldConfigMap<Rec, GraphqlContext> {
+    const fields: GraphQLFieldConfigMap<Rec, GraphqlContext> = {
+      id: { type: new GraphQLNonNull(GraphQLID), description: 'The IRI of the record.', resolve: (rec) => `${r.iri}/${String(rec.id)}` },
+      _id: { type: new GraphQLNonNull(GraphQLString), description: 'The bare id of the record.', resolve: (rec) => rec.id },
+    };
+    for (const f of r.fields) {
+      const d = f.def;
+      if (d.kind === 'children') {
+        if (isExposed(d.target)) fields[f.name] = childrenField(r, f);
+      } else if (d.kind === 'list') {
+        const item = listItemType(r, f);
+        fields[f.name] = { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(item))), description: d.description, resolve: (rec) => rec[f.name] ?? [] };
+      } else if (d.kind === 'ref' && isExposed(d.target)) {
+        fields[f.name] = refField(model.get(d.target), f.name, d.description);
+      } else if (d.kind === 'ref') {
+        const target = model.get(d.target);
+        fields[f.name] = { type: GraphQLString, description: d.description, resolve: (rec) => (rec[f.name] ? `${target.iri}/${String(rec[f.name])}` : null) };
+      } else {
+        fields[f.name] = scalarField({ name: f.name, def: d, required: f.required, readOnly: f.readOnly });
+      }
+    }
+    fields.createdAt = { type: new GraphQLNonNull(GraphQLString), description: 'RFC 3339 date-time, UTC.', resolve: (rec) => isoOf(rec.createdAt) };
+    fields.updatedAt = { type: new GraphQLNonNull(GraphQLString), description: 'RFC 3339 date-time, UTC.', resolve: (rec) => isoOf(rec.updatedAt) };
+    return fields;
+  }
+
+  for (const r of exposed) {
+    objects.set(r.name, new GraphQLObjectType({ name: r.name, description: r.description, interfaces: [nodeInterface], fields: () => fieldsOf(r) }));
+  }
+  for (const r of exposed) {
+    const edge = new GraphQLObjectType({
+      name: `${r.name}Edge`,
+      description: `Edge of ${r.name}.`,
+      fields: { node: { type: objectOf(r) }, cursor: { type: new GraphQLNonNull(GraphQLString) } },
+    });
+    const pageInfo = new GraphQLObjectType({
+      name: `${r.name}PageInfo`,
+      description: 'Information about the current page.',
+      fields: {
+        endCursor: { type: GraphQLString },
+        startCursor: { type: GraphQLString },
+        hasNextPage: { type: new GraphQLNonNull(GraphQLBoolean) },
+        hasPreviousPage: { type: new GraphQLNonNull(GraphQLBoolean) },
+      },
+    });
+    connections.set(
+      r.name,
+      new GraphQLObjectType({
+        name: connectionTypeName(r),
+        description: `Cursor connection for ${r.name}.`,
+        fields: {
+          edges: { type: new GraphQLList(edge) },
+          pageInfo: { type: new GraphQLNonNull(pageInfo) },
+          totalCount: { type: new GraphQLNonNull(GraphQLInt) },
+        },
+      }),
+    );
+  }
+
+  // ---- collection arguments: paging, filters, order ----------------------------------------
+
+  function filterInput(r: ModelResource, f: ModelField): GraphQLInputObjectType {
+    const name = `${r.name}Filter_${f.name}`;
+    let t = filterInputs.get(name);
+    if (!t) {
+      const fields: GraphQLInputFieldConfigMap = {};
+      for (const op of DATE_OPS) fields[op] = { type: GraphQLString };
+      filterInputs.set(name, (t = new GraphQLInputObjectType({ name, fields })));
+    }
+    return t;
+  }
+
+  function orderInput(r: ModelResource): GraphQLInputObjectType {
+    const name = `${r.name}Filter_order`;
+    let t = filterInputs.get(name);
+    if (!t) {
+      const fields: GraphQLInputFieldConfigMap = {};
+      for (const o of r.orders) fields[o] = { type: GraphQLString, description: '"ASC" or "DESC"' };
+      filterInputs.set(name, (t = new GraphQLInputObjectType({ name, description: `The order of ${r.plural}: a list of {field: "ASC" | "DESC"}.`, fields })));
+    }
+    return t;
+  }
+
+  const filterScalar = (f: ModelField): GraphQLScalarType => (f.kind === 'integer' ? GraphQLInt : GraphQLString);
+
+  function collectionArgs(r: ModelResource, omit?: string): GraphQLFieldConfigArgumentMap {
+    const args: GraphQLFieldConfigArgumentMap = {
+      first: { type: GraphQLInt, description: `Returns the first n elements from the list (0 to 30; 30 when neither first nor last is given).` },
+      last: { type: GraphQLInt, description: 'Returns the last n elements from the list (0 to 30).' },
+      before: { type: GraphQLString, description: 'Returns the elements in the list that come before the specified cursor.' },
+      after: { type: GraphQLString, description: 'Returns the elements in the list that come after the specified cursor.' },
+    };
+    for (const f of r.filters) {
+      if (f.name === omit) continue;
+      if (f.filter === 'date') {
+        args[f.name] = { type: new GraphQLList(filterInput(r, f)), description: 'Date bounds: [{after: "YYYY-MM-DD"}, {before: …}, {strictly_after: …}, {strictly_before: …}].' };
+      } else {
+        args[f.name] = { type: filterScalar(f), description: f.filter === 'partial' ? 'Matches a part of the value, ignoring case.' : f.kind === 'ref' ? 'An IRI or an id.' : undefined };
+        args[`${f.name}_list`] = { type: new GraphQLList(filterScalar(f)), description: 'Any of these values.' };
+      }
+    }
+    args.order = { type: new GraphQLList(orderInput(r)) };
+    return args;
+  }
+
+  /** Collection arguments → the engine's query. */
+  function sliceQuery(r: ModelResource, args: Args, fallback: readonly Order[] = []): SliceQuery {
+    const where: Condition[] = [];
+    for (const f of r.filters) {
+      if (f.filter === 'date') {
+        const bounds = args[f.name];
+        if (!Array.isArray(bounds)) continue;
+        for (const b of bounds as (Record<string, unknown> | null)[]) {
+          if (!b) continue;
+          for (const op of DATE_OPS) if (b[op] !== undefined && b[op] !== null) where.push(condition(model, f, op, [b[op]]));
+        }
+      } else {
+        const values: unknown[] = [];
+        if (args[f.name] !== undefined && args[f.name] !== null) values.push(args[f.name]);
+        const list = args[`${f.name}_list`];
+        if (Array.isArray(list)) values.push(...list.filter((v) => v !== null && v !== undefined));
+        const asked = args[f.name] != null || Array.isArray(list);
+        if (asked) where.push(condition(model, f, (f.filter === 'partial' ? 'partial' : 'eq') as ConditionOp, values));
+      }
+    }
+    const order: Order[] = [];
+    const orderArg = args.order;
+    if (Array.isArray(orderArg)) {
+      for (const item of orderArg as (Record<string, unknown> | null)[]) {
+        if (!item) continue;
+        for (const [field, dir] of Object.entries(item)) {
+          if (dir === null || dir === undefined) continue;
+          const d = String(dir).toLowerCase();
+          if (d !== 'asc' && d !== 'desc') throw ApiError.badRequest(`Invalid direction "${String(dir).slice(0, 20)}" for order "${field}": use ASC or DESC.`);
+          order.push({ field, dir: d });
+        }
+      }
+    }
+    for (const o of fallback) if (!order.some((x) => x.field === o.field)) order.push(o);
+    return { where, order, window: windowOf(args as PageArgs) };
+  }
+
+  // ---- queries -----------------------------------------------------------------------------
+
+  const query: GraphQLFieldConfigMap<unknown, GraphqlContext> = {
+    node: {
+      type: nodeInterface,
+      description: 'Any record by its IRI.',
+      args: { id: { type: new GraphQLNonNull(GraphQLID) } },
+      resolve: (_src, args, ctx) => {
+        const iri = String(args.id);
+        const r = resourceOfIri(model, iri);
+        if (!r || !isExposed(r.name)) throw ApiError.badRequest(`No route matches "${iri.slice(0, 200)}".`);
+        const id = idFromIri(model, r, iri);
+        return id ? ctx.loaders.record(r, id) : null;
+      },
+    },
+  };
+  for (const r of exposed) {
+    if (!r.graphql.has('query')) continue;
+    query[lowerFirst(r.name)] = {
+      type: objectOf(r),
+      description: `Retrieves a ${r.name}: null when it does not exist or belongs to another company.`,
+      args: { id: { type: new GraphQLNonNull(GraphQLID), description: `The IRI (${r.iri}/<id>).` } },
+      resolve: (_src, args, ctx) => {
+        const id = idFromIri(model, r, args.id);
+        return id ? ctx.loaders.record(r, id) : null;
+      },
+    };
+    query[r.plural] = {
+      type: new GraphQLNonNull(connections.get(r.name)!),
+      description: `Retrieves the collection of ${r.name} resources.`,
+      args: collectionArgs(r),
+      resolve: async (_src, args, ctx) => {
+        const q = sliceQuery(r, args);
+        const s = await engine.slice(ctx.principal, r, q);
+        for (const rec of s.items) tag(r, rec);
+        return connection(s, q.window);
+      },
+    };
+  }
+
+  // ---- mutations ---------------------------------------------------------------------------
+
+  function inputTypeOf(r: ModelResource, f: ModelField, mode: 'create' | 'update'): GraphQLInputType | null {
+    const d = f.def;
+    let t: GraphQLInputType;
+    if (d.kind === 'children') return null;
+    if (d.kind === 'list') {
+      const fields: GraphQLInputFieldConfigMap = {};
+      for (const [name, sub] of Object.entries(d.of)) {
+        const base = sub.kind === 'ref' ? GraphQLString : scalarOf(sub);
+        fields[name] = { type: sub.required && !('default' in sub && sub.default !== undefined) ? new GraphQLNonNull(base) : base, description: sub.kind === 'ref' ? 'An IRI.' : describe(sub) };
+      }
+      const name = `${r.name}${upperFirst(f.name)}ItemInput`;
+      let item = filterInputs.get(name);
+      if (!item) filterInputs.set(name, (item = new GraphQLInputObjectType({ name, fields })));
+      t = new GraphQLList(new GraphQLNonNull(item));
+    } else t = d.kind === 'ref' ? GraphQLString : scalarOf(d);
+    const sequence = d.kind === 'text' && d.sequence;
+    const needed = mode === 'create' && f.required && !('default' in d && d.default !== undefined) && !sequence;
+    return needed ? new GraphQLNonNull(t) : t;
+  }
+
+  function mutationInput(r: ModelResource, mode: 'create' | 'update' | 'delete'): GraphQLInputObjectType {
+    const fields: GraphQLInputFieldConfigMap = {};
+    if (mode !== 'create') fields.id = { type: new GraphQLNonNull(GraphQLID), description: `The IRI (${r.iri}/<id>).` };
+    if (mode !== 'delete') {
+      for (const f of mode === 'create' ? r.creatable : r.updatable) {
+        const t = inputTypeOf(r, f, mode);
+        if (t) fields[f.name] = { type: t, description: f.kind === 'ref' ? `An IRI of ${f.target}.` : describe(f.def as ScalarField) };
+      }
+    }
+    fields.clientMutationId = { type: GraphQLString };
+    return new GraphQLInputObjectType({ name: `${mode}${r.name}Input`, fields });
+  }
+
+  /** GraphQL input → the engine's write body (the fields that were given, null included). */
+  function bodyOf(input: Args): Rec {
+    const body: Rec = {};
+    for (const [k, v] of Object.entries(input)) {
+      if (k === 'id' || k === 'clientMutationId' || v === undefined) continue;
+      body[k] = Array.isArray(v) ? v.map((item) => (item && typeof item === 'object' ? { ...(item as Rec) } : item)) : v;
+    }
+    return body;
+  }
+
+  /** A write on a record the principal cannot see reads as "not found", as the queries do. */
+  async function onVisible<T>(ctx: GraphqlContext, iri: unknown, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof ApiError && (e.status === 404 || (e.status === 403 && ctx.principal.role !== 'viewer'))) {
+        throw ApiError.notFound(`Item "${String(iri).slice(0, 200)}" not found.`);
+      }
+      throw e;
+    }
+  }
+
+  const mutation: GraphQLFieldConfigMap<unknown, GraphqlContext> = {};
+  for (const r of exposed) {
+    const key = lowerFirst(r.name);
+    const payload = (mode: string) =>
+      new GraphQLObjectType({
+        name: `${mode}${r.name}Payload`,
+        fields: { [key]: { type: objectOf(r) }, clientMutationId: { type: GraphQLString } },
+      });
+    const done = (ctx: GraphqlContext, input: Args, rec: Rec) => {
+      ctx.loaders.clear();
+      return { [key]: tag(r, rec), clientMutationId: input.clientMutationId ?? null };
+    };
+    if (r.graphql.has('create')) {
+      mutation[`create${r.name}`] = {
+        type: payload('create'),
+        description: `Creates a ${r.name}.`,
+        args: { input: { type: new GraphQLNonNull(mutationInput(r, 'create')) } },
+        resolve: async (_src, { input }, ctx) => done(ctx, input as Args, await engine.create(ctx.principal, r, bodyOf(input as Args))),
+      };
+    }
+    if (r.graphql.has('update')) {
+      mutation[`update${r.name}`] = {
+        type: payload('update'),
+        description: `Updates a ${r.name}.`,
+        args: { input: { type: new GraphQLNonNull(mutationInput(r, 'update')) } },
+        resolve: async (_src, { input }, ctx) => {
+          const i = input as Args;
+          const rec = await onVisible(ctx, i.id, async () => {
+            const id = idFromIri(model, r, i.id);
+            if (!id) throw ApiError.notFound();
+            return engine.update(ctx.principal, r, id, bodyOf(i), 'update');
+          });
+          return done(ctx, i, rec);
+        },
+      };
+    }
+    if (r.graphql.has('delete')) {
+      mutation[`delete${r.name}`] = {
+        type: payload('delete'),
+        description: `Deletes a ${r.name}.`,
+        args: { input: { type: new GraphQLNonNull(mutationInput(r, 'delete')) } },
+        resolve: async (_src, { input }, ctx) => {
+          const i = input as Args;
+          const rec = await onVisible(ctx, i.id, async () => {
+            const id = idFromIri(model, r, i.id);
+            if (!id) throw ApiError.notFound();
+            return engine.remove(ctx.principal, r, id);
+          });
+          return done(ctx, i, rec);
+        },
+      };
+    }
+  }
+
+  return new GraphQLSchema({
+    query: new GraphQLObjectType({ name: 'Query', fields: query }),
+    mutation: Object.keys(mutation).length ? new GraphQLObjectType({ name: 'Mutation', fields: mutation }) : undefined,
+    types: [...objects.values()],
+  });
+}

@@ -1,7 +1,9 @@
 // JSON-LD with Hydra, in API Platform 4's unprefixed shape, and the @context documents it names.
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { Rec } from '../engine/context.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
 import { lowerFirst } from '../engine/names.ts';
+import { readProperties, ref } from '../engine/schemas.ts';
 import { pageLinks, pageUrl } from './links.ts';
 import { iriOf, present, shownFields, type Decorate } from './present.ts';
 import type { CollectionView, Format } from './types.ts';
@@ -62,7 +64,55 @@ export const jsonld: Format = {
   accepts: ['application/ld+json'],
   item: (model, r, rec) => ({ body: jsonldItem(model, r, rec) }),
   collection,
+  entrypoint: (model) => ({ body: entrypoint(model) }),
+  docs: {
+    components: (model, r) => ({ [`${r.name}.jsonld`]: itemSchema(model, r) }),
+    item: (r) => ref(`${r.name}.jsonld`),
+    collection: (r) =>
+      Type.Object({
+        '@context': Type.String({ format: 'iri-reference' }),
+        '@id': Type.String({ format: 'iri-reference' }),
+        '@type': Type.Literal('Collection'),
+        member: Type.Array(ref(`${r.name}.jsonld`)),
+        totalItems: Type.Integer({ minimum: 0 }),
+        view: Type.Optional(
+          Type.Object(
+            {
+              '@id': Type.String({ format: 'iri-reference' }),
+              '@type': Type.Literal('PartialCollectionView'),
+              first: Type.Optional(Type.String({ format: 'iri-reference' })),
+              last: Type.Optional(Type.String({ format: 'iri-reference' })),
+              previous: Type.Optional(Type.String({ format: 'iri-reference' })),
+              next: Type.Optional(Type.String({ format: 'iri-reference' })),
+            },
+            { description: 'Present when there are several pages or filters.' },
+          ),
+        ),
+        search: Type.Object(
+          {
+            '@type': Type.Literal('IriTemplate'),
+            template: Type.String(),
+            variableRepresentation: Type.String(),
+            mapping: Type.Array(Type.Object({ '@type': Type.String(), variable: Type.String(), property: Type.String(), required: Type.Boolean() })),
+          },
+          { description: 'The filters and orders this collection understands.' },
+        ),
+      }),
+  },
 };
+
+function itemSchema(model: Model, r: ModelResource): TSchema {
+  const props = readProperties(model, r, (c) => ref(`${c.name}.jsonld`));
+  return Type.Object(
+    {
+      '@context': Type.Optional(Type.String({ format: 'iri-reference', description: 'Absent on embedded objects.' })),
+      '@id': Type.String({ format: 'iri-reference', readOnly: true }),
+      '@type': Type.Literal(r.name, { readOnly: true }),
+      ...props,
+    },
+    { description: r.description },
+  );
+}
 
 const hydraTerms = {
   hydra: HYDRA,

@@ -2,12 +2,13 @@
 // decimals, RFC 3339 for timestamps) in the descriptor's field order. Formats decorate it.
 import type { Rec } from '../engine/context.ts';
 import type { Model, ModelField, ModelResource } from '../engine/model.ts';
+import { lowerFirst } from '../engine/names.ts';
 
 export type Decorate = (r: ModelResource, rec: Rec, fields: Record<string, unknown>) => Record<string, unknown>;
 
 export const iriOf = (r: ModelResource, id: unknown): string => `${r.iri}/${String(id)}`;
 
-function wireScalar(model: Model, f: { kind: string; target?: string | undefined; def?: unknown }, v: unknown): unknown {
+export function wireScalar(model: Model, f: { kind: string; target?: string | undefined; def?: unknown }, v: unknown): unknown {
   if (v === null || v === undefined) return null;
   switch (f.kind) {
     case 'ref':
@@ -44,4 +45,9 @@ export function present(model: Model, r: ModelResource, rec: Rec, decorate?: Dec
   out.createdAt = wireScalar(model, { kind: 'timestamp' }, rec.createdAt);
   out.updatedAt = wireScalar(model, { kind: 'timestamp' }, rec.updatedAt);
   return decorate ? decorate(r, rec, out) : out;
+}
+
+/** The collections the entrypoint lists, by lower-camel type name. */
+export function entrypointLinks(model: Model): { name: string; href: string }[] {
+  return model.resources.filter((r) => r.rest.has('list')).map((r) => ({ name: lowerFirst(r.name), href: r.iri }));
 }

@@ -3,12 +3,14 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { registerRest } from '../engine/rest.ts';
-import { contextDocument, entrypoint } from '../formats/jsonld.ts';
-import { defaultFormats } from '../formats/negotiate.ts';
+import { contextDoc } from '../engine/openapi.ts';
+import { contextDocument } from '../formats/jsonld.ts';
+import { defaultFormats, negotiateType } from '../formats/negotiate.ts';
 import { ApiError } from '../engine/errors.ts';
 import { databaseAuthenticator, installAuth, principalOf, type Authenticator } from './auth.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db.ts';
+import { installDocs } from './docs.ts';
 import { installErrorHandling } from './errors.ts';
 import { model, tables } from './model.ts';
 
@@ -61,12 +63,19 @@ export async function buildApp(o: AppOptions): Promise<App> {
     }
   });
 
-  app.get('/api', async (_req, reply) => reply.type('application/ld+json; charset=utf-8').send(JSON.stringify(entrypoint(model))));
-  app.get<{ Params: { name: string } }>('/api/contexts/:name', async (req, reply) => {
-    const doc = contextDocument(model, req.params.name, `${req.protocol}://${req.host}`);
-    if (!doc) throw ApiError.notFound();
-    return reply.type('application/ld+json; charset=utf-8').send(JSON.stringify(doc));
-  });
+  // Documentation first: @fastify/swagger collects the routes registered after it.
+  await installDocs(app, { model, formats, version: '0.1.0' });
+
+  const contextTypes = ['application/ld+json', 'application/json'];
+  app.get<{ Params: { name: string } }>(
+    '/api/contexts/:name',
+    { onRequest: async (req) => void negotiateType(req.headers.accept, contextTypes), config: { openapi: contextDoc() } },
+    async (req, reply) => {
+      const doc = contextDocument(model, req.params.name, `${req.protocol}://${req.host}`);
+      if (!doc) throw ApiError.notFound();
+      return reply.type(`${negotiateType(req.headers.accept, contextTypes)}; charset=utf-8`).send(JSON.stringify(doc));
+    },
+  );
 
   registerRest(app, { engine, formats, principal: principalOf });
   return { fastify: app, engine };

@@ -20,6 +20,11 @@ interface ResourceObject extends Identifier {
   relationships?: Record<string, { data: Identifier | Identifier[] | null }>;
 }
 
+// `id` and `type` are reserved member names: fields so named travel as `_id` and `_type`.
+const RESERVED = new Set(['id', 'type']);
+const attributeName = (field: string) => (RESERVED.has(field) ? `_${field}` : field);
+const fieldName = (attribute: string) => (attribute.startsWith('_') && RESERVED.has(attribute.slice(1)) ? attribute.slice(1) : attribute);
+
 /** The resource object of a record; embedded children are pushed onto `included`. */
 function resource(model: Model, r: ModelResource, rec: Rec, included: ResourceObject[]): ResourceObject {
   const attributes: Record<string, unknown> = { _id: rec.id };
@@ -33,7 +38,7 @@ function resource(model: Model, r: ModelResource, rec: Rec, included: ResourceOb
       const items = (rec[f.name] as Rec[] | undefined) ?? [];
       relationships[f.name] = { data: items.map((c) => ({ type: child.name, id: iriOf(child, c.id) })) };
       for (const c of items) included.push(resource(model, child, c, included));
-    } else attributes[f.name] = wireValue(model, f, rec[f.name]);
+    } else attributes[attributeName(f.name)] = wireValue(model, f, rec[f.name]);
   }
   attributes.createdAt = wireScalar(model, { kind: 'timestamp' }, rec.createdAt);
   attributes.updatedAt = wireScalar(model, { kind: 'timestamp' }, rec.updatedAt);
@@ -70,7 +75,8 @@ function fieldsOf(model: Model, r: ModelResource, data: Record<string, unknown>,
   if (data.type !== undefined && data.type !== r.name) throw new ApiError(409, `The type "${String(data.type).slice(0, 100)}" at ${at} does not match the resource type "${r.name}".`);
   if (data.attributes !== undefined && !isObject(data.attributes)) throw ApiError.badRequest(`${at}/attributes must be an object.`);
   if (data.relationships !== undefined && !isObject(data.relationships)) throw ApiError.badRequest(`${at}/relationships must be an object.`);
-  const out: Record<string, unknown> = { ...((data.attributes as Record<string, unknown> | undefined) ?? {}) };
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries((data.attributes as Record<string, unknown> | undefined) ?? {})) if (k !== '_id') out[fieldName(k)] = v;
   for (const [name, rel] of Object.entries((data.relationships as Record<string, unknown> | undefined) ?? {})) {
     const where = `${at}/relationships/${name}`;
     if (!isObject(rel) || !('data' in rel)) throw ApiError.badRequest(`${where} must be an object with "data".`);
@@ -172,6 +178,7 @@ const identifier = (type: string, options: Record<string, unknown> = {}) => Type
 function resourceSchema(model: Model, r: ModelResource): TSchema {
   const attributes = readProperties(model, r, () => Type.Never(), (f) => f.kind === 'ref' || f.kind === 'children');
   const { id, ...rest } = attributes;
+  const renamed = Object.fromEntries(Object.entries(rest).map(([k, v]) => [attributeName(k), v]));
   const relationships: Record<string, TSchema> = {};
   for (const f of r.fields) {
     if (f.kind === 'ref' && f.stored) relationships[f.name] = Type.Object({ data: f.required ? identifier(f.target!) : Type.Union([identifier(f.target!), Type.Null()]) });
@@ -181,7 +188,7 @@ function resourceSchema(model: Model, r: ModelResource): TSchema {
     {
       id: Type.String({ format: 'iri-reference', description: 'The IRI.' }),
       type: Type.Literal(r.name),
-      attributes: Type.Object({ _id: id!, ...rest }),
+      attributes: Type.Object({ _id: id!, ...renamed }),
       ...(Object.keys(relationships).length ? { relationships: Type.Object(relationships) } : {}),
     },
     { description: r.description },
@@ -201,9 +208,9 @@ function documentSchema(model: Model, r: ModelResource, mode: WriteMode): TSchem
         { data: Type.Array(Type.Object({ type: Type.Literal(f.target!), lid: Type.String() })) },
         { description: 'Each identifier names an entry of "included" by type and lid.' },
       );
-    } else attributes[name] = required.includes(name) ? s : Type.Optional(s);
+    } else attributes[attributeName(name)] = s;
   }
-  const attrRequired = required.filter((n) => n in attributes);
+  const attrRequired = required.filter((n) => !r.byName.get(n)?.target).map(attributeName);
   return Type.Object({
     data: Type.Object({
       type: Type.Literal(r.name),

@@ -146,7 +146,11 @@ function fieldTerms(model: Model, r: ModelResource): Record<string, unknown> {
       const child = model.get(f.target!);
       terms[f.name] = `${r.name}/${f.name}`;
       terms[child.name] = { '@id': child.name, '@context': fieldTerms(model, child) };
-    } else if (f.kind === 'list') terms[f.name] = { '@id': `${r.name}/${f.name}`, '@container': '@list' };
+    } else if (f.def.kind === 'list') {
+      // The entries' own terms, scoped to this property; relations among them are links.
+      const sub = Object.fromEntries(Object.entries(f.def.of).map(([n, d]) => [n, d.kind === 'ref' ? { '@id': `${r.name}/${f.name}/${n}`, '@type': '@id' } : `${r.name}/${f.name}/${n}`]));
+      terms[f.name] = { '@id': `${r.name}/${f.name}`, '@container': '@list', '@context': sub };
+    }
     else terms[f.name] = `${r.name}/${f.name}`;
   }
   return terms;

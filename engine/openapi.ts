@@ -161,6 +161,7 @@ export function operationDoc(model: Model, r: ModelResource, op: RestOperation, 
 export function entrypointDoc(formats: Formats): RouteDoc {
   return {
     summary: 'The API entrypoint: a link to every collection.',
+    description: 'In each format: JSON-LD (Entrypoint), JSON, HAL (_links), JSON:API (links) and XML. No token needed.',
     tags: ['Entrypoint'],
     operationId: 'api_entrypoint_get',
     security: [],
@@ -171,6 +172,7 @@ export function entrypointDoc(formats: Formats): RouteDoc {
 export function contextDoc(): RouteDoc {
   return {
     summary: 'A JSON-LD @context document (a resource type, Entrypoint, Error or ConstraintViolation).',
+    description: 'Maps the terms of JSON-LD responses to full IRIs, Hydra terms to the Hydra vocabulary. No token needed.',
     tags: ['Entrypoint'],
     operationId: 'api_contexts_get',
     security: [],

@@ -64,7 +64,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   // Documentation first: @fastify/swagger collects the routes registered after it.
-  await installDocs(app, { model, formats, version: '0.1.0' });
+  await installDocs(app, { model, formats });
 
   const contextTypes = ['application/ld+json', 'application/json'];
   app.get<{ Params: { name: string } }>(

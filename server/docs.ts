@@ -3,6 +3,7 @@
 // and Swagger UI at /api/docs, served from the package's own files. No token needed.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Model } from '../engine/model.ts';
 import { openapiComponents, openapiTags, SECURITY_SCHEME } from '../engine/openapi.ts';
@@ -17,11 +18,14 @@ Authenticate with the \`X-API-TOKEN\` header (Authorize above). Responses follow
 Money is an integer in the currency's smallest unit.`;
 
 /** Registers the documentation; call before the routes are added, so that they are collected. */
-export async function installDocs(app: FastifyInstance, o: { model: Model; formats: Formats; version: string }): Promise<void> {
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export async function installDocs(app: FastifyInstance, o: { model: Model; formats: Formats }): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Invoicing API', version: o.version, description: DESCRIPTION },
+      info: { title: 'Invoicing API', version: VERSION, description: DESCRIPTION },
+      servers: [{ url: '/', description: 'This installation' }],
       components: {
         securitySchemes: { [SECURITY_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-API-TOKEN', description: 'An API token (inv_…) created in the profile or with token:create.' } },
         schemas: openapiComponents(o.model, o.formats) as never,

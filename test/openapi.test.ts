@@ -169,6 +169,7 @@ describe('Swagger UI', () => {
       expect(ref, 'no external asset').not.toMatch(/^(https?:)?\/\//);
       const asset = await fetch(new URL(ref, page.url));
       expect(asset.status, ref).toBe(200);
+      expect((await asset.arrayBuffer()).byteLength, ref).toBeGreaterThan(0); // read it all: an unread body keeps the connection busy
     }
     const init = await fetch(`${t.url}/api/docs/static/swagger-initializer.js`);
     expect(init.status).toBe(200);

@@ -10,9 +10,10 @@ import type { CollectionView, Format } from './types.ts';
 
 const HYDRA = 'http://www.w3.org/ns/hydra/core#';
 
-const decorate: Decorate = (r, rec, fields) => ({ '@id': iriOf(r, rec.id), '@type': r.name, ...fields });
+const decorate: Decorate = (r, rec) => ({ '@id': iriOf(r, rec.id), '@type': r.name });
 
 export function jsonldItem(model: Model, r: ModelResource, rec: Rec): Record<string, unknown> {
+  // Only the top-level object names its @context; embedded ones carry @id and @type.
   return { '@context': `/api/contexts/${r.name}`, ...present(model, r, rec, decorate) };
 }
 

@@ -38,8 +38,10 @@ const PROBLEMS = {
   413: problem('The request body is larger than 1 MiB.'),
   415: problem('Unsupported Content-Type.'),
   422: problem('Unprocessable entity: validation failed.', 'ConstraintViolation'),
+  429: { ...problem('Too many requests: 300 per 60 seconds per token (or client IP).'), headers: { 'retry-after': { type: 'integer', minimum: 1, description: 'Seconds to wait.' } } },
 } as const;
-const problems = (...codes: (keyof typeof PROBLEMS)[]) => Object.fromEntries(codes.map((c) => [c, PROBLEMS[c]]));
+// Every token-guarded operation can be rate limited.
+const problems = (...codes: (keyof typeof PROBLEMS)[]) => Object.fromEntries([...codes, 429 as const].map((c) => [c, PROBLEMS[c]]));
 
 const BODY_TYPES: Record<WriteMode, string[]> = {
   create: ['application/ld+json', 'application/json'],

@@ -46,7 +46,7 @@ export interface Format {
 
 /** JSON Schemas of a format's bodies; shared shapes come from engine/schemas.ts. */
 export interface FormatDocs {
-  /** Named component schemas this format adds for a resource (e.g. `Client.jsonld`). */
+  /** Named component schemas this format adds for a resource (e.g. `<Type>.jsonld`). */
   components?(model: Model, r: ModelResource): Record<string, TSchema>;
   item(r: ModelResource): TSchema;
   collection(r: ModelResource): TSchema;

@@ -1,7 +1,7 @@
 // REST routes derived from the model: one route per allowed operation at `/api/<path>` and
 // `/api/<path>/<id>`; 405 with Allow for the others. Handlers only translate HTTP to an
 // operation call and the result to the negotiated format.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Principal, Rec } from './context.ts';
 import { ApiError } from './errors.ts';
 import type { ModelResource } from './model.ts';
@@ -9,6 +9,14 @@ import type { Engine } from './operations.ts';
 import { parseRestFilters } from './query.ts';
 import type { Formats } from '../formats/negotiate.ts';
 import type { Format } from '../formats/types.ts';
+import { operationDoc, entrypointDoc, type DocOperation } from './openapi.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The response format negotiated from Accept before any other work (406 otherwise). */
+    apiFormat: Format | null;
+  }
+}
 
 export interface RestOptions {
   engine: Engine;
@@ -43,8 +51,19 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
   const perPage = o.itemsPerPage ?? 30;
   const maxPerPage = o.maxItemsPerPage ?? 100;
 
+  // Negotiation runs as the route's first hook: a 406 comes before body parsing and any query.
+  app.decorateRequest('apiFormat', null);
+  const negotiate: onRequestAsyncHookHandler = async (req) => {
+    req.apiFormat = formats.negotiate(req.headers.accept);
+  };
+  const formatOf = (req: FastifyRequest): Format => req.apiFormat ?? formats.negotiate(req.headers.accept);
+  const route = (r: ModelResource | null, op: DocOperation) => ({
+    onRequest: negotiate,
+    config: { openapi: r && op !== 'entrypoint' ? operationDoc(model, r, op, formats) : entrypointDoc(formats) },
+  });
+
   function send(reply: FastifyReply, format: Format, status: number, rendered: { body: unknown; headers?: Record<string, string> }) {
-    reply.code(status).header('content-type', `${format.mediaType}; charset=utf-8`);
+    reply.code(status).header('content-type', `${format.mediaType}; charset=utf-8`).header('vary', 'Accept');
     if (rendered.headers) reply.headers(rendered.headers);
     return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
   }
@@ -62,6 +81,11 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     return plain as Rec;
   }
 
+  app.get('/api', route(null, 'entrypoint'), async (req, reply) => {
+    const format = formatOf(req);
+    return send(reply, format, 200, format.entrypoint(model));
+  });
+
   for (const r of model.resources) {
     if (!r.rest.size) continue;
     const collectionUrl = r.iri;
@@ -71,10 +95,10 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
 
     if (r.rest.has('list')) {
       collectionMethods.push('GET', 'HEAD');
-      app.get(collectionUrl, async (req, reply) => {
-        const format = formats.negotiate(req.headers.accept);
+      app.get(collectionUrl, route(r, 'list'), async (req, reply) => {
+        const format = formatOf(req);
         const url = new URL(req.url, 'http://x');
-        const q = url.searchParams;
+        const q = format.readQuery ? format.readQuery(url.searchParams) : url.searchParams;
         const page = parseIntParam('page', q.get('page'), 1) ?? 1;
         const ipp = Math.min(parseIntParam('itemsPerPage', q.get('itemsPerPage'), 1) ?? perPage, maxPerPage);
         if ((page - 1) * ipp > 1e9) throw ApiError.badRequest('Page parameter is too large.');
@@ -85,8 +109,8 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     }
     if (r.rest.has('create')) {
       collectionMethods.push('POST');
-      app.post(collectionUrl, async (req, reply) => {
-        const format = formats.negotiate(req.headers.accept);
+      app.post(collectionUrl, route(r, 'create'), async (req, reply) => {
+        const format = formatOf(req);
         const rec = await engine.create(o.principal(req), r, readBody(req, r, 'POST'));
         reply.header('location', `${r.iri}/${String(rec.id)}`);
         return send(reply, format, 201, format.item(model, r, rec));
@@ -94,31 +118,31 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     }
     if (r.rest.has('read')) {
       itemMethods.push('GET', 'HEAD');
-      app.get<{ Params: { id: string } }>(itemUrl, async (req, reply) => {
-        const format = formats.negotiate(req.headers.accept);
+      app.get<{ Params: { id: string } }>(itemUrl, route(r, 'read'), async (req, reply) => {
+        const format = formatOf(req);
         const rec = await engine.read(o.principal(req), r, req.params.id);
         return send(reply, format, 200, format.item(model, r, rec));
       });
     }
     if (r.rest.has('update')) {
       itemMethods.push('PATCH');
-      app.patch<{ Params: { id: string } }>(itemUrl, async (req, reply) => {
-        const format = formats.negotiate(req.headers.accept);
+      app.patch<{ Params: { id: string } }>(itemUrl, route(r, 'update'), async (req, reply) => {
+        const format = formatOf(req);
         const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PATCH'), 'update');
         return send(reply, format, 200, format.item(model, r, rec));
       });
     }
     if (r.rest.has('replace')) {
       itemMethods.push('PUT');
-      app.put<{ Params: { id: string } }>(itemUrl, async (req, reply) => {
-        const format = formats.negotiate(req.headers.accept);
+      app.put<{ Params: { id: string } }>(itemUrl, route(r, 'replace'), async (req, reply) => {
+        const format = formatOf(req);
         const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PUT'), 'replace');
         return send(reply, format, 200, format.item(model, r, rec));
       });
     }
     if (r.rest.has('delete')) {
       itemMethods.push('DELETE');
-      app.delete<{ Params: { id: string } }>(itemUrl, async (req, reply) => {
+      app.delete<{ Params: { id: string } }>(itemUrl, { config: { openapi: operationDoc(model, r, 'delete', formats) } }, async (req, reply) => {
         await engine.remove(o.principal(req), r, req.params.id);
         return reply.code(204).send();
       });

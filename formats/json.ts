@@ -1,7 +1,9 @@
 // Plain JSON: records as objects with IRIs for relations; collections as bare arrays with the
 // pagination in Link and X-Total-Count headers.
+import { Type } from '@sinclair/typebox';
+import { ref } from '../engine/schemas.ts';
 import { linkHeaders } from './links.ts';
-import { present } from './present.ts';
+import { entrypointLinks, present } from './present.ts';
 import type { Format } from './types.ts';
 
 export const json: Format = {
@@ -10,4 +12,9 @@ export const json: Format = {
   accepts: ['application/json'],
   item: (model, r, rec) => ({ body: present(model, r, rec) }),
   collection: (model, view) => ({ body: view.items.map((rec) => present(model, view.resource, rec)), headers: linkHeaders(view) }),
+  entrypoint: (model) => ({ body: Object.fromEntries(entrypointLinks(model).map((l) => [l.name, l.href])) }),
+  docs: {
+    item: (r) => ref(r.name),
+    collection: (r) => Type.Array(ref(r.name), { description: 'Pagination is in the Link and X-Total-Count headers.' }),
+  },
 };

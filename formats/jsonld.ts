@@ -1,16 +1,19 @@
 // JSON-LD with Hydra, in API Platform 4's unprefixed shape, and the @context documents it names.
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { Rec } from '../engine/context.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
 import { lowerFirst } from '../engine/names.ts';
+import { readProperties, ref } from '../engine/schemas.ts';
 import { pageLinks, pageUrl } from './links.ts';
 import { iriOf, present, shownFields, type Decorate } from './present.ts';
 import type { CollectionView, Format } from './types.ts';
 
 const HYDRA = 'http://www.w3.org/ns/hydra/core#';
 
-const decorate: Decorate = (r, rec, fields) => ({ '@id': iriOf(r, rec.id), '@type': r.name, ...fields });
+const decorate: Decorate = (r, rec) => ({ '@id': iriOf(r, rec.id), '@type': r.name });
 
 export function jsonldItem(model: Model, r: ModelResource, rec: Rec): Record<string, unknown> {
+  // Only the top-level object names its @context; embedded ones carry @id and @type.
   return { '@context': `/api/contexts/${r.name}`, ...present(model, r, rec, decorate) };
 }
 
@@ -62,7 +65,55 @@ export const jsonld: Format = {
   accepts: ['application/ld+json'],
   item: (model, r, rec) => ({ body: jsonldItem(model, r, rec) }),
   collection,
+  entrypoint: (model) => ({ body: entrypoint(model) }),
+  docs: {
+    components: (model, r) => ({ [`${r.name}.jsonld`]: itemSchema(model, r) }),
+    item: (r) => ref(`${r.name}.jsonld`),
+    collection: (r) =>
+      Type.Object({
+        '@context': Type.String({ format: 'iri-reference' }),
+        '@id': Type.String({ format: 'iri-reference' }),
+        '@type': Type.Literal('Collection'),
+        member: Type.Array(ref(`${r.name}.jsonld`)),
+        totalItems: Type.Integer({ minimum: 0 }),
+        view: Type.Optional(
+          Type.Object(
+            {
+              '@id': Type.String({ format: 'iri-reference' }),
+              '@type': Type.Literal('PartialCollectionView'),
+              first: Type.Optional(Type.String({ format: 'iri-reference' })),
+              last: Type.Optional(Type.String({ format: 'iri-reference' })),
+              previous: Type.Optional(Type.String({ format: 'iri-reference' })),
+              next: Type.Optional(Type.String({ format: 'iri-reference' })),
+            },
+            { description: 'Present when there are several pages or filters.' },
+          ),
+        ),
+        search: Type.Object(
+          {
+            '@type': Type.Literal('IriTemplate'),
+            template: Type.String(),
+            variableRepresentation: Type.String(),
+            mapping: Type.Array(Type.Object({ '@type': Type.String(), variable: Type.String(), property: Type.String(), required: Type.Boolean() })),
+          },
+          { description: 'The filters and orders this collection understands.' },
+        ),
+      }),
+  },
 };
+
+function itemSchema(model: Model, r: ModelResource): TSchema {
+  const props = readProperties(model, r, (c) => ref(`${c.name}.jsonld`));
+  return Type.Object(
+    {
+      '@context': Type.Optional(Type.String({ format: 'iri-reference', description: 'Absent on embedded objects.' })),
+      '@id': Type.String({ format: 'iri-reference', readOnly: true }),
+      '@type': Type.Literal(r.name, { readOnly: true }),
+      ...props,
+    },
+    { description: r.description },
+  );
+}
 
 const hydraTerms = {
   hydra: HYDRA,
@@ -96,7 +147,11 @@ function fieldTerms(model: Model, r: ModelResource): Record<string, unknown> {
       const child = model.get(f.target!);
       terms[f.name] = `${r.name}/${f.name}`;
       terms[child.name] = { '@id': child.name, '@context': fieldTerms(model, child) };
-    } else if (f.kind === 'list') terms[f.name] = { '@id': `${r.name}/${f.name}`, '@container': '@list' };
+    } else if (f.def.kind === 'list') {
+      // The entries' own terms, scoped to this property; relations among them are links.
+      const sub = Object.fromEntries(Object.entries(f.def.of).map(([n, d]) => [n, d.kind === 'ref' ? { '@id': `${r.name}/${f.name}/${n}`, '@type': '@id' } : `${r.name}/${f.name}/${n}`]));
+      terms[f.name] = { '@id': `${r.name}/${f.name}`, '@container': '@list', '@context': sub };
+    }
     else terms[f.name] = `${r.name}/${f.name}`;
   }
   return terms;

@@ -2,9 +2,26 @@
 // or */* gives JSON-LD; nothing acceptable is a 406.
 import Negotiator from 'negotiator';
 import { ApiError } from '../engine/errors.ts';
+import { hal } from './hal.ts';
 import { json } from './json.ts';
+import { jsonapi } from './jsonapi.ts';
 import { jsonld } from './jsonld.ts';
 import type { Format } from './types.ts';
+import { xml } from './xml.ts';
+
+const notAcceptable = (accept: string, types: readonly string[]) =>
+  new ApiError(406, `Requested format "${accept.slice(0, 100)}" is not supported. Supported MIME types are "${types.join('", "')}".`);
+
+/**
+ * The media type of `types` that an Accept header prefers (the first of `types` when there is no
+ * header); a 406 when none is acceptable. For routes with fixed media types (contexts, docs).
+ */
+export function negotiateType(accept: string | undefined, types: readonly string[]): string {
+  if (!accept) return types[0]!;
+  const t = new Negotiator({ headers: { accept } }).mediaType(types as string[]);
+  if (!t) throw notAcceptable(accept, types);
+  return t;
+}
 
 export class Formats {
   private readonly byType = new Map<string, Format>();
@@ -22,6 +39,11 @@ export class Formats {
     return this.all[0]!;
   }
 
+  /** Every media type a response can be asked for, the default first. */
+  get mediaTypes(): readonly string[] {
+    return this.types;
+  }
+
   /** The format for an Accept header; throws 406 when none is acceptable. */
   negotiate(accept: string | undefined): Format {
     if (!accept) return this.default;
@@ -31,7 +53,7 @@ export class Formats {
       f = t ? this.byType.get(t)! : null;
       if (this.cache.size < 500) this.cache.set(accept, f);
     }
-    if (!f) throw new ApiError(406, `Requested format "${accept.slice(0, 100)}" is not supported. Supported MIME types are "${this.types.join('", "')}".`);
+    if (!f) throw notAcceptable(accept, this.types);
     return f;
   }
 
@@ -41,4 +63,5 @@ export class Formats {
   }
 }
 
-export const defaultFormats = (): Formats => new Formats([jsonld, json]);
+// JSON-LD first: it answers Accept */* and requests without Accept.
+export const defaultFormats = (): Formats => new Formats([jsonld, json, hal, jsonapi, xml]);

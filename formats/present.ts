@@ -2,12 +2,14 @@
 // decimals, RFC 3339 for timestamps) in the descriptor's field order. Formats decorate it.
 import type { Rec } from '../engine/context.ts';
 import type { Model, ModelField, ModelResource } from '../engine/model.ts';
+import { lowerFirst } from '../engine/names.ts';
 
-export type Decorate = (r: ModelResource, rec: Rec, fields: Record<string, unknown>) => Record<string, unknown>;
+/** The members a format puts before the fields of each record (e.g. JSON-LD's @id and @type). */
+export type Decorate = (r: ModelResource, rec: Rec) => Record<string, unknown>;
 
 export const iriOf = (r: ModelResource, id: unknown): string => `${r.iri}/${String(id)}`;
 
-function wireScalar(model: Model, f: { kind: string; target?: string | undefined; def?: unknown }, v: unknown): unknown {
+export function wireScalar(model: Model, f: { kind: string; target?: string | undefined; def?: unknown }, v: unknown): unknown {
   if (v === null || v === undefined) return null;
   switch (f.kind) {
     case 'ref':
@@ -33,7 +35,9 @@ export function wireValue(model: Model, f: ModelField, v: unknown): unknown {
 export const shownFields = (r: ModelResource): readonly ModelField[] => r.fields.filter((f) => f.stored || r.embedded.includes(f));
 
 export function present(model: Model, r: ModelResource, rec: Rec, decorate?: Decorate): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: rec.id };
+  // Built in place (no spread per record): rendering a page stays linear and cheap.
+  const out: Record<string, unknown> = decorate ? decorate(r, rec) : {};
+  out.id = rec.id;
   for (const f of shownFields(r)) {
     if (f.kind === 'children') {
       const child = model.get(f.target!);
@@ -43,5 +47,10 @@ export function present(model: Model, r: ModelResource, rec: Rec, decorate?: Dec
   }
   out.createdAt = wireScalar(model, { kind: 'timestamp' }, rec.createdAt);
   out.updatedAt = wireScalar(model, { kind: 'timestamp' }, rec.updatedAt);
-  return decorate ? decorate(r, rec, out) : out;
+  return out;
+}
+
+/** The collections the entrypoint lists, by lower-camel type name. */
+export function entrypointLinks(model: Model): { name: string; href: string }[] {
+  return model.resources.filter((r) => r.rest.has('list')).map((r) => ({ name: lowerFirst(r.name), href: r.iri }));
 }

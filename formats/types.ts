@@ -1,6 +1,8 @@
 // What a format module provides. Formats know the model's shape, never a resource by name.
+import type { TSchema } from '@sinclair/typebox';
 import type { Rec } from '../engine/context.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
+import type { WriteMode } from '../engine/schemas.ts';
 
 export interface CollectionView {
   readonly resource: ModelResource;
@@ -8,7 +10,7 @@ export interface CollectionView {
   readonly total: number;
   readonly page: number;
   readonly itemsPerPage: number;
-  /** Request path without query string, and the query parameters as sent. */
+  /** Request path without query string, and the query parameters (canonical names, see readQuery). */
   readonly path: string;
   readonly query: URLSearchParams;
 }
@@ -27,8 +29,27 @@ export interface Format {
   readonly accepts: readonly string[];
   item(model: Model, r: ModelResource, rec: Rec): Rendered;
   collection(model: Model, view: CollectionView): Rendered;
+  /** The API entrypoint (`GET /api`): a link to every collection. */
+  entrypoint(model: Model): Rendered;
   /** Turns a request document of this format into a plain field object; plain JSON when absent. */
   readBody?(model: Model, r: ModelResource, body: unknown): Record<string, unknown>;
+  /**
+   * Translates the format's own collection query parameters (e.g. JSON:API's `page[page]`,
+   * `filter[x]`, `sort`) into the canonical ones (`page`, `x`, `order[x]`); identity when absent.
+   */
+  readQuery?(query: URLSearchParams): URLSearchParams;
   /** Serialises a rendered body to text; JSON when absent. */
   stringify?(body: unknown): string;
+  /** How this format's bodies look, for the OpenAPI document. */
+  readonly docs: FormatDocs;
+}
+
+/** JSON Schemas of a format's bodies; shared shapes come from engine/schemas.ts. */
+export interface FormatDocs {
+  /** Named component schemas this format adds for a resource (e.g. `<Type>.jsonld`). */
+  components?(model: Model, r: ModelResource): Record<string, TSchema>;
+  item(r: ModelResource): TSchema;
+  collection(r: ModelResource): TSchema;
+  /** The request document, for formats that read bodies (readBody). */
+  body?(r: ModelResource, mode: WriteMode): TSchema;
 }

@@ -4,8 +4,9 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOpt
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { registerRest } from '../engine/rest.ts';
 import { buildGraphqlSchema, registerGraphql } from '../engine/graphql/index.ts';
-import { contextDocument, entrypoint } from '../formats/jsonld.ts';
-import { defaultFormats } from '../formats/negotiate.ts';
+import { contextDoc } from '../engine/openapi.ts';
+import { contextDocument } from '../formats/jsonld.ts';
+import { defaultFormats, negotiateType } from '../formats/negotiate.ts';
 import { ApiError } from '../engine/errors.ts';
 import { databaseAuthenticator, installAuth, principalOf, type Authenticator } from './auth.ts';
 import type { Config } from './config.ts';
@@ -13,6 +14,7 @@ import type { Database } from './db.ts';
 import { installErrorHandling, toApiError } from './errors.ts';
 import { problem } from '../formats/problem.ts';
 import { registerGraphiql, wantsGraphiql } from './graphiql.ts';
+import { installDocs } from './docs.ts';
 import { model, tables } from './model.ts';
 
 const GRAPHQL_PATH = '/api/graphql';
@@ -72,12 +74,19 @@ export async function buildApp(o: AppOptions): Promise<App> {
     }
   });
 
-  app.get('/api', async (_req, reply) => reply.type('application/ld+json; charset=utf-8').send(JSON.stringify(entrypoint(model))));
-  app.get<{ Params: { name: string } }>('/api/contexts/:name', async (req, reply) => {
-    const doc = contextDocument(model, req.params.name, `${req.protocol}://${req.host}`);
-    if (!doc) throw ApiError.notFound();
-    return reply.type('application/ld+json; charset=utf-8').send(JSON.stringify(doc));
-  });
+  // Documentation first: @fastify/swagger collects the routes registered after it.
+  await installDocs(app, { model, formats });
+
+  const contextTypes = ['application/ld+json', 'application/json'];
+  app.get<{ Params: { name: string } }>(
+    '/api/contexts/:name',
+    { onRequest: async (req) => void negotiateType(req.headers.accept, contextTypes), config: { openapi: contextDoc() } },
+    async (req, reply) => {
+      const doc = contextDocument(model, req.params.name, `${req.protocol}://${req.host}`);
+      if (!doc) throw ApiError.notFound();
+      return reply.type(`${negotiateType(req.headers.accept, contextTypes)}; charset=utf-8`).send(JSON.stringify(doc));
+    },
+  );
 
   registerRest(app, { engine, formats, principal: principalOf });
   const schema = buildGraphqlSchema(model, engine);

@@ -1,0 +1,207 @@
+// The OpenAPI description of each REST route, derived from the same model as the routes. Each
+// route carries its description in `config.openapi`; @fastify/swagger turns them into the
+// document (server/docs.ts). Fastify itself never sees these schemas, so they validate nothing:
+// the engine validates input (engine/validate.ts) and parses queries (engine/query.ts).
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { Formats } from '../formats/negotiate.ts';
+import type { RestOperation } from './descriptor.ts';
+import type { Model, ModelResource } from './model.ts';
+import { DATE_OPS } from './query.ts';
+import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from './schemas.ts';
+
+export type DocOperation = RestOperation | 'entrypoint';
+
+/** The OpenAPI-relevant part of a fastify route schema, as @fastify/swagger reads it. */
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  tags: string[];
+  operationId: string;
+  security?: Record<string, string[]>[];
+  params?: TSchema;
+  querystring?: TSchema;
+  body?: { content: Record<string, { schema: TSchema }> };
+  response: Record<string, unknown>;
+}
+
+export const SECURITY_SCHEME = 'apiKey';
+
+const problem = (description: string, schema = 'Error') => ({ description, content: { 'application/problem+json': { schema: ref(schema) } } });
+
+const PROBLEMS = {
+  400: problem('Invalid input: malformed body or query, or unknown fields.'),
+  401: problem('No API token provided, or an invalid one.'),
+  403: problem('Forbidden: a viewer writing, or a record of another company.'),
+  404: problem('Not found.'),
+  406: problem('Not acceptable: no supported media type in Accept.'),
+  409: problem('Conflict: the record is still in use.'),
+  413: problem('The request body is larger than 1 MiB.'),
+  415: problem('Unsupported Content-Type.'),
+  422: problem('Unprocessable entity: validation failed.', 'ConstraintViolation'),
+  429: { ...problem('Too many requests: 300 per 60 seconds per token (or client IP).'), headers: { 'retry-after': { type: 'integer', minimum: 1, description: 'Seconds to wait.' } } },
+} as const;
+// Every token-guarded operation can be rate limited.
+const problems = (...codes: (keyof typeof PROBLEMS)[]) => Object.fromEntries([...codes, 429 as const].map((c) => [c, PROBLEMS[c]]));
+
+const BODY_TYPES: Record<WriteMode, string[]> = {
+  create: ['application/ld+json', 'application/json'],
+  replace: ['application/ld+json', 'application/json'],
+  update: ['application/merge-patch+json', 'application/json'],
+};
+
+const snakePath = (r: ModelResource) => r.path.replace(/-/g, '_');
+
+const idParams = (r: ModelResource) => Type.Object({ id: Type.String({ format: 'uuid', description: `The ${r.name} id.` }) });
+
+/** One parameter per page option, filter and order of the collection. */
+function collectionQuery(r: ModelResource): TSchema {
+  const p: Record<string, TSchema> = {
+    page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'The page (JSON:API: also page[page]).' })),
+    itemsPerPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 30, description: 'Items per page; larger values are capped at 100 (JSON:API: also page[itemsPerPage]).' })),
+  };
+  for (const f of r.filters) {
+    const target = f.kind === 'ref' ? ` (IRI or id of a ${f.target})` : '';
+    if (f.filter === 'date') {
+      for (const op of DATE_OPS) p[`${f.name}[${op}]`] = Type.Optional(Type.String({ format: 'date', description: `${f.name} ${op.replace('_', ' ')} this date.` }));
+      continue;
+    }
+    const how = f.filter === 'partial' ? 'contains, ignoring case' : 'equals';
+    const value = f.def.kind === 'enum' ? Type.Unsafe({ type: 'string', enum: [...f.def.values] }) : Type.String();
+    p[f.name] = Type.Optional(Type.Unsafe({ ...value, description: `${f.name} ${how}${target} (JSON:API: filter[${f.name}]).` }));
+    p[`${f.name}[]`] = Type.Optional(Type.Array(value, { description: `${f.name} is any of these${target}.` }));
+  }
+  for (const o of r.orders) p[`order[${o}]`] = Type.Optional(Type.Unsafe({ type: 'string', enum: ['asc', 'desc'], description: `Order by ${o}.` }));
+  p.sort = Type.Optional(Type.String({ description: `JSON:API ordering, e.g. "${r.orders[0]},-createdAt": fields among ${r.orders.join(', ')}, "-" for descending.` }));
+  return Type.Object(p);
+}
+
+function content(formats: Formats, schema: (f: Formats['all'][number]) => TSchema): Record<string, { schema: TSchema }> {
+  const out: Record<string, { schema: TSchema }> = {};
+  for (const f of formats.all) for (const t of f.accepts) out[t] = { schema: schema(f) };
+  return out;
+}
+
+function requestBody(formats: Formats, r: ModelResource, mode: WriteMode) {
+  const names = schemaNames(r);
+  const out: Record<string, { schema: TSchema }> = {};
+  for (const t of BODY_TYPES[mode]) out[t] = { schema: ref(mode === 'update' ? names.update : names.create) };
+  for (const f of formats.all) if (f.readBody && f.docs.body) for (const t of f.accepts) out[t] = { schema: f.docs.body(r, mode) };
+  return { content: out };
+}
+
+const SUMMARIES: Record<RestOperation, (n: string) => string> = {
+  list: (n) => `Retrieves the collection of ${n} resources.`,
+  read: (n) => `Retrieves a ${n} resource.`,
+  create: (n) => `Creates a ${n} resource.`,
+  replace: (n) => `Replaces the ${n} resource.`,
+  update: (n) => `Updates the ${n} resource.`,
+  delete: (n) => `Removes the ${n} resource.`,
+};
+
+/** The description of one REST operation of a resource. */
+export function operationDoc(model: Model, r: ModelResource, op: RestOperation, formats: Formats): RouteDoc {
+  const base = `api_${snakePath(r)}`;
+  const doc: RouteDoc = { summary: SUMMARIES[op](r.name), tags: [r.name], operationId: '', response: {} };
+  const itemContent = () => content(formats, (f) => f.docs.item(r));
+  switch (op) {
+    case 'list':
+      doc.operationId = `${base}_get_collection`;
+      doc.querystring = collectionQuery(r);
+      doc.response = {
+        200: {
+          description: `${r.name} collection`,
+          headers: {
+            link: { type: 'string', description: 'RFC 8288 first/prev/next/last links (plain JSON and XML).' },
+            'x-total-count': { type: 'integer', description: 'Number of items over all pages (plain JSON and XML).' },
+          },
+          content: content(formats, (f) => f.docs.collection(r)),
+        },
+        ...problems(400, 401, 403, 406),
+      };
+      break;
+    case 'read':
+      doc.operationId = `${base}_id_get`;
+      doc.params = idParams(r);
+      doc.response = { 200: { description: `${r.name} resource`, content: itemContent() }, ...problems(401, 403, 404, 406) };
+      break;
+    case 'create':
+      doc.operationId = `${base}_post`;
+      doc.body = requestBody(formats, r, 'create');
+      doc.response = {
+        201: { description: `${r.name} resource created`, headers: { location: { type: 'string', description: 'The IRI of the new resource.' } }, content: itemContent() },
+        ...problems(400, 401, 403, 406, 409, 413, 415, 422),
+      };
+      break;
+    case 'update':
+    case 'replace':
+      doc.operationId = `${base}_id_${op === 'update' ? 'patch' : 'put'}`;
+      doc.params = idParams(r);
+      doc.body = requestBody(formats, r, op);
+      doc.response = { 200: { description: `${r.name} resource updated`, content: itemContent() }, ...problems(400, 401, 403, 404, 406, 409, 413, 415, 422) };
+      break;
+    case 'delete':
+      doc.operationId = `${base}_id_delete`;
+      doc.params = idParams(r);
+      doc.response = { 204: { description: `${r.name} resource deleted`, type: 'null' }, ...problems(401, 403, 404, 409) };
+      break;
+  }
+  const notes = [r.description];
+  if (op === 'list') notes.push(`Filters: ${r.filters.map((f) => f.name).join(', ') || 'none'}. Order: ${r.orders.join(', ')}. Plain JSON and XML carry the pagination in the Link and X-Total-Count headers.`);
+  if (r.states && (op === 'update' || op === 'replace')) {
+    const s = r.states;
+    const moves = Object.entries(s.transitions).map(([from, to]) => `${from} → ${(to as string[]).join(', ')}`).join('; ');
+    notes.push(`Changing \`${String(s.field)}\` moves its state machine: ${moves}. Other changes are a 422.`);
+  }
+  if (op === 'update' || op === 'replace') {
+    const fixed = r.creatable.filter((f) => !r.updatable.includes(f)).map((f) => f.name);
+    if (fixed.length) notes.push(`Cannot change: ${fixed.join(', ')}.`);
+  }
+  doc.description = notes.join('\n\n');
+  return doc;
+}
+
+export function entrypointDoc(formats: Formats): RouteDoc {
+  return {
+    summary: 'The API entrypoint: a link to every collection.',
+    description: 'In each format: JSON-LD (Entrypoint), JSON, HAL (_links), JSON:API (links) and XML. No token needed.',
+    tags: ['Entrypoint'],
+    operationId: 'api_entrypoint_get',
+    security: [],
+    response: { 200: { description: 'Entrypoint', content: content(formats, () => Type.Object({}, { additionalProperties: true })) }, ...problems(406) },
+  };
+}
+
+export function contextDoc(): RouteDoc {
+  return {
+    summary: 'A JSON-LD @context document (a resource type, Entrypoint, Error or ConstraintViolation).',
+    description: 'Maps the terms of JSON-LD responses to full IRIs, Hydra terms to the Hydra vocabulary. No token needed.',
+    tags: ['Entrypoint'],
+    operationId: 'api_contexts_get',
+    security: [],
+    params: Type.Object({ name: Type.String({ description: 'The type name, e.g. the @type of a record.' }) }),
+    response: {
+      200: { description: 'The @context', content: { 'application/ld+json': { schema: Type.Object({ '@context': Type.Object({}, { additionalProperties: true }) }) } } },
+      ...problems(404, 406),
+    },
+  };
+}
+
+/** Every component schema: shared records, write bodies and problems, then each format's own. */
+export function openapiComponents(model: Model, formats: Formats): Record<string, TSchema> {
+  const resources = documentedResources(model);
+  const out = baseComponents(model, resources);
+  for (const f of formats.all) for (const r of resources) if (f.docs.components) Object.assign(out, f.docs.components(model, r));
+  return out;
+}
+
+/** Tags with each resource's description, in model order. */
+export function openapiTags(model: Model): { name: string; description: string }[] {
+  return [{ name: 'Entrypoint', description: 'The entrypoint and JSON-LD contexts.' }, ...model.resources.filter((r) => r.rest.size).map((r) => ({ name: r.name, description: r.description }))];
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** This route's OpenAPI description, read by @fastify/swagger's transform (server/docs.ts). */
+    openapi?: RouteDoc;
+  }
+}

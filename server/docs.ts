@@ -1,0 +1,54 @@
+// Generated API documentation: the OpenAPI 3.1 document at /api/docs.json (and /api/docs/json)
+// built by @fastify/swagger from the descriptions each REST route carries (engine/openapi.ts),
+// and Swagger UI at /api/docs, served from the package's own files. No token needed.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { Model } from '../engine/model.ts';
+import { openapiComponents, openapiTags, SECURITY_SCHEME } from '../engine/openapi.ts';
+import { negotiateType, type Formats } from '../formats/negotiate.ts';
+
+const DESCRIPTION = `Every resource of the installation, generated from its descriptors.
+
+Authenticate with the \`X-API-TOKEN\` header (Authorize above). Responses follow \`Accept\`:
+\`application/ld+json\` (JSON-LD/Hydra, the default), \`application/json\`, \`application/hal+json\`,
+\`application/vnd.api+json\` (JSON:API; also \`page[page]\`, \`page[itemsPerPage]\`, \`filter[...]\` and
+\`sort=a,-b\`) and \`application/xml\` (or \`text/xml\`). Errors are \`application/problem+json\`.
+Money is an integer in the currency's smallest unit.`;
+
+/** Registers the documentation; call before the routes are added, so that they are collected. */
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export async function installDocs(app: FastifyInstance, o: { model: Model; formats: Formats }): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Invoicing API', version: VERSION, description: DESCRIPTION },
+      servers: [{ url: '/', description: 'This installation' }],
+      components: {
+        securitySchemes: { [SECURITY_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-API-TOKEN', description: 'An API token (inv_…) created in the profile or with token:create.' } },
+        schemas: openapiComponents(o.model, o.formats) as never,
+      },
+      security: [{ [SECURITY_SCHEME]: [] }],
+      tags: openapiTags(o.model),
+    },
+    // Routes document themselves in config.openapi; routes with no description at all are left out.
+    transform: ({ schema, url, route }) => {
+      const doc = (route.config as { openapi?: unknown } | undefined)?.openapi;
+      if (doc) return { schema: doc as never, url };
+      if (!schema || Object.keys(schema).length === 0) return { schema: { hide: true } as never, url };
+      return { schema, url };
+    },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/api/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true, persistAuthorization: false, displayOperationId: false },
+    staticCSP: true,
+  });
+  const types = ['application/json', 'application/vnd.oai.openapi+json'];
+  app.get('/api/docs.json', { schema: { hide: true } }, async (req, reply) => {
+    const type = negotiateType(req.headers.accept, types);
+    return reply.type(`${type}; charset=utf-8`).send(JSON.stringify(app.swagger()));
+  });
+}

@@ -1,0 +1,180 @@
+// The OpenAPI 3.1 document at /api/docs.json: valid (swagger-parser), complete (every operation,
+// filter, order, format and the X-API-TOKEN scheme, derived from the model), and true: real
+// responses in each JSON format validate against the schemas it documents.
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { model } from '../server/model.ts';
+import { call, client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
+
+type Obj = Record<string, any>;
+let t: TestServer;
+let api: Client;
+let doc: Obj;
+const iris: Record<string, string> = {};
+
+const METHODS = { list: ['get', ''], create: ['post', ''], read: ['get', '/{id}'], update: ['patch', '/{id}'], replace: ['put', '/{id}'], delete: ['delete', '/{id}'] } as const;
+const RESPONSE_TYPES = ['application/ld+json', 'application/json', 'application/hal+json', 'application/vnd.api+json', 'application/xml', 'text/xml'];
+
+beforeAll(async () => {
+  t = await startTestServer();
+  api = client(t, await tokenFor(t, { email: 'docs@a.test', company: 'Docs' }));
+  const res = await call(t, 'GET', '/api/docs.json');
+  expect(res.status).toBe(200);
+  doc = res.body;
+  const made = async (path: string, body: unknown) => {
+    const r = await api.post(path, body);
+    if (r.status !== 201) throw new Error(`${path}: ${r.status} ${r.text}`);
+    return r.body['@id'] as string;
+  };
+  iris.Client = await made('/api/clients', { name: 'Doc', website: 'https://doc.test' });
+  iris.Tax = await made('/api/taxes', { name: 'VAT', rate: 20 });
+  iris.Contact = await made('/api/contacts', { client: iris.Client, firstName: 'A', email: 'a@doc.test' });
+  iris.Address = await made('/api/addresses', { client: iris.Client, country: 'FR' });
+  iris.Invoice = await made('/api/invoices', { client: iris.Client, lines: [{ description: 'L', qty: 1.5, price: 100, tax: iris.Tax }] });
+  iris.Quote = await made('/api/quotes', { client: iris.Client, lines: [{ description: 'Q', price: 100 }] });
+  iris.RecurringInvoice = await made('/api/recurring-invoices', { client: iris.Client, frequency: 'daily', startDate: '2026-03-01', lines: [{ description: 'R', price: 5, tax: iris.Tax }] });
+  const payable = await made('/api/invoices', { client: iris.Client, lines: [{ description: 'P', price: 1000 }] });
+  expect((await api.patch(payable, { status: 'pending' })).status).toBe(200);
+  iris.Payment = await made('/api/payments', { invoice: payable, amount: 10 });
+});
+afterAll(() => t.close());
+
+describe('the OpenAPI document', () => {
+  it('is served without a token, negotiated, and valid OpenAPI 3.1', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
+    const oai = await call(t, 'GET', '/api/docs.json', { accept: 'application/vnd.oai.openapi+json' });
+    expect(oai.headers.get('content-type')).toBe('application/vnd.oai.openapi+json; charset=utf-8');
+    const refused = await call(t, 'GET', '/api/docs.json', { accept: 'text/csv' });
+    expect(refused.status).toBe(406);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+
+  it('declares the X-API-TOKEN scheme, required everywhere but on the public routes', () => {
+    expect(doc.components.securitySchemes.apiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-TOKEN' }));
+    expect(doc.security).toEqual([{ apiKey: [] }]);
+    expect(doc.paths['/api'].get.security).toEqual([]);
+    expect(doc.paths['/api/contexts/{name}'].get.security).toEqual([]);
+    expect(doc.paths['/api/clients'].get.security).toBeUndefined();
+  });
+
+  it('has every REST operation of the model, and no other method on its paths', () => {
+    for (const r of model.resources) {
+      if (!r.rest.size) {
+        expect(doc.paths[r.iri]).toBeUndefined();
+        continue;
+      }
+      for (const [op, [method, suffix]] of Object.entries(METHODS)) {
+        const o = doc.paths[`${r.iri}${suffix}`]?.[method];
+        if (!r.rest.has(op as never)) {
+          expect(o, `${r.name} ${op} is not offered`).toBeUndefined();
+          continue;
+        }
+        expect(o, `${r.name} ${op}`).toBeDefined();
+        expect(o.tags).toEqual([r.name]);
+        expect(o.operationId).toMatch(/^api_[a-z_]+_(get_collection|post|id_get|id_patch|id_put|id_delete)$/);
+        expect(o.summary).toContain(r.name);
+        expect(o.description).toContain(r.description);
+        if (suffix) expect(o.parameters.find((p: Obj) => p.in === 'path')).toMatchObject({ name: 'id', required: true });
+        if (method === 'get') for (const type of RESPONSE_TYPES) expect(o.responses['200'].content, `${r.name} ${op} ${type}`).toHaveProperty([type]);
+        if (method !== 'get') expect(o.responses[method === 'delete' ? '204' : method === 'post' ? '201' : '200']).toBeDefined();
+        if (method === 'post' || method === 'put') expect(Object.keys(o.requestBody.content).sort()).toEqual(['application/json', 'application/ld+json', 'application/vnd.api+json']);
+        if (method === 'patch') expect(Object.keys(o.requestBody.content).sort()).toEqual(['application/json', 'application/merge-patch+json', 'application/vnd.api+json']);
+        if (method !== 'delete' && method !== 'get') expect(o.responses['422'].content['application/problem+json'].schema.$ref).toBe('#/components/schemas/ConstraintViolation');
+        expect(o.responses['401'].content['application/problem+json'].schema.$ref).toBe('#/components/schemas/Error');
+      }
+    }
+    const operations = Object.values(doc.paths).flatMap((p: any) => Object.keys(p));
+    expect(operations.length).toBe(model.resources.reduce((n, r) => n + r.rest.size, 0) + 2); // + entrypoint and contexts
+  });
+
+  it('documents every filter, order and page parameter of each collection', () => {
+    for (const r of model.resources.filter((x) => x.rest.has('list'))) {
+      const names = doc.paths[r.iri].get.parameters.map((p: Obj) => p.name);
+      expect(names).toEqual(expect.arrayContaining(['page', 'itemsPerPage', 'sort', ...r.orders.map((o) => `order[${o}]`)]));
+      for (const f of r.filters) {
+        if (f.filter === 'date') expect(names).toEqual(expect.arrayContaining([`${f.name}[before]`, `${f.name}[after]`, `${f.name}[strictly_before]`, `${f.name}[strictly_after]`]));
+        else expect(names).toEqual(expect.arrayContaining([f.name, `${f.name}[]`]));
+      }
+    }
+    const ipp = doc.paths['/api/invoices'].get.parameters.find((p: Obj) => p.name === 'itemsPerPage');
+    expect(ipp.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 30 });
+    const status = doc.paths['/api/invoices'].get.parameters.find((p: Obj) => p.name === 'status');
+    expect(status.schema.enum).toEqual(['draft', 'pending', 'overdue', 'paid', 'cancelled']);
+  });
+
+  it('describes the write bodies from the model: required fields, read-only fields left out', () => {
+    const write = doc.components.schemas['Client-write'];
+    expect(write.required).toEqual(['name']);
+    expect(Object.keys(write.properties)).not.toContain('contacts');
+    const inv = doc.components.schemas['Invoice-write'];
+    expect(inv.required).toEqual(['client']);
+    expect(inv.properties).not.toHaveProperty('total');
+    expect(inv.properties.lines.items.$ref).toBe('#/components/schemas/InvoiceLine-nested-write');
+    expect(doc.components.schemas['InvoiceLine-nested-write'].properties).not.toHaveProperty('invoice');
+    expect(Object.keys(doc.components.schemas['Payment-update'].properties).sort()).toEqual(['method', 'notes', 'reference']);
+    expect(doc.components.schemas.Invoice.properties.total).toMatchObject({ type: ['integer', 'null'], readOnly: true });
+  });
+});
+
+describe('real responses match the documented schemas', () => {
+  let ajv: Ajv2020;
+  let deref: Obj;
+  beforeAll(async () => {
+    deref = (await SwaggerParser.dereference(structuredClone(doc) as never)) as Obj;
+    ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addFormat('iri-reference', /^\/api(\/|$)|^https?:\/\//);
+  });
+
+  const check = (schema: Obj, body: unknown, what: string) => {
+    const validate = ajv.compile(schema);
+    expect(validate(body), `${what}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  };
+
+  it.each(['Client', 'Contact', 'Address', 'Tax', 'Invoice', 'Quote', 'RecurringInvoice', 'Payment'])('%s items and collections in each JSON format', async (type) => {
+    const r = model.get(type);
+    for (const accept of ['application/ld+json', 'application/json', 'application/hal+json', 'application/vnd.api+json']) {
+      const item = await api.get(iris[type]!, { accept });
+      check(deref.paths[`${r.iri}/{id}`].get.responses['200'].content[accept].schema, item.body, `${type} ${accept} item`);
+      const list = await api.get(r.iri, { accept });
+      check(deref.paths[r.iri].get.responses['200'].content[accept].schema, list.body, `${type} ${accept} collection`);
+    }
+    const problem = await api.get(`${r.iri}/0190a0a0-0000-7000-8000-000000000000`);
+    check(deref.paths[`${r.iri}/{id}`].get.responses['404'].content['application/problem+json'].schema, problem.body, `${type} 404`);
+  });
+
+  it('a 422 matches ConstraintViolation and a documented JSON:API write body is accepted', async () => {
+    const bad = await api.post('/api/clients', { name: '' });
+    check(deref.components.schemas.ConstraintViolation, bad.body, '422');
+    const body = { data: { type: 'Tax', attributes: { name: 'Doc tax', rate: 5.5, _type: 'inclusive' } } };
+    check(deref.paths['/api/taxes'].post.requestBody.content['application/vnd.api+json'].schema, body, 'JSON:API body');
+    const created = await api.post('/api/taxes', body, { contentType: 'application/vnd.api+json', accept: 'application/json' });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ name: 'Doc tax', rate: 5.5, type: 'inclusive' });
+  });
+});
+
+describe('Swagger UI', () => {
+  it('is served at /api/docs without a token, from local files only', async () => {
+    const page = await fetch(`${t.url}/api/docs`, { redirect: 'follow' });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(2);
+    for (const ref of refs) {
+      expect(ref, 'no external asset').not.toMatch(/^(https?:)?\/\//);
+      const asset = await fetch(new URL(ref, page.url));
+      expect(asset.status, ref).toBe(200);
+      expect((await asset.arrayBuffer()).byteLength, ref).toBeGreaterThan(0); // read it all: an unread body keeps the connection busy
+    }
+    const init = await fetch(`${t.url}/api/docs/static/swagger-initializer.js`);
+    expect(init.status).toBe(200);
+    const js = await init.text();
+    expect(js).toContain('validatorUrl: null'); // no badge fetched from the public validator
+    expect(js).toContain("url: resolveUrl('./json')"); // the document comes from this server
+  });
+});

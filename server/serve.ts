@@ -9,6 +9,7 @@ import { adminSocketPath } from './lock.ts';
 import { startAdminSocket } from './admin-socket.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db.ts';
+import type { Clock } from './rate-limit.ts';
 import { settings, users } from './schema.ts';
 
 export interface Running {
@@ -29,11 +30,11 @@ async function ensureAppSecret(database: Database, configured: string | undefine
   return stored!.value;
 }
 
-export async function startServer(config: Config, opts: { database?: Database; adminSocket?: boolean } = {}): Promise<Running> {
+export async function startServer(config: Config, opts: { database?: Database; adminSocket?: boolean; clock?: Clock } = {}): Promise<Running> {
   const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   await database.migrate();
   await ensureAppSecret(database, config.appSecret);
-  const { fastify } = await buildApp({ config, database });
+  const { fastify } = await buildApp({ config, database, clock: opts.clock });
   await fastify.listen({ port: config.port, host: config.host });
   const address = fastify.server.address();
   const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : `http://${config.host}:${config.port}`;

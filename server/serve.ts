@@ -55,7 +55,14 @@ export async function startServer(config: Config, opts: { database?: Database; a
     stop() {
       stopping ??= (async () => {
         admin?.close();
-        await fastify.close();
+        // Keep-alive connections that finish their request after close() began would stay open
+        // for fastify's keepAliveTimeout (72 s): close each one as soon as it is idle.
+        const sweep = setInterval(() => fastify.server.closeIdleConnections(), 50);
+        try {
+          await fastify.close();
+        } finally {
+          clearInterval(sweep);
+        }
         if (!opts.database) await database.close();
       })();
       return stopping;

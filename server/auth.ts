@@ -57,12 +57,13 @@ export function installAuth(app: FastifyInstance, gate: Gatekeeper, opts: { isPu
     reply.headers(rateLimitHeaders(verdict));
     req.principal = principal;
     if (principal) req.admittedAt = at;
+    const graphql = path === '/api/graphql';
     if (!verdict.allowed) {
       const p = problem(tooManyRequests(verdict));
-      return reply.code(429).headers(p.headers).send(JSON.stringify(p.body));
+      const body = graphql ? { ...p.body, errors: [{ message: p.body.detail, extensions: { status: 429 } }] } : p.body;
+      return reply.code(429).headers(p.headers).send(JSON.stringify(body));
     }
     if (isPublicApiPath(path) || opts.isPublic?.(req, path)) return;
-    const graphql = path === '/api/graphql';
     if (!value) return unauthorized(reply, 'No API token provided', graphql);
     if (!principal) return unauthorized(reply, 'Invalid API token', graphql);
   });

@@ -105,7 +105,7 @@ describe('on PostgreSQL', () => {
     try {
       const token = await tokenFor(t, { email: 'away@a.test', company: 'A', name: 'away' });
       expect((await call(t, 'GET', '/api', { token })).status).toBe(200);
-      await expect.poll(async () => (await stored(db.database.db, 'away')).rows, { interval: 50 }).toBe(1);
+      await expect.poll(async () => (await stored(db.database.db, 'away')).rows, { timeout: 5000, interval: 50 }).toBe(1);
 
       await admin.unsafe(`alter database ${name} allow_connections false`);
       await admin.unsafe(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`);

@@ -102,6 +102,7 @@ describe('a small limit', () => {
     // The GraphQL endpoint is under the same limit.
     const gql = await call(t, 'POST', '/api/graphql', { headers: ip(9), body: { query: '{ __typename }' }, contentType: 'application/json' });
     expect(gql.status).toBe(429);
+    expect(gql.body.errors[0].extensions.status).toBe(429);
     // The valid token's own window is separate from its address's.
     now = T0 + 10_000;
     expect((await call(t, 'GET', '/api/clients', { token, headers: ip(9) })).status).toBe(200);

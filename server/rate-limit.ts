@@ -120,11 +120,11 @@ export class MemoryStore implements RateLimitStore {
 
 // KEYS[1]: the key's ZSET of accepted request times; KEYS[2]: the revocation epoch.
 // ARGV: now (ms), window (ms), max, a unique member, the caller's epoch tag ('' for none).
-// A caller whose cached principal predates the last revocation gets {-1, …}: nothing is
+// A caller whose cached principal was read under another epoch gets {-1, …}: nothing is
 // counted, it re-reads the token from the database and asks again.
 const SCRIPT = `
 local epoch = tonumber(redis.call('GET', KEYS[2]) or '0')
-if ARGV[5] ~= '' and tonumber(ARGV[5]) < epoch then return {-1, 0, '0', epoch} end
+if ARGV[5] ~= '' and tonumber(ARGV[5]) ~= epoch then return {-1, 0, '0', epoch} end
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local max = tonumber(ARGV[3])

@@ -6,7 +6,8 @@
 // - with Redis, a revocation increments an epoch in Redis; every cached entry carries the epoch
 //   known when it was read from the database, and the rate limiter's script (the one Redis round
 //   trip each request makes anyway) answers "stale" for an entry older than the current epoch;
-//   the instance then empties its cache and reads the token again;
+//   the instance then empties its cache and reads the token again (an epoch that went back,
+//   Redis having lost its data, counts as a change too);
 // - several instances on one PostgreSQL without Redis have no shared signal: the cache is off
 //   there (every request reads the token, one indexed query). See `cacheMode` in config.ts.
 import type { Db, Principal } from '../engine/context.ts';
@@ -32,6 +33,8 @@ export class TokenCache {
   private readonly entries = new Map<string, Entry>();
   /** The highest revocation epoch this instance has seen. */
   private epoch = 0;
+  /** Revocations made through this instance so far. */
+  private generation = 0;
 
   constructor(
     private readonly db: Db,
@@ -50,26 +53,28 @@ export class TokenCache {
       const hit = this.entries.get(hash);
       if (hit) {
         this.entries.delete(hash);
-        if (hit.expires > Date.now() && hit.epoch >= this.epoch) {
+        if (hit.expires > Date.now() && hit.epoch === this.epoch) {
           this.entries.set(hash, hit);
           return hit;
         }
       }
     }
     const epoch = this.epoch;
+    const generation = this.generation;
     const principal = await lookupTokenHash(this.db, hash);
     if (!principal) return null;
     const resolved: Resolved = { principal, epoch };
-    if (this.enabled && !opts.bypass) {
+    // A revocation on this instance while we were reading: what we read may predate it.
+    if (this.enabled && !opts.bypass && generation === this.generation) {
       if (this.entries.size >= this.o.maxEntries) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(hash, { ...resolved, expires: Date.now() + this.o.ttlMs });
     }
     return resolved;
   }
 
-  /** Learns the shared revocation epoch; a newer one empties the cache. */
+  /** Learns the shared revocation epoch; any change (a revocation, or Redis lost its data) empties the cache. */
   observe(epoch: number): void {
-    if (epoch > this.epoch) {
+    if (epoch !== this.epoch) {
       this.epoch = epoch;
       this.entries.clear();
     }
@@ -77,6 +82,7 @@ export class TokenCache {
 
   /** Drops a token's entry (its revocation on this instance). */
   forget(tokenId: string): void {
+    this.generation++;
     for (const [hash, e] of this.entries) if (e.principal.tokenId === tokenId) this.entries.delete(hash);
   }
 

@@ -8,14 +8,18 @@ import { contextDoc } from '../engine/openapi.ts';
 import { contextDocument } from '../formats/jsonld.ts';
 import { defaultFormats, negotiateType } from '../formats/negotiate.ts';
 import { ApiError } from '../engine/errors.ts';
-import { databaseAuthenticator, installAuth, principalOf, type Authenticator } from './auth.ts';
+import { installAuth, principalOf } from './auth.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db.ts';
 import { installErrorHandling, toApiError } from './errors.ts';
+import { Gate } from './gate.ts';
+import { HistoryRecorder, installHistory } from './history.ts';
 import { problem } from '../formats/problem.ts';
 import { registerGraphiql, wantsGraphiql } from './graphiql.ts';
 import { installDocs } from './docs.ts';
 import { model, tables } from './model.ts';
+import type { Clock } from './rate-limit.ts';
+import { registerTokenApi } from './token-api.ts';
 
 const GRAPHQL_PATH = '/api/graphql';
 
@@ -23,11 +27,15 @@ export interface AppOptions {
   config: Config;
   database: Database;
   logger?: FastifyServerOptions['logger'];
+  /** The rate limiter's and request history's clock (tests inject one). */
+  clock?: Clock;
 }
 
 export interface App {
   fastify: FastifyInstance;
   engine: Engine;
+  gate: Gate;
+  history: HistoryRecorder;
 }
 
 /** Log options: token values never reach a log line. */
@@ -60,9 +68,15 @@ export async function buildApp(o: AppOptions): Promise<App> {
   app.addContentTypeParser(['application/ld+json', 'application/merge-patch+json', 'application/vnd.api+json'], { parseAs: 'string' }, jsonParser);
 
   installErrorHandling(app);
-  const authenticator: Authenticator = databaseAuthenticator(o.database.db);
+  // /api requests: token → principal (cached), rate limit, then the handler; the response of
+  // every request that passed token authentication goes to the request history.
+  const gate = new Gate({ db: o.database.db, config: o.config, kind: o.database.kind, log: app.log, clock: o.clock });
+  await gate.start();
+  app.addHook('onClose', () => gate.close());
   // GraphiQL, the page a browser gets at /api/graphql, needs no token; its queries do.
-  installAuth(app, authenticator, { isPublic: (req, path) => path === GRAPHQL_PATH && wantsGraphiql(req) });
+  installAuth(app, gate, { isPublic: (req, path) => path === GRAPHQL_PATH && wantsGraphiql(req) });
+  const history = new HistoryRecorder(o.database.db, app.log, { asyncCommit: o.database.kind === 'postgres' });
+  installHistory(app, history);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
@@ -92,5 +106,6 @@ export async function buildApp(o: AppOptions): Promise<App> {
   const schema = buildGraphqlSchema(model, engine);
   const graphiql = registerGraphiql(app, { schema, endpoint: GRAPHQL_PATH });
   await registerGraphql(app, { engine, schema, principal: principalOf, toApiError, path: GRAPHQL_PATH, ide: graphiql });
-  return { fastify: app, engine };
+  registerTokenApi(app, { db: o.database.db, formats, principal: principalOf, history, revoked: (id) => gate.revoked(id), clock: gate.clock });
+  return { fastify: app, engine, gate, history };
 }

@@ -5,6 +5,10 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
+  /** Prefix of every Redis key (several deployments, or tests, can share one Redis). */
+  redisPrefix: string;
+  /** Per-instance token cache: auto = on with PGlite or Redis, off on PostgreSQL without Redis. */
+  tokenCache: 'auto' | 'on' | 'off';
   appSecret: string | undefined;
   logLevel: string;
   trustProxy: boolean | string;
@@ -26,6 +30,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR ?? './data',
     redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.REDIS_KEY_PREFIX ?? 'invoicing:',
+    tokenCache: env.TOKEN_CACHE === 'on' || env.TOKEN_CACHE === 'off' ? env.TOKEN_CACHE : 'auto',
     appSecret: env.APP_SECRET || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: trustProxy(env.TRUST_PROXY),

@@ -10,6 +10,7 @@ import { startAdminSocket } from './admin-socket.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db.ts';
 import { startScheduler } from './scheduler.ts';
+import type { Clock } from './rate-limit.ts';
 import { settings, users } from './schema.ts';
 
 export interface Running {
@@ -30,11 +31,11 @@ async function ensureAppSecret(database: Database, configured: string | undefine
   return stored!.value;
 }
 
-export async function startServer(config: Config, opts: { database?: Database; adminSocket?: boolean } = {}): Promise<Running> {
+export async function startServer(config: Config, opts: { database?: Database; adminSocket?: boolean; clock?: Clock } = {}): Promise<Running> {
   const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   await database.migrate();
   await ensureAppSecret(database, config.appSecret);
-  const { fastify, engine } = await buildApp({ config, database });
+  const { fastify, engine } = await buildApp({ config, database, clock: opts.clock });
   await fastify.listen({ port: config.port, host: config.host });
   const address = fastify.server.address();
   const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : `http://${config.host}:${config.port}`;
@@ -56,7 +57,14 @@ export async function startServer(config: Config, opts: { database?: Database; a
     stop() {
       stopping ??= (async () => {
         admin?.close();
-        await fastify.close();
+        // Keep-alive connections that finish their request after close() began would stay open
+        // for fastify's keepAliveTimeout (72 s): close each one as soon as it is idle.
+        const sweep = setInterval(() => fastify.server.closeIdleConnections(), 50);
+        try {
+          await fastify.close();
+        } finally {
+          clearInterval(sweep);
+        }
         await scheduler?.stop();
         if (!opts.database) await database.close();
       })();

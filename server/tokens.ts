@@ -18,12 +18,17 @@ export function hashToken(value: string): string {
 /** Resolves a token value to its principal, or null when unknown or revoked. */
 export async function lookupToken(db: Db, value: string): Promise<Principal | null> {
   if (!value.startsWith(TOKEN_PREFIX) || value.length > 200) return null;
+  return lookupTokenHash(db, hashToken(value));
+}
+
+/** Resolves a token hash to its principal, or null when unknown or revoked. */
+export async function lookupTokenHash(db: Db, hash: string): Promise<Principal | null> {
   const [row] = await db
     .select({ tokenId: apiTokens.id, userId: apiTokens.userId, companyId: apiTokens.companyId, role: memberships.role, currency: companies.currency })
     .from(apiTokens)
     .innerJoin(memberships, and(eq(memberships.userId, apiTokens.userId), eq(memberships.companyId, apiTokens.companyId)))
     .innerJoin(companies, eq(companies.id, apiTokens.companyId))
-    .where(eq(apiTokens.tokenHash, hashToken(value)));
+    .where(eq(apiTokens.tokenHash, hash));
   if (!row) return null;
   return { userId: row.userId, tokenId: row.tokenId, role: row.role as Role, company: { id: row.companyId, currency: row.currency } };
 }

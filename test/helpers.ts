@@ -13,9 +13,9 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database for one test file. */
-export async function freshDatabase(): Promise<TestDatabase> {
-  const admin = process.env.DATABASE_URL;
+/** A fresh, migrated database for one test file (on the PostgreSQL server at `adminUrl` when given). */
+export async function freshDatabase(adminUrl?: string): Promise<TestDatabase> {
+  const admin = adminUrl ?? process.env.DATABASE_URL;
   if (!admin) {
     const database = await openDatabase({ dataDir: 'memory://' });
     await database.migrate();
@@ -48,10 +48,14 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const db = await freshDatabase();
+/**
+ * A real server on a fresh database. `o.db` shares an existing database instead (the caller
+ * drops it); `o.clock` is the rate limiter's and request history's clock.
+ */
+export async function startTestServer(env: Record<string, string> = {}, o: { db?: TestDatabase; clock?: () => number } = {}): Promise<TestServer> {
+  const db = o.db ?? (await freshDatabase());
   const config = { ...loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', SCHEDULER: 'off', ...env }), port: 0, databaseUrl: db.url };
-  const running = await startServer(config, { database: db.database });
+  const running = await startServer(config, { database: db.database, ...(o.clock ? { clock: o.clock } : {}) });
   return {
     url: running.url,
     running,
@@ -59,7 +63,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     config,
     async close() {
       await running.stop();
-      await db.drop();
+      if (!o.db) await db.drop();
     },
   };
 }

@@ -1,0 +1,166 @@
+// The gate every rate-limited /api request passes: who is calling (token → principal, cached)
+// and whether the window has room (keyed by token when valid, else by client IP).
+//
+// Without Redis: the in-memory store, and the token cache invalidated directly on revocation.
+// With Redis: the shared store; its one round trip also carries the revocation epoch (see
+// token-cache.ts). When Redis fails, requests are neither refused nor failed: the instance
+// limits with its own memory store and reads tokens from the database (no cache) until Redis
+// answers again.
+import { Redis } from 'ioredis';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db, Principal } from '../engine/context.ts';
+import type { Config } from './config.ts';
+import { MemoryStore, RedisStore, type Clock, type Verdict } from './rate-limit.ts';
+import { TokenCache, type Resolved } from './token-cache.ts';
+
+export interface Admission {
+  principal: Principal | null;
+  verdict: Verdict;
+  /** When the request was admitted (the gate's clock, ms). */
+  at: number;
+}
+
+export interface GateOptions {
+  db: Db;
+  config: Pick<Config, 'rateLimit' | 'redisUrl' | 'redisPrefix' | 'tokenCache'>;
+  kind: 'pglite' | 'postgres';
+  log: FastifyBaseLogger;
+  clock?: Clock;
+}
+
+const keyOf = (principal: Principal | null, ip: string) => (principal ? `t:${principal.tokenId}` : `ip:${ip}`);
+
+export class Gate {
+  readonly tokens: TokenCache;
+  readonly clock: Clock;
+  private readonly memory: MemoryStore;
+  private readonly redis: Redis | undefined;
+  private readonly shared: RedisStore | undefined;
+  /** Redis is failing: limit locally and do not trust (or fill) the token cache. */
+  private degraded = false;
+  private lastWarning = 0;
+  private pendingEpochBumps = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly o: GateOptions) {
+    this.clock = o.clock ?? Date.now;
+    this.memory = new MemoryStore(o.config.rateLimit);
+    if (o.config.redisUrl) {
+      this.redis = new Redis(o.config.redisUrl, {
+        lazyConnect: true,
+        // Fail fast while disconnected, so a request never waits on Redis coming back.
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        commandTimeout: 1000,
+        retryStrategy: (n) => Math.min(100 * n, 2000),
+      });
+      this.redis.on('error', (err) => this.warn(err, 'Redis error'));
+      this.shared = new RedisStore(this.redis, o.config.rateLimit, o.config.redisPrefix);
+    }
+    // Cache tokens when every revocation can reach every instance (see token-cache.ts).
+    const mode = o.config.tokenCache;
+    const cache = mode === 'on' || (mode === 'auto' && (o.kind === 'pglite' || Boolean(this.redis)));
+    this.tokens = new TokenCache(o.db, { ttlMs: cache ? 30_000 : 0, maxEntries: 10_000 });
+  }
+
+  async start(): Promise<void> {
+    if (!this.redis) return;
+    try {
+      await this.redis.connect();
+    } catch (err) {
+      this.degrade(err);
+    }
+  }
+
+  private warn(err: unknown, msg: string): void {
+    const now = Date.now();
+    if (now - this.lastWarning < 10_000) return;
+    this.lastWarning = now;
+    this.o.log.warn({ err }, `${msg}: rate limits are per instance and tokens are read from the database until Redis answers again`);
+  }
+
+  private degrade(err: unknown): void {
+    if (!this.degraded) this.tokens.clear();
+    this.degraded = true;
+    this.warn(err, 'Redis unavailable');
+  }
+
+  async admit(value: string | undefined, ip: string): Promise<Admission> {
+    const at = this.clock();
+    if (!this.shared) {
+      const r = value ? await this.tokens.resolve(value) : null;
+      const principal = r?.principal ?? null;
+      return { principal, verdict: this.memory.hitSync(keyOf(principal, ip), at), at };
+    }
+    let r: Resolved | null = value ? await this.tokens.resolve(value, { bypass: this.degraded }) : null;
+    for (let attempt = 0; ; attempt++) {
+      const principal = r?.principal ?? null;
+      // The third attempt sends no tag: a principal read twice in a row during revocations is
+      // as fresh as the database can say.
+      const tag = r && !this.degraded && attempt < 2 ? r.epoch : undefined;
+      let answer;
+      try {
+        answer = await this.shared.hit(keyOf(principal, ip), at, tag);
+      } catch (err) {
+        this.degrade(err);
+        const fresh = value ? await this.tokens.resolve(value, { bypass: true }) : null;
+        const p = fresh?.principal ?? null;
+        return { principal: p, verdict: this.memory.hitSync(keyOf(p, ip), at), at };
+      }
+      this.tokens.observe(answer.epoch);
+      if (!answer.stale) {
+        if (this.degraded) this.recover();
+        return { principal, verdict: answer, at };
+      }
+      // The principal was read before the latest revocation: read the token again.
+      r = await this.tokens.resolve(value!);
+    }
+  }
+
+  private recover(): void {
+    this.degraded = false;
+    this.o.log.info('Redis answers again: shared rate limits and the token cache are back');
+  }
+
+  /** A token was deleted: forget it here, and tell every instance through the Redis epoch. */
+  async revoked(tokenId: string): Promise<void> {
+    this.tokens.forget(tokenId);
+    if (!this.redis) return;
+    this.pendingEpochBumps++;
+    await this.bumpEpoch();
+  }
+
+  private async bumpEpoch(): Promise<void> {
+    if (!this.redis || !this.shared || this.pendingEpochBumps === 0) return;
+    try {
+      const epoch = await this.redis.incr(this.shared.epochKey);
+      this.pendingEpochBumps = 0;
+      this.tokens.observe(epoch);
+    } catch (err) {
+      // Other instances read tokens from the database while they cannot reach Redis either;
+      // keep trying so that those that can learn of the revocation as soon as possible.
+      this.warn(err, 'Could not publish a token revocation to Redis');
+      if (!this.closed && !this.retryTimer) {
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = undefined;
+          void this.bumpEpoch();
+        }, 500);
+        this.retryTimer.unref();
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.pendingEpochBumps) await this.bumpEpoch();
+    if (this.redis) {
+      try {
+        await this.redis.quit();
+      } catch {
+        this.redis.disconnect();
+      }
+    }
+  }
+}

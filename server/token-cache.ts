@@ -1,0 +1,96 @@
+// Per-instance token cache: sha256(token) → principal, LRU with a TTL, so the hot path does not
+// read the database for every request.
+//
+// A revocation must still take effect on the very next request everywhere:
+// - on this instance, the revoking request drops the entry directly;
+// - with Redis, a revocation increments an epoch in Redis; every cached entry carries the epoch
+//   known when it was read from the database, and the rate limiter's script (the one Redis round
+//   trip each request makes anyway) answers "stale" for an entry older than the current epoch;
+//   the instance then empties its cache and reads the token again (an epoch that went back,
+//   Redis having lost its data, counts as a change too);
+// - several instances on one PostgreSQL without Redis have no shared signal: the cache is off
+//   there (every request reads the token, one indexed query). See `cacheMode` in config.ts.
+import type { Db, Principal } from '../engine/context.ts';
+import { hashToken, lookupTokenHash, TOKEN_PREFIX } from './tokens.ts';
+
+export interface Resolved {
+  principal: Principal;
+  /** Revocation epoch known when the principal was read from the database. */
+  epoch: number;
+}
+
+interface Entry extends Resolved {
+  expires: number;
+}
+
+export interface TokenCacheOptions {
+  /** 0 disables caching. */
+  ttlMs: number;
+  maxEntries: number;
+}
+
+export class TokenCache {
+  private readonly entries = new Map<string, Entry>();
+  /** The highest revocation epoch this instance has seen. */
+  private epoch = 0;
+  /** Revocations made through this instance so far. */
+  private generation = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly o: TokenCacheOptions,
+  ) {}
+
+  get enabled(): boolean {
+    return this.o.ttlMs > 0;
+  }
+
+  /** The principal of a token value, from the cache when fresh, else from the database. */
+  async resolve(value: string, opts: { bypass?: boolean } = {}): Promise<Resolved | null> {
+    if (!value.startsWith(TOKEN_PREFIX) || value.length > 200) return null;
+    const hash = hashToken(value);
+    if (this.enabled && !opts.bypass) {
+      const hit = this.entries.get(hash);
+      if (hit) {
+        this.entries.delete(hash);
+        if (hit.expires > Date.now() && hit.epoch === this.epoch) {
+          this.entries.set(hash, hit);
+          return hit;
+        }
+      }
+    }
+    const epoch = this.epoch;
+    const generation = this.generation;
+    const principal = await lookupTokenHash(this.db, hash);
+    if (!principal) return null;
+    const resolved: Resolved = { principal, epoch };
+    // A revocation on this instance while we were reading: what we read may predate it.
+    if (this.enabled && !opts.bypass && generation === this.generation) {
+      if (this.entries.size >= this.o.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(hash, { ...resolved, expires: Date.now() + this.o.ttlMs });
+    }
+    return resolved;
+  }
+
+  /** Learns the shared revocation epoch; any change (a revocation, or Redis lost its data) empties the cache. */
+  observe(epoch: number): void {
+    if (epoch !== this.epoch) {
+      this.epoch = epoch;
+      this.entries.clear();
+    }
+  }
+
+  /** Drops a token's entry (its revocation on this instance). */
+  forget(tokenId: string): void {
+    this.generation++;
+    for (const [hash, e] of this.entries) if (e.principal.tokenId === tokenId) this.entries.delete(hash);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

@@ -1,0 +1,240 @@
+// Several instances on one PostgreSQL: the rate limit shared through Redis, and a revocation
+// through one instance refused by the others on their very next request — with Redis (cached
+// tokens, revocation epoch) and without it (no token cache).
+import { randomBytes } from 'node:crypto';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../server/db.ts';
+import { call, client, freshDatabase, startTestServer, tokenFor, type TestDatabase, type TestServer } from './helpers.ts';
+
+const PG = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = 'redis://127.0.0.1:6379';
+const T0 = Date.UTC(2026, 4, 1, 8, 0, 0);
+
+/** Two instances on one database, each with its own connection pool. */
+async function twoInstances(env: Record<string, string>, clock?: () => number) {
+  const db = await freshDatabase(PG);
+  const second = await openDatabase({ databaseUrl: db.url, maxConnections: 5 });
+  const opts = clock ? { clock } : {};
+  const a = await startTestServer(env, { db, ...opts });
+  const b = await startTestServer(env, { db: { database: second, url: db.url, drop: async () => {} }, ...opts });
+  return {
+    a,
+    b,
+    db,
+    async close() {
+      await a.close();
+      await b.close();
+      await second.close();
+      await db.drop();
+    },
+  };
+}
+
+describe('with Redis', () => {
+  const prefix = `test:${randomBytes(6).toString('hex')}:`;
+  const redis = new Redis(REDIS_URL);
+  let now = T0;
+  let pair: Awaited<ReturnType<typeof twoInstances>>;
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    pair = await twoInstances({ REDIS_URL, REDIS_KEY_PREFIX: prefix }, () => now);
+    ({ a, b } = pair);
+  });
+  afterAll(async () => {
+    await pair.close();
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('300 requests in total across both instances, then 429 on both', async () => {
+    const token = await tokenFor(a, { email: 'shared@a.test', company: 'A' });
+    for (let i = 0; i < 300; i++) {
+      now = T0 + i * 10;
+      const r = await call(i % 2 ? b : a, 'GET', '/api', { token });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('x-ratelimit-remaining')).toBe(String(299 - i));
+    }
+    now = T0 + 5000;
+    for (const instance of [a, b]) {
+      const r = await call(instance, 'GET', '/api/clients', { token });
+      expect(r.status).toBe(429);
+      expect(r.headers.get('retry-after')).toBe('55');
+      expect(r.headers.get('x-ratelimit-reset')).toBe(String(Math.ceil((T0 + 60_000) / 1000)));
+    }
+    // The window slides on both: the first request (at T0) leaves at T0 + 60 s.
+    now = T0 + 60_000;
+    expect((await call(b, 'GET', '/api', { token })).status).toBe(200);
+    expect((await call(a, 'GET', '/api', { token })).status).toBe(429);
+    // The state lives in Redis under the configured prefix: one sorted set per key.
+    const keys = await redis.keys(`${prefix}rl:t:*`);
+    expect(keys).toHaveLength(1);
+    expect(await redis.zcard(keys[0]!)).toBe(300);
+  });
+
+  it('a token revoked through one instance is refused by the other on its next request', async () => {
+    now = T0 + 1_000_000;
+    const ownerValue = await tokenFor(a, { email: 'revoker@a.test', company: 'A' });
+    const owner = client(a, ownerValue);
+    for (let round = 0; round < 3; round++) {
+      const created = await owner.post('/api/api-tokens', { name: `doomed ${round}` });
+      const doomed = created.body.token;
+      // Both instances have seen (and cached) the token.
+      for (let i = 0; i < 3; i++) {
+        expect((await call(a, 'GET', '/api/taxes', { token: doomed })).status).toBe(200);
+        expect((await call(b, 'GET', '/api/taxes', { token: doomed })).status).toBe(200);
+      }
+      // Revoke through one instance (alternating), then ask the other one first.
+      const [via, other] = round % 2 ? [b, a] : [a, b];
+      expect((await client(via, ownerValue).delete(created.body['@id'])).status).toBe(204);
+      const refused = await call(other, 'GET', '/api/taxes', { token: doomed });
+      expect(refused.status).toBe(401);
+      expect(refused.body.message).toBe('Invalid API token');
+      expect((await call(via, 'GET', '/api/taxes', { token: doomed })).status).toBe(401);
+      expect((await call(other, 'GET', '/api/taxes', { token: doomed })).status).toBe(401);
+    }
+    // Other tokens keep working on both after a revocation emptied the caches.
+    const still = await tokenFor(a, { email: 'still@a.test', company: 'A' });
+    expect((await call(b, 'GET', '/api/taxes', { token: still })).status).toBe(200);
+    expect((await call(a, 'GET', '/api/taxes', { token: still })).status).toBe(200);
+  });
+
+  it('counts every request of both instances in the history and usage count', async () => {
+    now = T0 + 2_000_000;
+    const token = await tokenFor(a, { email: 'counted@a.test', company: 'A', name: 'counted' });
+    await Promise.all(Array.from({ length: 40 }, (_, i) => call(i % 2 ? a : b, 'GET', '/api/taxes', { token })));
+    // a's reads write a's queue first; b writes within a second.
+    await expect.poll(async () => (await client(a, token).get('/api/api-tokens')).body.member[0].usageCount, { timeout: 5000, interval: 200 }).toBeGreaterThanOrEqual(40);
+    const me = (await client(a, token).get('/api/api-tokens')).body.member[0];
+    const history = await client(a, token).get(`${me['@id']}/history`, { accept: 'application/json' });
+    expect(history.body.filter((e: any) => e.endpoint === '/api/taxes')).toHaveLength(40);
+  });
+});
+
+describe('without Redis (several instances on one PostgreSQL)', () => {
+  let pair: Awaited<ReturnType<typeof twoInstances>>;
+  beforeAll(async () => {
+    pair = await twoInstances({});
+  });
+  afterAll(() => pair.close());
+
+  it('a revocation through one instance is refused by the other on its next request', async () => {
+    const { a, b } = pair;
+    const owner = client(a, await tokenFor(a, { email: 'o@a.test', company: 'A' }));
+    const created = await owner.post('/api/api-tokens', { name: 'doomed' });
+    for (let i = 0; i < 3; i++) expect((await call(b, 'GET', '/api/taxes', { token: created.body.token })).status).toBe(200);
+    expect((await owner.delete(created.body['@id'])).status).toBe(204);
+    expect((await call(b, 'GET', '/api/taxes', { token: created.body.token })).status).toBe(401);
+  });
+
+  it('limits each instance on its own', async () => {
+    const { a, b } = pair;
+    const token = await tokenFor(a, { email: 'l@a.test', company: 'A' });
+    expect((await call(a, 'GET', '/api', { token })).headers.get('x-ratelimit-remaining')).toBe('299');
+    expect((await call(b, 'GET', '/api', { token })).headers.get('x-ratelimit-remaining')).toBe('299');
+  });
+});
+
+describe('when Redis cannot be reached', () => {
+  let t: TestServer;
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await freshDatabase(PG);
+    // Nothing listens on port 1: every Redis command fails at once.
+    t = await startTestServer({ REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_MAX: '5' }, { db });
+  });
+  afterAll(async () => {
+    await t.close();
+    await db.drop();
+  });
+
+  it('still serves, limits per instance and honours revocations', async () => {
+    const owner = client(t, await tokenFor(t, { email: 'r@a.test', company: 'A' }));
+    const created = await owner.post('/api/api-tokens', { name: 'x' });
+    const statuses = [];
+    for (let i = 0; i < 6; i++) statuses.push((await call(t, 'GET', '/api/taxes', { token: created.body.token })).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    expect((await owner.delete(created.body['@id'])).status).toBe(204);
+    expect((await call(t, 'GET', '/api/taxes', { token: created.body.token })).status).toBe(401);
+  });
+});
+
+describe('when Redis goes away and comes back', () => {
+  const prefix = `test:${randomBytes(6).toString('hex')}:`;
+  let proxy: Server;
+  let port = 0;
+  const sockets = new Set<Socket>();
+  let t: TestServer;
+  let db: TestDatabase;
+
+  /** A TCP relay to the real Redis that the test can cut and restore. */
+  function listen(): Promise<void> {
+    proxy = createServer((inbound) => {
+      const outbound = connect(6379, '127.0.0.1');
+      sockets.add(inbound).add(outbound);
+      inbound.pipe(outbound).pipe(inbound);
+      const drop = () => {
+        inbound.destroy();
+        outbound.destroy();
+        sockets.delete(inbound);
+        sockets.delete(outbound);
+      };
+      inbound.on('error', drop).on('close', drop);
+      outbound.on('error', drop).on('close', drop);
+    });
+    return new Promise((resolve) => proxy.listen(port, '127.0.0.1', () => ((port = (proxy.address() as AddressInfo).port), resolve())));
+  }
+  async function cut(): Promise<void> {
+    const closed = new Promise((r) => proxy.close(r));
+    for (const s of sockets) s.destroy();
+    await closed;
+  }
+
+  beforeAll(async () => {
+    await listen();
+    db = await freshDatabase(PG);
+    t = await startTestServer({ REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_MAX: '1000' }, { db });
+  });
+  afterAll(async () => {
+    await t.close();
+    await db.drop();
+    proxy.close();
+    for (const s of sockets) s.destroy();
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('limits per instance meanwhile, and shares the window again once Redis answers', async () => {
+    const token = await tokenFor(t, { email: 'flaky@a.test', company: 'A' });
+    const remaining = async () => {
+      const r = await call(t, 'GET', '/api', { token });
+      expect(r.status).toBe(200);
+      return Number(r.headers.get('x-ratelimit-remaining'));
+    };
+    const redis = new Redis(REDIS_URL);
+    const shared = async () => {
+      const keys = await redis.keys(`${prefix}rl:t:*`);
+      return keys.length ? redis.zcard(keys[0]!) : 0;
+    };
+    try {
+      expect([await remaining(), await remaining(), await remaining()]).toEqual([999, 998, 997]);
+      expect(await shared()).toBe(3);
+      await cut();
+      // Served all the same, counted by this instance's own window, which starts afresh.
+      expect([await remaining(), await remaining()]).toEqual([999, 998]);
+      expect(await shared()).toBe(3);
+      await listen();
+      // Back on the shared window once the client has reconnected.
+      await expect.poll(async () => (await remaining(), shared()), { timeout: 10_000, interval: 100 }).toBeGreaterThan(3);
+      const n = await shared();
+      expect(await remaining()).toBe(1000 - n - 1);
+    } finally {
+      await redis.quit();
+    }
+  });
+});

@@ -75,7 +75,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   app.addHook('onClose', () => gate.close());
   // GraphiQL, the page a browser gets at /api/graphql, needs no token; its queries do.
   installAuth(app, gate, { isPublic: (req, path) => path === GRAPHQL_PATH && wantsGraphiql(req) });
-  const history = new HistoryRecorder(o.database.db, app.log, { asyncCommit: o.database.kind === 'postgres' });
+  const history = new HistoryRecorder(o.database.background, app.log, { asyncCommit: o.database.kind === 'postgres' });
   installHistory(app, history);
 
   app.get('/healthz', async () => ({ status: 'ok' }));

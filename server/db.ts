@@ -9,6 +9,8 @@ export const MIGRATIONS = fileURLToPath(new URL('../drizzle', import.meta.url));
 
 export interface Database {
   readonly db: Db;
+  /** The same connection(s) for work that is not part of a request (batched history writes), not counted. */
+  readonly background: Db;
   readonly kind: 'pglite' | 'postgres';
   /** SQL statements run through drizzle since the database was opened (tests assert on it). */
   statements(): number;
@@ -41,6 +43,7 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     const db = drizzle(client, { logger: counter.logger }) as unknown as Db;
     return {
       db,
+      background: drizzle(client) as unknown as Db,
       kind: 'postgres',
       statements: counter.count,
       async migrate() {
@@ -71,6 +74,7 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
   const db = drizzle(client, { logger: counter.logger }) as unknown as Db;
   return {
     db,
+    background: drizzle(client) as unknown as Db,
     kind: 'pglite',
     statements: counter.count,
     migrate: () => migrate(db as never, { migrationsFolder: MIGRATIONS }),

@@ -35,6 +35,8 @@ export class CountingProxy {
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
   port = 0;
+  /** When set, the text of every statement counted is appended to it. */
+  trace: string[] | null = null;
 
   constructor(private readonly target: { host: string; port: number }) {}
 
@@ -56,6 +58,7 @@ export class CountingProxy {
 
   private count(sql: string | undefined): void {
     if (sql === undefined) sql = '';
+    this.trace?.push(sql);
     if (BEGIN.test(sql)) this.counts.begins++;
     else if (TX_CONTROL.test(sql)) this.counts.txControl++;
     else this.counts.statements++;

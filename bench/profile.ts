@@ -1,6 +1,7 @@
 // Reads a V8 .cpuprofile (node --cpu-prof) and lists where self time went: by package or project
 // folder, then the top functions. Used by `npm run bench -- --profile`.
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 interface ProfileNode {
   id: number;
@@ -12,13 +13,18 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** A script's path without the file:// scheme and the project's root. */
+const shortUrl = (url: string) => url.replace(/^file:\/\//, '').replace(ROOT, '').replace(/^.*\/node_modules\//, '');
+
 function area(url: string, fn: string): string {
   if (!url) return fn.startsWith('(') ? fn : '(native)';
   const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (nm) return nm[1]!;
   if (url.startsWith('node:')) return 'node internals';
-  const project = /\/(engine|formats|server|resources|bench)\//.exec(url);
-  return project ? `${project[1]}/` : url.replace(/^file:\/\//, '');
+  const short = shortUrl(url);
+  return short.includes('/') ? `${short.slice(0, short.indexOf('/'))}/` : short;
 }
 
 export function summariseProfile(file: string, top = 20): string {
@@ -38,7 +44,9 @@ export function summariseProfile(file: string, top = 20): string {
     const { functionName, url, lineNumber } = n.callFrame;
     const a = area(url, functionName);
     areas.set(a, (areas.get(a) ?? 0) + t);
-    const key = `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*\/(node_modules\/|(?=(engine|formats|server|resources|bench)\/))/, '')}:${lineNumber + 1}` : ''}`;
+    // Line numbers are those of the code tsx produced, so only the file is shown for our own.
+    const where = url.includes('node_modules') || url.startsWith('node:') ? `${shortUrl(url)}:${lineNumber + 1}` : shortUrl(url);
+    const key = `${functionName || '(anonymous)'} ${where}`;
     fns.set(key, (fns.get(key) ?? 0) + t);
   }
   const pct = (t: number) => `${((100 * t) / total).toFixed(1).padStart(5)} %`;

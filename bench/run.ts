@@ -38,6 +38,7 @@ const { values: flags } = parseArgs({
     profile: { type: 'boolean', default: false },
     out: { type: 'string' },
     'database-url': { type: 'string' },
+    'trace-sql': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
   strict: true,
@@ -46,7 +47,8 @@ const { values: flags } = parseArgs({
 if (flags.help) {
   process.stdout.write(`Usage: npm run bench -- [--smoke] [--duration S] [--warmup S] [--connections N]
   [--clients N] [--invoices N] [--max-lines N] [--calibrate N] [--scenarios S1,S2,…]
-  [--servers ours,baseline,postgraphile] [--keep] [--profile] [--out FILE] [--database-url URL]
+  [--servers ours,baseline,postgraphile] [--keep] [--profile] [--trace-sql] [--out FILE]
+  [--database-url URL]
 `);
   process.exit(0);
 }
@@ -146,7 +148,13 @@ async function calibrate(c: Ctx, servers: ServerName[], start: (name: ServerName
           let noted = 0;
           let firstNote: string | undefined;
           for (let i = 1; i <= opts.calibrate; i++) {
+            if (i === 1 && flags['trace-sql']) proxy.trace = [];
             const res = await send(server.url, wl.nth(i));
+            if (proxy.trace) {
+              await sleep(300);
+              log(`  ${id} ${name}, the statements of one request:\n${proxy.trace.map((q) => `    ${q.replace(/\s+/g, ' ').slice(0, 400)}`).join('\n')}`);
+              proxy.trace = null;
+            }
             const v = wl.check(i, res.status, res.body);
             if (v.error) {
               wrong++;
@@ -209,7 +217,8 @@ async function hammer(server: ServerProcess, wl: Workload, seconds: number) {
 
 async function main(): Promise<number> {
   const started = Date.now();
-  log(`== bench${smoke ? ' (smoke)' : ''}: ${opts.connections} connections, ${opts.warmup} s warm-up, ${opts.duration} s per scenario`);
+  const loadAtStart = os.loadavg().map((l) => Math.round(l * 100) / 100);
+  log(`== bench${smoke ? ' (smoke)' : ''}: ${opts.connections} connections, ${opts.warmup} s warm-up, ${opts.duration} s per scenario; load average ${loadAtStart.join(' ')}`);
   const db = await createBenchDatabase(opts.adminUrl);
   log(`   database ${db.name}${flags.keep ? ' (kept)' : ''}`);
   const admin = postgres(db.url, { max: 1, onnotice: () => {} });
@@ -249,11 +258,13 @@ async function main(): Promise<number> {
 
     log('== load');
     const live = new Map<ServerName, ServerProcess>();
+    const idleRssMb: Partial<Record<ServerName, number>> = {};
     for (const name of servers) {
       try {
         const p = await start(name, db.url, name === 'ours' && flags.profile);
         live.set(name, p);
         running.push(p);
+        idleRssMb[name] = Math.round(p.rss() / 2 ** 20);
       } catch (e) {
         failures.push(`${name} did not start: ${(e as Error).message}`);
       }
@@ -308,7 +319,12 @@ async function main(): Promise<number> {
     let profileSummary: string | undefined;
     if (flags.profile) {
       const dir = `${ROOT}bench/results/profiles`;
-      const newest = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => `${dir}/${f}`).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+      // CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: thread 0 is the main thread (the
+      // others are tsx's loader).
+      const newest = readdirSync(dir)
+        .filter((f) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(f))
+        .map((f) => `${dir}/${f}`)
+        .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
       if (newest) {
         profileSummary = summariseProfile(newest, 25);
         log(`== CPU profile of our service (${newest.slice(ROOT.length)}), self time:\n${profileSummary}`);
@@ -322,7 +338,8 @@ async function main(): Promise<number> {
         date: new Date().toISOString(),
         mode: smoke ? 'smoke' : 'full',
         commit: gitCommit(),
-        machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, memoryGb: Math.round(os.totalmem() / 2 ** 30), loadAverage: os.loadavg() },
+        machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, memoryGb: Math.round(os.totalmem() / 2 ** 30), loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map((l) => Math.round(l * 100) / 100) },
+        idleRssMb,
         node: process.version,
         postgraphileNode: pgl.version,
         postgres: ((await admin`select version() as v`) as unknown as [{ v: string }])[0].v,

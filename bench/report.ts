@@ -24,6 +24,8 @@ export interface Measurement {
   errors?: number;
   timeouts?: number;
   peakRssMb?: number;
+  /** CPU time per successful request, ms: the server process, its PostgreSQL backends, autocannon. */
+  cpuMsPerRequest?: { server: number; postgres: number; loadGenerator: number };
   /** Responses per HTTP status in the timed run. */
   statuses?: Record<string, number>;
   sql?: SqlPerRequest;
@@ -59,6 +61,11 @@ function sqlCell(s: SqlPerRequest | undefined): string {
   return `${n2(s.statements)}${s.txControl > 0 ? ` +${n2(s.txControl)} tx` : ''}`;
 }
 
+function cpuCell(m: Measurement): string {
+  const c = m.cpuMsPerRequest;
+  return c ? `${c.server.toFixed(2)} + ${c.postgres.toFixed(2)}` : '';
+}
+
 export function ratioOf(s: ScenarioResult): void {
   const anchor = s.results.find((m) => m.server === s.anchor);
   const ours = s.results.find((m) => m.server === 'ours');
@@ -73,21 +80,21 @@ export function ratioOf(s: ScenarioResult): void {
 
 export function markdownTable(r: Report): string {
   const rows = [
-    '| Scenario | Server | req/s | p50 ms | p99 ms | errors / non-2xx | peak RSS MB | SQL stmts/req | ours ÷ anchor | target |',
-    '|---|---|--:|--:|--:|--:|--:|--:|--:|---|',
+    '| Scenario | Server | req/s | p50 ms | p99 ms | errors / non-2xx | peak RSS MB | SQL stmts/req | CPU ms/req server + PG | ours ÷ anchor | target |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|',
   ];
   for (const s of r.scenarios) {
     for (const m of s.results) {
       const first = m === s.results[0] ? `${s.id} ${s.title}` : '';
       if (m.status !== 'ok') {
-        rows.push(`| ${first} | ${LABEL[m.server]} | ${m.status === 'n/a' ? `n/a (${m.reason})` : `FAILED: ${m.reason}`} | | | | | | | |`);
+        rows.push(`| ${first} | ${LABEL[m.server]} | ${m.status === 'n/a' ? `n/a (${m.reason})` : `FAILED: ${m.reason}`} | | | | | | | | |`);
         continue;
       }
       const errors = `${(m.errors ?? 0) + (m.checked?.wrong ?? 0)} / ${m.non2xx ?? 0}`;
       const isOurs = m.server === 'ours';
       const ratio = isOurs ? (s.ratio === null ? 'n/a' : `${s.ratio.toFixed(2)}×`) : m.server === s.anchor ? 'anchor' : '';
       const target = isOurs ? `≥ ${s.target}× ${s.met === null ? '(n/a)' : s.met ? 'met' : 'NOT met'}` : '';
-      rows.push(`| ${first} | ${LABEL[m.server]} | ${n0(m.reqPerSec)} | ${n1(m.p50)} | ${n1(m.p99)} | ${errors} | ${n0(m.peakRssMb)} | ${sqlCell(m.sql)} | ${ratio} | ${target} |`);
+      rows.push(`| ${first} | ${LABEL[m.server]} | ${n0(m.reqPerSec)} | ${n1(m.p50)} | ${n1(m.p99)} | ${errors} | ${n0(m.peakRssMb)} | ${sqlCell(m.sql)} | ${cpuCell(m)} | ${ratio} | ${target} |`);
     }
   }
   const rss = r.rss.peakMb === null ? 'n/a' : `${Math.round(r.rss.peakMb)} MB`;

@@ -19,7 +19,7 @@ import { CountingProxy, perRequest } from './pgcount.ts';
 import { markdownTable, ratioOf, type Measurement, type Report, type ScenarioResult } from './report.ts';
 import { SCENARIOS, workload, type ScenarioId, type Workload } from './scenarios.ts';
 import { createBenchDatabase, seed, type BenchDatabase, type Seeded } from './seed.ts';
-import { postgraphileRuntime, ROOT, startBaseline, startOurs, startPostGraphile, type ServerName, type ServerProcess } from './servers.ts';
+import { cpuMsOf, postgraphileRuntime, ROOT, startBaseline, startOurs, startPostGraphile, type ServerName, type ServerProcess } from './servers.ts';
 import { summariseProfile } from './profile.ts';
 
 const { values: flags } = parseArgs({
@@ -187,6 +187,27 @@ async function calibrate(c: Ctx, servers: ServerName[], start: (name: ServerName
   }
 }
 
+/** The PostgreSQL backends serving the bench database, other than the harness's own. */
+async function backends(admin: postgres.Sql): Promise<number[]> {
+  const rows = await admin`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
+  return rows.map((r) => r.pid as number);
+}
+
+/** CPU used by the server process and by its PostgreSQL backends, in ms. */
+async function cpuNow(admin: postgres.Sql, server: ServerProcess) {
+  const pids = await backends(admin);
+  return { server: cpuMsOf(server.pid), db: new Map(pids.map((p) => [p, cpuMsOf(p)])), harness: process.cpuUsage() };
+}
+
+function cpuSpent(before: Awaited<ReturnType<typeof cpuNow>>, after: Awaited<ReturnType<typeof cpuNow>>) {
+  let db = 0;
+  // A backend that appeared during the run counts from zero; one that ended is lost (rare:
+  // pools keep their connections while busy).
+  for (const [pid, ms] of after.db) db += ms - (before.db.get(pid) ?? 0);
+  const h = process.cpuUsage(before.harness);
+  return { server: after.server - before.server, db, harness: (h.user + h.system) / 1000 };
+}
+
 /** One autocannon run against `server`, sampling the server's RSS every 100 ms. */
 async function hammer(server: ServerProcess, wl: Workload, seconds: number) {
   let i = 0;
@@ -286,7 +307,9 @@ async function main(): Promise<number> {
         if (opts.warmup > 0) await hammer(server, wl, opts.warmup);
         if (s.id === 'S3') await resetWrites(c);
         await sleep(500);
+        const cpuBefore = await cpuNow(c.admin, server);
         const { result, peakRss } = await hammer(server, wl, opts.duration);
+        const cpu = cpuSpent(cpuBefore, await cpuNow(c.admin, server));
         const crash = server.crashed();
         if (crash) {
           Object.assign(m, { status: 'failed', reason: 'server crashed' });
@@ -302,9 +325,10 @@ async function main(): Promise<number> {
           errors: result.errors,
           timeouts: result.timeouts,
           peakRssMb: peakRss / 2 ** 20,
+          cpuMsPerRequest: result['2xx'] ? { server: cpu.server / result['2xx'], postgres: cpu.db / result['2xx'], loadGenerator: cpu.harness / result['2xx'] } : undefined,
           statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([k, v]) => [k, v.count ?? 0])),
         });
-        log(`  ${s.id} ${m.server}: ${Math.round(m.reqPerSec!)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors (statuses ${JSON.stringify(m.statuses)}), peak RSS ${Math.round(m.peakRssMb!)} MB`);
+        log(`  ${s.id} ${m.server}: ${Math.round(m.reqPerSec!)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors (statuses ${JSON.stringify(m.statuses)}), peak RSS ${Math.round(m.peakRssMb!)} MB, CPU ms/request: server ${m.cpuMsPerRequest?.server.toFixed(2)}, PostgreSQL ${m.cpuMsPerRequest?.postgres.toFixed(2)}`);
         if (result['2xx'] === 0) {
           m.status = 'failed';
           m.reason = `no successful response (${result.non2xx} non-2xx, ${result.errors} errors)`;
@@ -351,6 +375,7 @@ async function main(): Promise<number> {
           reqPerSec: '2xx responses ÷ duration of the timed run, after a warm-up; autocannon in the harness process, on the same machine',
           latency: 'autocannon p50 / p99 over all responses, ms',
           peakRss: 'max VmRSS of the server process, sampled every 100 ms during the timed run',
+          cpu: 'CPU time (user + system, /proc/<pid>/stat) used during the timed run by the server process and by the PostgreSQL backends connected to the bench database, ÷ 2xx responses; less sensitive to other load on the machine than req/s',
           sql: 'statements per request counted on the PostgreSQL wire protocol by a proxy, in a separate sequential pass (not under load); "tx" = BEGIN/COMMIT',
           writes: 'invoices created by S3 are deleted after each server’s run, so every run sees the seeded data',
         },

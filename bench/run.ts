@@ -244,6 +244,14 @@ async function main(): Promise<number> {
   log(`   database ${db.name}${flags.keep ? ' (kept)' : ''}`);
   const admin = postgres(db.url, { max: 1, onnotice: () => {} });
   const running: ServerProcess[] = [];
+  // Ctrl-C still stops the servers and drops the database.
+  process.once('SIGINT', () => {
+    log('\ninterrupted: stopping servers and cleaning up');
+    void Promise.allSettled(running.map((p) => p.stop()))
+      .then(() => admin.end({ timeout: 2 }))
+      .then(() => (flags.keep ? undefined : db.drop()))
+      .finally(() => process.exit(130));
+  });
   try {
     const data = await seed(db.url, opts.size);
     log(`== seeded in ${(data.ms / 1000).toFixed(1)} s: ${Object.entries(data.counts).map(([k, v]) => `${v.toLocaleString('en-US')} ${k}`).join(', ')}`);

@@ -152,7 +152,7 @@ async function calibrate(c: Ctx, servers: ServerName[], start: (name: ServerName
             const res = await send(server.url, wl.nth(i));
             if (proxy.trace) {
               await sleep(300);
-              log(`  ${id} ${name}, the statements of one request:\n${proxy.trace.map((q) => `    ${q.replace(/\s+/g, ' ').slice(0, 400)}`).join('\n')}`);
+              log(`  ${id} ${name}, the statements of one request:\n${proxy.trace.map((q) => `    ${q.replace(/\s+/g, ' ')}`).join('\n')}`);
               proxy.trace = null;
             }
             const v = wl.check(i, res.status, res.body);

@@ -373,6 +373,7 @@ async function main(): Promise<number> {
         machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, memoryGb: Math.round(os.totalmem() / 2 ** 30), loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map((l) => Math.round(l * 100) / 100) },
         idleRssMb,
         node: process.version,
+        redis: process.env.REDIS_URL ? 'REDIS_URL set: our service keeps rate-limit state in Redis' : 'REDIS_URL unset: in-process rate-limit state',
         postgraphileNode: pgl.version,
         postgres: ((await admin`select version() as v`) as unknown as [{ v: string }])[0].v,
         options: { connections: opts.connections, warmupSeconds: opts.warmup, durationSeconds: opts.duration, calibrationRequests: opts.calibrate },

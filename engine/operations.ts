@@ -145,8 +145,10 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
       const [row] = await tx.select({ n: sql<number>`count(*)::int` }).from(t).where(where);
       return { items: [], total: Number(row?.n ?? 0) };
     }
+    // The total as a scalar subquery: `count(*) over ()` would make PostgreSQL read and window
+    // every matching row (not just the page) before the limit applies.
     const rows = (await tx
-      .select({ ...sel, __total: sql<number>`count(*) over ()` } as never)
+      .select({ ...sel, __total: sql<number>`(select count(*) from ${t} where ${where})` } as never)
       .from(t)
       .where(where)
       .orderBy(...orderBy)

@@ -138,7 +138,7 @@ export async function startOurs(o: OursOptions): Promise<ServerProcess> {
     name: 'ours',
     command: process.execPath,
     args: [...(o.nodeFlags ?? []), '--import', 'tsx', 'server/cli.ts', 'serve'],
-    env: { DATABASE_URL: o.databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', SCHEDULER: 'off' },
+    env: { DATABASE_URL: o.databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', SCHEDULER: 'off', TOKEN_CACHE: 'on' },
     port,
     ready: healthy('/healthz'),
   });

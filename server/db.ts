@@ -27,6 +27,29 @@ export interface OpenOptions {
   maxConnections?: number;
 }
 
+type Client = import('postgres').Sql;
+
+/**
+ * drizzle prepares only the queries it is given a name for; everything else would be parsed and
+ * planned by PostgreSQL on every call. This makes postgres.js prepare every statement (once per
+ * connection and query text), inside transactions too.
+ */
+function preparing(client: Client): Client {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === 'unsafe') return (query: string, params?: unknown[], opts?: object) => target.unsafe(query, params as never, { ...opts, prepare: true });
+      if (prop === 'begin' || prop === 'savepoint') {
+        return (...args: unknown[]) => {
+          const fn = args.pop() as (tx: Client) => unknown;
+          return (value as (...a: unknown[]) => unknown).apply(target, [...args, (tx: Client) => fn(preparing(tx))]);
+        };
+      }
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /** Counts the statements drizzle runs: a logger is the one hook every query passes through. */
 function statementCounter() {
   let n = 0;
@@ -40,10 +63,11 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
     const client = postgres(o.databaseUrl, { max: o.maxConnections ?? 10, onnotice: () => {}, connection: { application_name: 'invoicing' } });
-    const db = drizzle(client, { logger: counter.logger }) as unknown as Db;
+    const prepared = preparing(client);
+    const db = drizzle(prepared, { logger: counter.logger }) as unknown as Db;
     return {
       db,
-      background: drizzle(client) as unknown as Db,
+      background: drizzle(prepared) as unknown as Db,
       kind: 'postgres',
       statements: counter.count,
       async migrate() {

@@ -99,18 +99,19 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
 
   /** Turns a database row into a record: decimals become numbers, children become records. */
   function fromRow(r: ModelResource, row: Record<string, unknown>): Rec {
-    const rec: Rec = { ...row };
+    // Rows are fresh objects from the driver: converted in place, not copied.
+    const rec: Rec = row;
     for (const f of r.stored) if (f.kind === 'decimal' && typeof rec[f.name] === 'string') rec[f.name] = Number(rec[f.name]);
     for (const f of r.embedded) {
       const child = model.get(f.target!);
       const items = (typeof row[f.name] === 'string' ? JSON.parse(row[f.name] as string) : row[f.name]) as Rec[] | null;
-      rec[f.name] = (items ?? []).map((item) => {
-        const c: Rec = { ...item, companyId: row.companyId };
-        for (const cf of child.stored) c[cf.name] = jsonFieldValue(cf, item[cf.name]);
-        c.createdAt = new Date(item.createdAt as string);
-        c.updatedAt = new Date(item.updatedAt as string);
-        return c;
-      });
+      for (const c of items ?? []) {
+        c.companyId = row.companyId;
+        for (const cf of child.stored) if (cf.kind === 'decimal' || cf.kind === 'timestamp') c[cf.name] = jsonFieldValue(cf, c[cf.name]);
+        c.createdAt = new Date(c.createdAt as string);
+        c.updatedAt = new Date(c.updatedAt as string);
+      }
+      rec[f.name] = items ?? [];
     }
     return rec;
   }

@@ -9,13 +9,15 @@ export type Decorate = (r: ModelResource, rec: Rec) => Record<string, unknown>;
 
 export const iriOf = (r: ModelResource, id: unknown): string => `${r.iri}/${String(id)}`;
 
+const isoOf = (v: unknown): string => (v instanceof Date ? v.toISOString() : typeof v === 'string' && v.endsWith('Z') ? v : new Date(String(v)).toISOString());
+
 export function wireScalar(model: Model, f: { kind: string; target?: string | undefined; def?: unknown }, v: unknown): unknown {
   if (v === null || v === undefined) return null;
   switch (f.kind) {
     case 'ref':
       return iriOf(model.get(f.target!), v);
     case 'timestamp':
-      return v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
+      return isoOf(v);
     case 'decimal':
       return typeof v === 'string' ? Number(v) : v;
     default:
@@ -34,19 +36,45 @@ export function wireValue(model: Model, f: ModelField, v: unknown): unknown {
 /** Fields shown in REST bodies: stored fields and embedded children (other to-many relations are filters). */
 export const shownFields = (r: ModelResource): readonly ModelField[] => r.fields.filter((f) => f.stored || r.embedded.includes(f));
 
+/** How each shown field of a resource is written, worked out once per resource. */
+interface Step {
+  readonly name: string;
+  readonly convert: (v: unknown) => unknown;
+  readonly child?: ModelResource;
+}
+const plans = new WeakMap<ModelResource, readonly Step[]>();
+
+function planOf(model: Model, r: ModelResource): readonly Step[] {
+  let plan = plans.get(r);
+  if (plan) return plan;
+  plan = shownFields(r).map((f): Step => {
+    if (f.kind === 'children') return { name: f.name, convert: (v) => v, child: model.get(f.target!) };
+    if (f.kind === 'ref') {
+      const prefix = `${model.get(f.target!).iri}/`;
+      return { name: f.name, convert: (v) => (v === null || v === undefined ? null : prefix + String(v)) };
+    }
+    if (f.kind === 'timestamp') return { name: f.name, convert: (v) => (v === null || v === undefined ? null : isoOf(v)) };
+    if (f.kind === 'decimal') return { name: f.name, convert: (v) => (v === null || v === undefined ? null : typeof v === 'string' ? Number(v) : v) };
+    if (f.kind === 'list') return { name: f.name, convert: (v) => wireValue(model, f, v) };
+    return { name: f.name, convert: (v) => (v === undefined ? null : v) };
+  });
+  plans.set(r, plan);
+  return plan;
+}
+
 export function present(model: Model, r: ModelResource, rec: Rec, decorate?: Decorate): Record<string, unknown> {
   // Built in place (no spread per record): rendering a page stays linear and cheap.
   const out: Record<string, unknown> = decorate ? decorate(r, rec) : {};
   out.id = rec.id;
-  for (const f of shownFields(r)) {
-    if (f.kind === 'children') {
-      const child = model.get(f.target!);
-      const items = (rec[f.name] as Rec[] | undefined) ?? [];
-      out[f.name] = items.map((c) => present(model, child, c, decorate));
-    } else out[f.name] = wireValue(model, f, rec[f.name]);
+  for (const step of planOf(model, r)) {
+    const v = rec[step.name];
+    if (step.child) {
+      const child = step.child;
+      out[step.name] = ((v as Rec[] | undefined) ?? []).map((c) => present(model, child, c, decorate));
+    } else out[step.name] = step.convert(v);
   }
-  out.createdAt = wireScalar(model, { kind: 'timestamp' }, rec.createdAt);
-  out.updatedAt = wireScalar(model, { kind: 'timestamp' }, rec.updatedAt);
+  out.createdAt = isoOf(rec.createdAt);
+  out.updatedAt = isoOf(rec.updatedAt);
   return out;
 }
 

@@ -17,3 +17,6 @@ export type Rec = Record<string, unknown>;
 export type Db = PgDatabase<PgQueryResultHKT, any, any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Tx = PgTransaction<PgQueryResultHKT, any, any> | Db;
+
+/** Runs one SQL text with positional parameters and returns plain rows (keys are column aliases). */
+export type RawQuery = (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>;

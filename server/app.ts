@@ -60,7 +60,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
       return reply.code(p.status).headers(p.headers).send(JSON.stringify(p.body));
     },
   });
-  const engine = createEngine(o.database.db, model, tables);
+  const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw });
   const formats = defaultFormats();
 
   // JSON-based request media types all parse as JSON (with prototype-poisoning protection).

@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../engine/context.ts';
+import type { Db, RawQuery } from '../engine/context.ts';
 
 export const MIGRATIONS = fileURLToPath(new URL('../drizzle', import.meta.url));
 
@@ -12,6 +12,8 @@ export interface Database {
   /** The same connection(s) for work that is not part of a request (batched history writes), not counted. */
   readonly background: Db;
   readonly kind: 'pglite' | 'postgres';
+  /** Plain rows for a SQL text (prepared on PostgreSQL); counted with the statements. */
+  readonly raw: RawQuery;
   /** SQL statements run through drizzle since the database was opened (tests assert on it). */
   statements(): number;
   /** Applies pending migrations (serialised across instances with an advisory lock). */
@@ -69,6 +71,10 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
       db,
       background: drizzle(prepared) as unknown as Db,
       kind: 'postgres',
+      raw: (text, params) => {
+        counter.logger.logQuery();
+        return client.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<Record<string, unknown>[]>;
+      },
       statements: counter.count,
       async migrate() {
         // One connection holds an advisory lock while it migrates, so instances starting
@@ -100,6 +106,10 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     db,
     background: drizzle(client) as unknown as Db,
     kind: 'pglite',
+    raw: async (text, params) => {
+      counter.logger.logQuery();
+      return (await client.query<Record<string, unknown>>(text, params)).rows;
+    },
     statements: counter.count,
     migrate: () => migrate(db as never, { migrationsFolder: MIGRATIONS }),
     async ping() {

@@ -363,6 +363,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
    */
   async function windows(p: Principal, r: ModelResource, q: SliceQuery, via?: { field: string; parents: readonly string[] }, tx: Tx = db): Promise<Map<string, Slice>> {
     const t = tables.get(r);
+    if (raw && tx === db) return rawWindows(p, r, q, via);
     const conds = [eq(t.companyId, p.company.id), ...q.where.map((c) => conditionSql(t, c))];
     if (via) conds.push(inArray(t[via.field], [...via.parents]));
     const partition = via ? sql`partition by ${t[via.field]} ` : sql``;
@@ -398,6 +399,59 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       delete row.__total;
       delete row.__rn;
       s.items.push(fromRow(r, row));
+      s.offsets.push(offset);
+    }
+    return out;
+  }
+
+  /** `windows` as one statement compiled once per shape, with rows decoded by the engine. */
+  async function rawWindows(p: Principal, r: ModelResource, q: SliceQuery, via?: { field: string; parents: readonly string[] }): Promise<Map<string, Slice>> {
+    const t = tables.get(r);
+    const w = q.window;
+    const values: Record<string, unknown> = { company: p.company.id };
+    let n = 0;
+    const bind: Bind = (v) => {
+      const name = `v${n++}`;
+      values[name] = v;
+      return sql.placeholder(name);
+    };
+    const parents = via ? [...new Set(via.parents)] : [];
+    const bindAll = () => {
+      n = 0;
+      const conds = [sql`${t.companyId} = ${sql.placeholder('company')}`, ...q.where.map((c) => conditionSql(t, c, bind))];
+      if (via) conds.push(sql`${t[via.field]} in (${sql.join(parents.map((id) => bind(id) as SQL), sql`, `)})`);
+      for (const k of ['after', 'before', 'first', 'last'] as const) if (w[k] !== undefined) values[k] = w[k];
+      return and(...conds);
+    };
+    const key = `win|${r.name}|${via?.field ?? ''}|${parents.length}|${q.where.map(conditionShape).join(',')}|${q.order.map((o) => `${o.field}:${o.dir}`).join(',')}|${(['after', 'before', 'first', 'last'] as const).filter((k) => w[k] !== undefined).join(',')}`;
+    const rows = await runRaw(
+      key,
+      () => {
+        const where = bindAll();
+        const partition = via ? sql`partition by ${t[via.field]} ` : sql``;
+        const total = sql.identifier('__total');
+        const rn = sql.identifier('__rn');
+        const start = w.after !== undefined ? sql`(${sql.placeholder('after')}::int + 1)` : sql`0`;
+        const end = w.before !== undefined ? sql`least(${sql.placeholder('before')}::int, ${total})` : sql`${total}`;
+        const upper = w.first !== undefined ? sql`least(${end}, ${start} + ${sql.placeholder('first')}::int)` : end;
+        const lower = w.last !== undefined ? sql`greatest(${start}, ${upper} - ${sql.placeholder('last')}::int)` : start;
+        return sql`select * from (select ${rawColumnsOf(r, false)}, count(*) over (${partition})::float8 as ${total}, row_number() over (${partition}order by ${sql.join(orderTerms(t, q.order), sql`, `)})::float8 as ${rn} from ${t} where ${where}) as w where ${rn} = 1 or (${rn} > ${lower} and ${rn} <= ${upper}) order by ${via ? sql`${sql.identifier(via.field)}, ` : sql``}${rn}`;
+      },
+      bindAll,
+      values,
+    );
+    const out = new Map<string, { items: Rec[]; offsets: number[]; total: number }>();
+    for (const row of rows) {
+      const key = via ? String(row[via.field]) : '';
+      const total = Number(row.__total);
+      const offset = Number(row.__rn) - 1;
+      let s = out.get(key);
+      if (!s) out.set(key, (s = { items: [], offsets: [], total }));
+      const { lower: lo, upper: hi } = windowBounds(w, total);
+      if (offset < lo || offset >= hi) continue;
+      delete row.__total;
+      delete row.__rn;
+      s.items.push(fromRawRow(r, row));
       s.offsets.push(offset);
     }
     return out;

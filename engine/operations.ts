@@ -476,35 +476,58 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     if (p.role === 'viewer') throw ApiError.forbidden('A viewer may only read.');
   }
 
-  /** Checks that every referenced record exists in the principal's company: one query per target. */
-  async function checkRefs(tx: Tx, p: Principal, n: Normalised): Promise<void> {
+  /**
+   * Checks that every referenced record exists in the principal's company: one query per target.
+   * The records are kept in `seen`, so a hook reading one of them costs no second query.
+   */
+  async function checkRefs(tx: Tx, p: Principal, n: Normalised, seen?: Map<string, Rec>): Promise<void> {
     if (!n.refs.length) return;
     const byTarget = new Map<string, typeof n.refs>();
     for (const ref of n.refs) byTarget.set(ref.target, [...(byTarget.get(ref.target) ?? []), ref]);
     const v = new Violations();
     for (const [target, refs] of byTarget) {
-      const t = tables.get(target);
+      const tr = model.get(target);
+      const t = tables.get(tr);
       const ids = [...new Set(refs.map((x) => x.id))];
-      const found = new Set((await tx.select({ id: t.id }).from(t).where(and(eq(t.companyId, p.company.id), inArray(t.id, ids)))).map((x) => x.id as string));
+      const rows = (await tx.select(flatSelection(tr) as never).from(t).where(and(eq(t.companyId, p.company.id), inArray(t.id, ids)))) as Record<string, unknown>[];
+      const found = new Set<string>();
+      for (const row of rows) {
+        found.add(row.id as string);
+        if (seen && !tr.embedded.length) seen.set(`${target}:${row.id as string}`, fromRow(tr, row));
+      }
       for (const ref of refs) if (!found.has(ref.id)) v.add(ref.path, `Item not found for "${ref.raw.slice(0, 200)}".`, C.notFound);
     }
     v.throwIfAny();
   }
 
-  async function nextSequence(tx: Tx, p: Principal, r: ModelResource, f: ModelField): Promise<string> {
-    const seq = (f.def as { sequence: { prefix: string; pad: number } }).sequence;
-    const s = tables.sequences;
+  /**
+   * Gives the record the next number of each per-company sequence it still lacks, in one
+   * statement per field: the counter's upsert and the update, skipping numbers a user took. It
+   * runs last in the transaction, so the counter's row stays locked only until the commit that
+   * follows, and a rollback returns the number (no gaps).
+   */
+  async function assignSequences(tx: Tx, p: Principal, r: ModelResource, id: string, data: Rec): Promise<void> {
     const t = tables.get(r);
-    for (;;) {
-      const [row] = await tx
-        .insert(s)
-        .values({ companyId: p.company.id, name: `${r.name}.${f.name}`, value: 1 })
-        .onConflictDoUpdate({ target: [s.companyId, s.name], set: { value: sql`${s.value} + 1` } })
-        .returning({ value: s.value });
-      const value = `${seq.prefix}${String(row!.value).padStart(seq.pad, '0')}`;
-      // A number a user chose earlier is skipped rather than duplicated.
-      const [taken] = await tx.select({ id: t.id }).from(t).where(and(eq(t.companyId, p.company.id), eq(t[f.name], value))).limit(1);
-      if (!taken) return value;
+    const s = tables.sequences;
+    for (const f of r.stored) {
+      if (f.def.kind !== 'text' || !f.def.sequence || (data[f.name] !== undefined && data[f.name] !== null)) continue;
+      const { prefix, pad } = f.def.sequence;
+      const col = sql.identifier(f.column);
+      const number = sql`${prefix} || case when length(s.value::text) >= ${pad} then s.value::text else lpad(s.value::text, ${pad}, '0') end`;
+      for (;;) {
+        const res = await tx.execute(sql`with s as (
+            insert into ${s} (company_id, name, value) values (${p.company.id}, ${`${r.name}.${f.name}`}, 1)
+            on conflict (company_id, name) do update set value = ${s}.value + 1 returning value)
+          update ${t} set ${col} = ${number} from s
+          where ${t}.id = ${id} and not exists (select 1 from ${t} as taken where taken.company_id = ${p.company.id} and taken.${col} = ${number})
+          returning ${t}.${col} as value`);
+        const rows = (Array.isArray(res) ? res : (res as { rows: unknown[] }).rows) as { value: string }[];
+        // No row: a user already chose that number; take the next one.
+        if (rows[0]) {
+          data[f.name] = rows[0].value;
+          break;
+        }
+      }
     }
   }
 
@@ -651,7 +674,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     return storable(r, d);
   };
 
-  function hookApi(tx: Tx, p: Principal, r: ModelResource): HookApi {
+  function hookApi(tx: Tx, p: Principal, r: ModelResource, seen?: Map<string, Rec>): HookApi {
     return {
       tx,
       principal: p,
@@ -659,6 +682,8 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       resource: r,
       table: (name) => tables.get(name),
       read: async (name, id) => {
+        const known = seen?.get(`${name}:${id}`);
+        if (known) return { ...known };
         const rec = await fetch(tx, model.get(name), id);
         return rec && rec.companyId === p.company.id ? rec : null;
       },
@@ -678,18 +703,16 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
 
   async function createIn(tx: Tx, p: Principal, r: ModelResource, input: Rec): Promise<Rec> {
     const n = validator(r).normalise(input, 'create', null);
-    await checkRefs(tx, p, n);
+    const seen = new Map<string, Rec>();
+    await checkRefs(tx, p, n, seen);
     const data = n.data;
     const ownerId = await lockOwner(tx, p, r, r.owner ? data[r.owner.field.name] : undefined);
     if (r.states && data[String(r.states.field)] === undefined) data[String(r.states.field)] = r.states.initial;
     checkStates(r, data, null);
     checkCrossField(r, data);
     derive(r, data);
-    const api = hookApi(tx, p, r);
+    const api = hookApi(tx, p, r, seen);
     await r.hooks.beforeWrite?.(api, { op: 'create', data, existing: null, input: n.data });
-    for (const f of r.stored) {
-      if (f.def.kind === 'text' && f.def.sequence && (data[f.name] === undefined || data[f.name] === null)) data[f.name] = await nextSequence(tx, p, r, f);
-    }
     const id = uuidv7();
     const now = new Date();
     await tx.insert(tables.get(r)).values({ ...storable(r, data), id, companyId: p.company.id, createdAt: now, updatedAt: now });
@@ -697,6 +720,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     await r.computed?.compute(api, id);
     await recomputeOwner(tx, p, r, ownerId);
     await r.hooks.afterWrite?.(api, { op: 'create', id, data, existing: null, input: n.data });
+    await assignSequences(tx, p, r, id, data);
     return (await fetch(tx, r, id))!;
   }
 
@@ -705,17 +729,15 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     const ownerId = r.owner ? await lockOwner(tx, p, r, (await readIn(tx, p, r, id))[r.owner.field.name]) : undefined;
     const existing = await readIn(tx, p, r, id, true);
     const n = validator(r).normalise(input, mode, existing);
-    await checkRefs(tx, p, n);
+    const seen = new Map<string, Rec>();
+    await checkRefs(tx, p, n, seen);
     const data: Rec = { ...existing, ...n.data };
     checkStates(r, data, existing);
     await checkEditable(tx, r, existing, n);
     checkCrossField(r, data);
     derive(r, data);
-    const api = hookApi(tx, p, r);
+    const api = hookApi(tx, p, r, seen);
     await r.hooks.beforeWrite?.(api, { op: 'update', data, existing, input: n.data });
-    for (const f of r.stored) {
-      if (f.def.kind === 'text' && f.def.sequence && (data[f.name] === undefined || data[f.name] === null)) data[f.name] = await nextSequence(tx, p, r, f);
-    }
     const t = tables.get(r);
     const changes = storable(r, data);
     delete changes.id;
@@ -726,6 +748,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     }
     await recomputeOwner(tx, p, r, ownerId);
     await r.hooks.afterWrite?.(api, { op: 'update', id: existing.id as string, data, existing, input: n.data });
+    await assignSequences(tx, p, r, existing.id as string, data);
     return (await fetch(tx, r, existing.id as string))!;
   }
 

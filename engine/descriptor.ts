@@ -1,6 +1,7 @@
 // The descriptor language: a resource is one plain, typed object built with these helpers.
 // Everything else (tables, routes, schemas, formats) is derived from it by the engine.
 import type { HookApi, HookSet } from './hooks.ts';
+import type { Rec } from './context.ts';
 
 export type TextFormat = 'email' | 'url' | 'currency' | 'country';
 
@@ -141,6 +142,12 @@ export interface Computed<F extends Fields = Fields> {
    */
   on: readonly (keyof F & string)[];
   compute(api: HookApi, id: string): Promise<void>;
+  /**
+   * Optional shortcut for a new record: sets the computed fields on the values about to be
+   * inserted (and on its embedded children), so no recompute runs after the insert. Must agree
+   * with `compute`; returns false to fall back to it.
+   */
+  computeNew?(api: HookApi, data: Rec, children: ReadonlyMap<string, Rec[]>): Promise<boolean> | boolean;
 }
 
 /** Several fields whose values together are unique within a company (rows with a null never clash). */

@@ -715,9 +715,10 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     await r.hooks.beforeWrite?.(api, { op: 'create', data, existing: null, input: n.data });
     const id = uuidv7();
     const now = new Date();
+    const computedAhead = r.computed?.computeNew ? await r.computed.computeNew(api, data, n.children) : false;
     await tx.insert(tables.get(r)).values({ ...storable(r, data), id, companyId: p.company.id, createdAt: now, updatedAt: now });
     await writeChildren(tx, p, r, id, n.children, false);
-    await r.computed?.compute(api, id);
+    if (!computedAhead) await r.computed?.compute(api, id);
     await recomputeOwner(tx, p, r, ownerId);
     await r.hooks.afterWrite?.(api, { op: 'create', id, data, existing: null, input: n.data });
     await assignSequences(tx, p, r, id, data);

@@ -1,5 +1,5 @@
 import { children, date, decimal, defineResource, money, oneOf, ref, text, timestamp } from '../engine/descriptor.ts';
-import { recomputeDocument } from './rules/documents.ts';
+import { computeNewDocument, recomputeDocument } from './rules/documents.ts';
 import { invoiceRules } from './rules/invoice.ts';
 
 export default defineResource({
@@ -53,6 +53,7 @@ export default defineResource({
     fields: ['subtotal', 'taxTotal', 'discountTotal', 'total', 'balance'],
     on: ['lines', 'discountType', 'discountValue', 'client', 'status'],
     compute: (api, id) => recomputeDocument(api, 'Invoice', id),
+    computeNew: computeNewDocument,
   },
   // One invoice per recurring invoice and run date, whatever runs schedule:run at the same time.
   unique: [{ fields: ['recurringInvoice', 'invoiceDate'], message: 'This recurring invoice already has an invoice for this date.' }],

@@ -1,5 +1,5 @@
 import { children, date, decimal, defineResource, money, oneOf, ref, text } from '../engine/descriptor.ts';
-import { recomputeDocument } from './rules/documents.ts';
+import { computeNewDocument, recomputeDocument } from './rules/documents.ts';
 import { quoteRules } from './rules/quote.ts';
 
 export default defineResource({
@@ -47,6 +47,7 @@ export default defineResource({
     fields: ['subtotal', 'taxTotal', 'discountTotal', 'total'],
     on: ['lines', 'discountType', 'discountValue', 'client', 'status'],
     compute: (api, id) => recomputeDocument(api, 'Quote', id),
+    computeNew: computeNewDocument,
   },
   hooks: quoteRules,
 });

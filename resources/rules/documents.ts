@@ -140,3 +140,36 @@ export async function recomputeTemplate(api: HookApi, id: string, o: ComputeOpti
   );
   await api.tx.update(t).set(money(totals)).where(eq(t.id, id));
 }
+
+/**
+ * The totals of a new invoice or quote, computed from the lines in the request before anything
+ * is written (the same arithmetic as recomputeDocument, with each line's current tax): the
+ * document and its lines are then inserted once, complete. Taxes were loaded when the lines'
+ * references were checked, so this reads nothing more.
+ */
+export async function computeNewDocument(api: HookApi, data: Rec, children: ReadonlyMap<string, Rec[]>): Promise<boolean> {
+  const lines = children.get('lines') ?? [];
+  const taxes: ({ rate: number; type: TaxType } | null)[] = [];
+  for (const line of lines) {
+    if (line.tax === null || line.tax === undefined) {
+      taxes.push(null);
+      continue;
+    }
+    const tax = await api.read('Tax', String(line.tax));
+    if (!tax) return false;
+    taxes.push({ rate: tax.rate as number, type: tax.type as TaxType });
+  }
+  const totals = totalsOrRefuse(
+    lines.map((line, i) => ({ price: line.price as number, qty: (line.qty as number | undefined) ?? 1, tax: taxes[i]! })),
+    { type: data.discountType as DiscountType, value: data.discountValue as number },
+    true,
+  );
+  lines.forEach((line, i) => {
+    line.total = totals.lines[i]!.total;
+    line.taxRate = taxes[i]?.rate ?? null;
+    line.taxType = taxes[i]?.type ?? null;
+  });
+  Object.assign(data, money(totals));
+  if (api.resource.byName.has('balance')) data.balance = totals.total;
+  return true;
+}

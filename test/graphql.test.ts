@@ -552,7 +552,7 @@ describe('limits', () => {
     const fields = Object.fromEntries(type.__type.fields.map((f: any) => [f.name, f.type]));
     expect(type.__type.interfaces).toEqual([{ name: 'Node' }]);
     expect(fields.id).toEqual({ name: null, kind: 'NON_NULL', ofType: { name: 'ID' } });
-    expect(fields.total).toEqual({ name: null, kind: 'NON_NULL', ofType: { name: 'Int' } });
+    expect(fields.total).toEqual({ name: null, kind: 'NON_NULL', ofType: { name: 'Money' } });
     expect(fields.discountValue).toEqual({ name: null, kind: 'NON_NULL', ofType: { name: 'Float' } });
     expect(fields.client).toEqual({ name: 'Client', kind: 'OBJECT', ofType: null });
     expect(fields.lines).toEqual({ name: null, kind: 'NON_NULL', ofType: { name: 'InvoiceLineCursorConnection' } });
@@ -617,5 +617,19 @@ describe('SQL statements per request', () => {
       expect(e.node.invoices.edges[0].node.lines.edges).toHaveLength(1);
     }
     expect(five.n).toBe(one.n);
+  });
+});
+
+describe('money above 32 bits', () => {
+  it('carries amounts past 2,147,483,647 minor units as integers', async () => {
+    const token = await tokenFor(t, { email: 'big@m.test', company: 'Big money' });
+    const api = client(t, token);
+    const c = (await api.post('/api/clients', { name: 'Whale' })).body['@id'];
+    const created = await api.post('/api/invoices', { client: c, lines: [{ description: 'Tower', price: 5_000_000_000, qty: 2 }] });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.total).toBe(10_000_000_000);
+    const res = await call(t, 'POST', '/api/graphql', { token, body: { query: `{ invoice(id: "${created.body['@id']}") { total lines { edges { node { price } } } } }` }, contentType: 'application/json' });
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.invoice).toEqual({ total: 10_000_000_000, lines: { edges: [{ node: { price: 5_000_000_000 } }] } });
   });
 });

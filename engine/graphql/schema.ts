@@ -5,7 +5,7 @@
 // operation call (batched per request for relations), records out.
 import {
   GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLInterfaceType, GraphQLList, GraphQLNonNull,
-  GraphQLObjectType, GraphQLSchema, GraphQLString,
+  GraphQLError, GraphQLObjectType, GraphQLScalarType as GraphQLScalarTypeImpl, GraphQLSchema, GraphQLString, Kind,
   type GraphQLFieldConfig, type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLInputFieldConfigMap,
   type GraphQLInputType, type GraphQLOutputType, type GraphQLScalarType,
 } from 'graphql';
@@ -56,10 +56,29 @@ function alwaysSet(f: ModelField | { def: ScalarField; required: boolean; readOn
   return f.required || ('default' in d && d.default !== undefined) || (f.readOnly && d.kind === 'integer');
 }
 
+/**
+ * Amounts in minor units exceed GraphQL's 32-bit Int (21,474,836.47 in cents), so money fields use
+ * a scalar that carries any safe integer as a JSON number.
+ */
+const safeInteger = (v: unknown): number => {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+  throw new GraphQLError(`Money must be a whole number of minor units between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}.`);
+};
+export const GraphQLMoney = new GraphQLScalarTypeImpl({
+  name: 'Money',
+  description: 'An amount in the smallest unit of the currency (an integer, up to 2^53 − 1).',
+  serialize: (v) => safeInteger(typeof v === 'string' ? Number(v) : v),
+  parseValue: safeInteger,
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.INT) throw new GraphQLError('Money must be an integer literal.');
+    return safeInteger(Number(ast.value));
+  },
+});
+
 function scalarOf(d: ScalarField): GraphQLScalarType {
   switch (d.kind) {
     case 'integer':
-      return GraphQLInt;
+      return d.money ? GraphQLMoney : GraphQLInt;
     case 'decimal':
       return GraphQLFloat;
     default:

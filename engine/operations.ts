@@ -115,8 +115,10 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
 
   function conditionSql(t: AnyTable, c: Condition): SQL | undefined {
     const col = t[c.field.name];
-    const values = c.values.filter((v): v is string => v !== null);
-    if (!values.length) return sql`false`;
+    const raw = c.values.filter((v): v is string => v !== null);
+    if (!raw.length) return sql`false`;
+    // Timestamp columns map Date objects to the driver: a bound given as text becomes one.
+    const values = c.field.kind === 'timestamp' ? raw.map((v) => new Date(v) as unknown as string) : raw;
     switch (c.op) {
       case 'partial':
         return or(...values.map((v) => ilike(col, `%${escapeLike(v)}%`)));
@@ -126,9 +128,9 @@ export function createEngine(db: Db, model: Model, tables: Tables): Engine {
       case 'after':
         return gte(col, values[0]);
       case 'before':
-        return c.field.kind === 'timestamp' && values[0]!.length === 10 ? lt(col, sql`(${values[0]}::date + 1)`) : lte(col, values[0]);
+        return c.field.kind === 'timestamp' && raw[0]!.length === 10 ? lt(col, sql`(${raw[0]}::date + 1)`) : lte(col, values[0]);
       case 'strictly_after':
-        return c.field.kind === 'timestamp' && values[0]!.length === 10 ? gte(col, sql`(${values[0]}::date + 1)`) : gt(col, values[0]);
+        return c.field.kind === 'timestamp' && raw[0]!.length === 10 ? gte(col, sql`(${raw[0]}::date + 1)`) : gt(col, values[0]);
       case 'strictly_before':
         return lt(col, values[0]);
     }

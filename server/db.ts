@@ -25,6 +25,10 @@ export interface OpenOptions {
   /** PGlite data directory; `memory://` for an in-memory database. */
   dataDir?: string;
   maxConnections?: number;
+  /** PostgreSQL: seconds to wait for a connection before failing (a request then gets a 503). */
+  connectTimeoutSeconds?: number;
+  /** PostgreSQL: the server cancels a statement running longer than this (ms; 0: never). */
+  statementTimeoutMs?: number;
 }
 
 /** Counts the statements drizzle runs: a logger is the one hook every query passes through. */
@@ -39,7 +43,14 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     const { default: postgres } = await import('postgres');
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-    const client = postgres(o.databaseUrl, { max: o.maxConnections ?? 10, onnotice: () => {}, connection: { application_name: 'invoicing' } });
+    // Bounded waits: an unreachable server fails a request within connect_timeout, and a
+    // statement stuck on a lock or a runaway query is cancelled by the server (57014 → 503).
+    const client = postgres(o.databaseUrl, {
+      max: o.maxConnections ?? 10,
+      onnotice: () => {},
+      connect_timeout: o.connectTimeoutSeconds ?? 5,
+      connection: { application_name: 'invoicing', statement_timeout: o.statementTimeoutMs ?? 30_000 },
+    });
     const db = drizzle(client, { logger: counter.logger }) as unknown as Db;
     return {
       db,

@@ -311,7 +311,8 @@ describe.runIf(PG)('SIGKILL of the service during writes', () => {
   }, 120_000);
 });
 
-describe('SIGKILL of the service on the embedded database (PGlite)', () => {
+// Runs in the PGlite pass of the suite (it needs no PostgreSQL, and once is enough).
+describe.skipIf(PG)('SIGKILL of the service on the embedded database (PGlite)', () => {
   it('leaves a database that opens again, with no half-written invoice', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'invoicing-kill9-'));
     try {

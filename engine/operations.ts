@@ -182,8 +182,10 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
    */
   function conditionSql(t: AnyTable, c: Condition, bind: Bind = (v) => v): SQL | undefined {
     const col = t[c.field.name];
-    const values = c.values.filter((v): v is string => v !== null);
-    if (!values.length) return sql`false`;
+    const given = c.values.filter((v): v is string => v !== null);
+    if (!given.length) return sql`false`;
+    // Timestamp columns map Date objects to the driver: a bound given as text becomes one.
+    const values = c.field.kind === 'timestamp' ? given.map((v) => new Date(v) as unknown as string) : given;
     switch (c.op) {
       case 'partial':
         return or(...values.map((v) => ilike(col, bind(`%${escapeLike(v)}%`) as string)));
@@ -193,9 +195,9 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       case 'after':
         return gte(col, bind(values[0]));
       case 'before':
-        return c.field.kind === 'timestamp' && values[0]!.length === 10 ? lt(col, sql`(${bind(values[0])}::date + 1)`) : lte(col, bind(values[0]));
+        return c.field.kind === 'timestamp' && given[0]!.length === 10 ? lt(col, sql`(${bind(given[0])}::date + 1)`) : lte(col, bind(values[0]));
       case 'strictly_after':
-        return c.field.kind === 'timestamp' && values[0]!.length === 10 ? gte(col, sql`(${bind(values[0])}::date + 1)`) : gt(col, bind(values[0]));
+        return c.field.kind === 'timestamp' && given[0]!.length === 10 ? gte(col, sql`(${bind(given[0])}::date + 1)`) : gt(col, bind(values[0]));
       case 'strictly_before':
         return lt(col, bind(values[0]));
     }

@@ -241,7 +241,8 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
       let value = present ? input[f.name] : undefined;
       if (value === undefined || value === null) {
         const dflt = 'default' in f.def ? f.def.default : undefined;
-        if (value === undefined && mode !== 'update' && dflt !== undefined) value = resolveDefault(dflt);
+        // A field with a default is never empty (its column is NOT NULL): null means the default.
+        if (dflt !== undefined && (value === null || mode !== 'update')) value = resolveDefault(dflt);
         else if (value === undefined && f.def.kind === 'list') value = [];
         else if (value === undefined && f.kind === 'children') value = mode === 'create' && !present ? undefined : [];
         if (value === undefined && f.def.kind === 'text' && f.def.sequence) continue;

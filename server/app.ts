@@ -1,5 +1,7 @@
 // The fastify application: formats, authentication, the REST routes derived from the model,
 // health checks, and one error handler.
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { registerRest } from '../engine/rest.ts';
@@ -14,7 +16,7 @@ import type { Database } from './db.ts';
 import { installErrorHandling, toApiError } from './errors.ts';
 import { Gate } from './gate.ts';
 import { HistoryRecorder, installHistory } from './history.ts';
-import { problem } from '../formats/problem.ts';
+import { problem, PROBLEM } from '../formats/problem.ts';
 import { registerGraphiql, wantsGraphiql } from './graphiql.ts';
 import { installDocs } from './docs.ts';
 import { model, tables } from './model.ts';
@@ -46,6 +48,21 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
+/** The answer to a request the HTTP parser refused, written on the socket as Node would. */
+function clientError(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, detail] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'The request took too long to arrive.']
+      : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'The request line and headers are larger than the server accepts.']
+        : [400, 'The request is not valid HTTP.'];
+  this.log.debug({ code: err.code }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify(problem(new ApiError(status, detail)).body);
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: ${PROBLEM}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
+}
+
 export async function buildApp(o: AppOptions): Promise<App> {
   const app = Fastify({
     logger: o.logger ?? loggerOptions(o.config.logLevel),
@@ -54,6 +71,9 @@ export async function buildApp(o: AppOptions): Promise<App> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Errors the HTTP parser raises before fastify sees a request (headers too large, a
+    // malformed request line) are problem+json too; the raw bytes, token included, are never logged.
+    clientErrorHandler: clientError,
     // Errors raised before routing (a malformed URL, a bad content type) are problem+json too.
     frameworkErrors: (error, _req, reply: FastifyReply) => {
       const p = problem(toApiError(error) ?? ApiError.badRequest('Bad request.'));

@@ -3,6 +3,10 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /** PostgreSQL: seconds to wait for a connection (DATABASE_CONNECT_TIMEOUT, default 5). */
+  databaseConnectTimeout: number;
+  /** PostgreSQL: statement timeout in ms (DATABASE_STATEMENT_TIMEOUT, default 30000; 0 disables). */
+  databaseStatementTimeout: number;
   dataDir: string;
   redisUrl: string | undefined;
   /** Prefix of every Redis key (several deployments, or tests, can share one Redis). */
@@ -28,6 +32,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: Number(env.PORT ?? 8080),
     host: env.HOST ?? '127.0.0.1',
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseConnectTimeout: Number(env.DATABASE_CONNECT_TIMEOUT || 5),
+    databaseStatementTimeout: Number(env.DATABASE_STATEMENT_TIMEOUT || 30_000),
     dataDir: env.DATA_DIR ?? './data',
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.REDIS_KEY_PREFIX ?? 'invoicing:',

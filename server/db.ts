@@ -27,6 +27,10 @@ export interface OpenOptions {
   /** PGlite data directory; `memory://` for an in-memory database. */
   dataDir?: string;
   maxConnections?: number;
+  /** PostgreSQL: seconds to wait for a connection before failing (a request then gets a 503). */
+  connectTimeoutSeconds?: number;
+  /** PostgreSQL: the server cancels a statement running longer than this (ms; 0: never). */
+  statementTimeoutMs?: number;
 }
 
 type Client = import('postgres').Sql;
@@ -64,7 +68,18 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     const { default: postgres } = await import('postgres');
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-    const client = postgres(o.databaseUrl, { max: o.maxConnections ?? 10, onnotice: () => {}, connection: { application_name: 'invoicing' } });
+    // Bounded waits: an unreachable server fails a request within connect_timeout, and a
+    // statement stuck on a lock or a runaway query is cancelled by the server (57014 → 503).
+    const client = postgres(o.databaseUrl, {
+      max: o.maxConnections ?? 10,
+      onnotice: () => {},
+      connect_timeout: o.connectTimeoutSeconds ?? 5,
+      // After failed connections the driver waits before the next attempt, and a request waits
+      // with it: its default grows to 20 s. Capped at 0.5 s, an outage answers 503s promptly and
+      // the service is back within half a second of the database.
+      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
+      connection: { application_name: 'invoicing', statement_timeout: o.statementTimeoutMs ?? 30_000 },
+    });
     const prepared = preparing(client);
     const db = drizzle(prepared, { logger: counter.logger }) as unknown as Db;
     return {

@@ -24,7 +24,9 @@ export function toApiError(err: unknown): ApiError | null {
   if (err instanceof SyntaxError || (e.statusCode === 400 && /JSON/i.test(e.message))) return ApiError.badRequest('Syntax error');
   const d = driverError(err);
   const code = d?.code ?? e.code ?? (e.cause as { code?: string } | undefined)?.code;
-  if (code && (UNAVAILABLE.has(code) || code.startsWith('08') || code === '57P01' || code === '57P03')) {
+  // 08xxx: connection failures; 57P01-03: the server is shutting down or starting; 57014: a
+  // statement cancelled by statement_timeout; 53xxx: out of connections or resources.
+  if (code && (UNAVAILABLE.has(code) || code.startsWith('08') || code.startsWith('57P') || code === '57014' || code.startsWith('53'))) {
     return new ApiError(503, 'The database is unavailable; retry shortly.', { headers: { 'retry-after': '1' } });
   }
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return new ApiError(e.statusCode, e.message);

@@ -1,0 +1,48 @@
+// Invariants of stored invoices, recomputed in SQL from their lines and payments with the
+// CONTRACT §6 rules (independently of resources/rules/totals.ts). Used by `npm run soak` and by
+// the fault tests: whatever happened to the service, the stored documents must satisfy them.
+import type { Sql } from 'postgres';
+
+export type Check = [name: string, ok: boolean, detail: string];
+
+export async function invoiceInvariants(db: Sql): Promise<{ checks: Check[]; invoices: { id: string; lines: number }[] }> {
+  const checks: Check[] = [];
+  const check = (name: string, ok: boolean, detail = '') => checks.push([name, ok, detail]);
+  const docs = await db`
+    with l as (
+      select invoice_id, total, tax_id, tax_type, round(price * qty) as t,
+        case when tax_id is null then 0
+             when tax_type = 'inclusive' then round(price * qty) - round(round(price * qty) * 100 / (100 + tax_rate))
+             else round(round(price * qty) * tax_rate / 100) end as tax
+      from invoice_lines
+    ), agg as (
+      select invoice_id, count(*)::int as n, count(*) filter (where t <> total)::int as bad_lines,
+        sum(case when tax_type = 'inclusive' then t - tax else t end) as subtotal, sum(tax) as tax_total
+      from l group by invoice_id
+    ), p as (select invoice_id, sum(amount) as paid from payments group by invoice_id)
+    select i.id, i.company_id, i.number, i.status, i.subtotal, i.tax_total, i.discount_total, i.total, i.amount_paid, i.balance,
+      i.discount_type, i.discount_value,
+      coalesce(agg.n, 0) as lines, coalesce(agg.bad_lines, 0) as bad_lines, coalesce(agg.subtotal, 0) as e_subtotal,
+      coalesce(agg.tax_total, 0) as e_tax, coalesce(p.paid, 0) as paid,
+      case i.discount_type
+        when 'percentage' then round((coalesce(agg.subtotal, 0) + coalesce(agg.tax_total, 0)) * i.discount_value / 100)
+        when 'fixed' then least(i.discount_value, greatest(coalesce(agg.subtotal, 0) + coalesce(agg.tax_total, 0), 0))
+        else 0 end as e_discount
+    from invoices i left join agg on agg.invoice_id = i.id left join p on p.invoice_id = i.id`;
+  const n = (v: unknown) => Number(v);
+  const bad = (pred: (d: (typeof docs)[number]) => boolean) => docs.filter(pred);
+  const show = (rows: readonly Record<string, unknown>[]) => rows.slice(0, 3).map((r) => JSON.stringify(r)).join('\n    ');
+
+  check('every line total is round(price × qty)', bad((d) => n(d.bad_lines) > 0).length === 0, show(bad((d) => n(d.bad_lines) > 0)));
+  const wrongTotals = bad((d) => n(d.subtotal) !== n(d.e_subtotal) || n(d.tax_total) !== n(d.e_tax) || n(d.discount_total) !== n(d.e_discount) || n(d.total) !== n(d.e_subtotal) + n(d.e_tax) - n(d.e_discount));
+  check('every invoice total follows from its lines and discount (CONTRACT §6)', wrongTotals.length === 0, show(wrongTotals));
+  const wrongPaid = bad((d) => n(d.amount_paid) !== n(d.paid) || n(d.balance) !== n(d.total) - n(d.paid) || n(d.balance) < 0);
+  check('amountPaid = Σ payments and balance = total − amountPaid ≥ 0', wrongPaid.length === 0, show(wrongPaid));
+  const wrongStatus = bad((d) => (d.status === 'paid') !== (['pending', 'overdue', 'paid'].includes(String(d.status)) && n(d.balance) <= 0 && n(d.paid) > 0) || (d.status === 'draft' && n(d.paid) > 0));
+  check('status agrees with the payments (paid exactly when settled; no draft with payments)', wrongStatus.length === 0, show(wrongStatus));
+  const dupNumbers = await db`select company_id, number, count(*)::int as n from invoices group by company_id, number having count(*) > 1`;
+  check('invoice numbers are unique per company', dupNumbers.length === 0, show(dupNumbers));
+  const draftRates = await db`select l.id from invoice_lines l join invoices i on i.id = l.invoice_id join taxes t on t.id = l.tax_id where i.status = 'draft' and (l.tax_rate <> t.rate or l.tax_type <> t.type)`;
+  check("draft lines are computed with their tax's current rate", draftRates.length === 0, show(draftRates));
+  return { checks, invoices: docs.map((d) => ({ id: String(d.id), lines: Number(d.lines) })) };
+}

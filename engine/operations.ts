@@ -155,7 +155,8 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       c = dialect.sqlToQuery(build());
       compiled.set(key, c);
     }
-    return raw!(c.sql, fillPlaceholders(c.params, values));
+    // Dates travel as RFC 3339 text: the drivers' own serialisers for them are set up by drizzle.
+    return raw!(c.sql, fillPlaceholders(c.params, values).map((v) => (v instanceof Date ? v.toISOString() : v)));
   }
 
   function fromRow(r: ModelResource, row: Record<string, unknown>): Rec {

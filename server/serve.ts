@@ -34,8 +34,8 @@ async function ensureAppSecret(database: Database, configured: string | undefine
 export async function startServer(config: Config, opts: { database?: Database; adminSocket?: boolean; clock?: Clock } = {}): Promise<Running> {
   const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   await database.migrate();
-  await ensureAppSecret(database, config.appSecret);
-  const { fastify, engine } = await buildApp({ config, database, clock: opts.clock });
+  const secret = await ensureAppSecret(database, config.appSecret);
+  const { fastify, engine } = await buildApp({ config, database, clock: opts.clock, secret });
   await fastify.listen({ port: config.port, host: config.host });
   const address = fastify.server.address();
   const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : `http://${config.host}:${config.port}`;
@@ -46,7 +46,7 @@ export async function startServer(config: Config, opts: { database?: Database; a
 
   const [{ n }] = (await database.db.select({ n: count() }).from(users)) as [{ n: number }];
   if (Number(n) === 0) {
-    fastify.log.info(`No user exists yet. Create one with: npm run cli -- user:create --email you@example.com --password '…' --company "Your company"`);
+    fastify.log.info(`No user exists yet. Open ${url}/setup in a browser, or run: npm run cli -- user:create --email you@example.com --password '…' --company "Your company"`);
   }
 
   let stopping: Promise<void> | undefined;

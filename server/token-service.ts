@@ -123,13 +123,18 @@ export interface TokenPage {
 export async function listTokens(
   db: Db,
   o: Owner,
-  q: { conditions?: (SQL | undefined)[]; order?: { field: TokenColumn; dir: 'asc' | 'desc' }[]; limit: number; offset: number; nullsLast?: boolean },
+  q: { conditions?: (SQL | undefined)[]; order?: { field: TokenColumn; dir: 'asc' | 'desc' }[]; limit: number; offset: number; forPeople?: boolean },
 ): Promise<TokenPage> {
   const where = and(mine(o), ...(q.conditions ?? []));
-  // PostgreSQL's default puts nulls last ascending and first descending; a person sorting
-  // "Last Used" wants never-used tokens at the end either way.
-  const orderOf = (x: { field: TokenColumn; dir: 'asc' | 'desc' }) =>
-    q.nullsLast ? sql`${tokenColumns[x.field]} ${sql.raw(x.dir)} nulls last` : (x.dir === 'desc' ? desc : asc)(tokenColumns[x.field]);
+  // For a person reading a table (`forPeople`): text ignores case whatever the database's
+  // collation, and empty values go last in both directions ("Last Used": never-used tokens at
+  // the end). Otherwise PostgreSQL's defaults, as the REST API has always ordered.
+  const orderOf = (x: { field: TokenColumn; dir: 'asc' | 'desc' }) => {
+    if (!q.forPeople) return (x.dir === 'desc' ? desc : asc)(tokenColumns[x.field]);
+    const col = tokenColumns[x.field];
+    const key = x.field === 'name' || x.field === 'description' ? sql`lower(${col})` : sql`${col}`;
+    return sql`${key} ${sql.raw(x.dir === 'desc' ? 'desc' : 'asc')} nulls last`;
+  };
   const rows = await db
     .select({ t: apiTokens, total: sql<number>`count(*) over ()` })
     .from(apiTokens)

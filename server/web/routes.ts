@@ -282,7 +282,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       const { rows, total } = await listTokens(db, who, {
         conditions: [searchCondition(str(q.get('search'), 200))],
         order: [{ field: sort as TokenColumn, dir }],
-        nullsLast: true,
+        forPeople: true,
         limit: itemsPerPage,
         offset: (page - 1) * itemsPerPage,
       });

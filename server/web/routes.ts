@@ -65,6 +65,17 @@ function securityHeaders(req: FastifyRequest): Record<string, string> {
   };
 }
 
+/** The Origin header, when the browser sent one, names this host. */
+function sameHost(req: FastifyRequest): boolean {
+  const origin = req.headers.origin;
+  if (!origin) return true;
+  try {
+    return new URL(origin).host === req.host;
+  } catch {
+    return false;
+  }
+}
+
 const str = (v: unknown, max = 10_000) => (typeof v === 'string' ? v.slice(0, max) : '');
 const pathOf = (req: FastifyRequest) => req.url.split('?')[0]!;
 const isJsonEndpoint = (path: string) => path.startsWith(`${PROFILE_PATH}/`);
@@ -139,8 +150,8 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
         if (json) throw new ApiError(403, detail);
         return html(reply, 403, messagePage('Form expired', `${detail} Reload the page and try again.`, { href: path === '/setup' ? '/setup' : '/login', label: 'Reload' }));
       };
-      const origin = req.headers.origin;
-      if (origin && origin !== 'null' && origin !== `${req.protocol}://${req.host}`) return refuse('This request came from another site.');
+      // The host alone is compared: behind a TLS proxy without TRUST_PROXY the scheme we see is http.
+      if (!sameHost(req)) return refuse('This request came from another site.');
       let binding: string | undefined;
       if (PRE_SESSION_FORMS.has(path)) binding = req.cookies[PRE_SESSION_COOKIE];
       else {

@@ -1,11 +1,10 @@
 // Requests per day over the last 30 days (UTC days), counted by the server from the stored
 // history, drawn as inline SVG bars.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../lib/api.js';
 import { number, plural } from '../lib/format.js';
 import { html } from '../lib/html.js';
 
-const W = 600;
 const H = 140;
 const TOP = 12;
 const BOTTOM = 22;
@@ -18,9 +17,24 @@ function niceMax(n) {
   return [1, 2, 5, 10].map((m) => m * p).find((v) => v >= n);
 }
 
+/** The element's width in CSS pixels, kept up to date: the chart is drawn at its real size, so text stays legible. */
+function useWidth(ref) {
+  const [width, setWidth] = useState(0);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return undefined;
+    const observer = new ResizeObserver(([entry]) => setWidth(Math.round(entry.contentRect.width)));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  return width;
+}
+
 export function UsageChart({ tokenId }) {
   const [data, setData] = useState(null);
   const [error, setError] = useState('');
+  const box = useRef(null);
+  const W = Math.max(260, useWidth(box) || 600);
 
   useEffect(() => {
     let live = true;
@@ -33,9 +47,15 @@ export function UsageChart({ tokenId }) {
     };
   }, [tokenId]);
 
-  if (error) return html`<p class="alert" role="alert">${error}</p>`;
-  if (!data) return html`<div class="chart chart-loading" aria-busy="true">Loading the chart…</div>`;
+  let inner;
+  if (error) inner = html`<p class="alert" role="alert">${error}</p>`;
+  else if (!data) inner = html`<div class="chart chart-loading" aria-busy="true">Loading the chart…</div>`;
+  else inner = html`<${Chart} data=${data} width=${W} />`;
+  // One element throughout, so the width is observed from the first render on.
+  return html`<div ref=${box} class="chart-box">${inner}</div>`;
+}
 
+function Chart({ data, width: W }) {
   const days = data.days;
   const total = days.reduce((a, d) => a + d.count, 0);
   const busiest = days.reduce((a, d) => (d.count > a.count ? d : a), days[0]);

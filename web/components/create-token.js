@@ -77,7 +77,7 @@ export function CreateTokenDialog({ onClose, onCreated }) {
       <div class="field">
         <label for="token-value">Token for “${created.name}”</label>
         <div class="copy-row">
-          <input id="token-value" ref=${valueRef} class="mono" readonly value=${created.token} onFocus=${(e) => e.currentTarget.select()} spellcheck="false" autocomplete="off" />
+          <textarea id="token-value" ref=${valueRef} class="mono" rows="2" readonly value=${created.token} onFocus=${(e) => e.currentTarget.select()} spellcheck="false" autocomplete="off"></textarea>
           <button type="button" class="btn primary" onClick=${copy} autofocus>Copy</button>
         </div>
         <p class="hint" role="status">${copied}</p>

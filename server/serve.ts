@@ -36,18 +36,24 @@ export async function startServer(config: Config, opts: { database?: Database; a
   await database.migrate();
   const secret = await ensureAppSecret(database, config.appSecret);
   const { fastify, engine } = await buildApp({ config, database, clock: opts.clock, secret });
-  await fastify.listen({ port: config.port, host: config.host });
-  const address = fastify.server.address();
-  const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : `http://${config.host}:${config.port}`;
-
+  const [{ n }] = (await database.db.select({ n: count() }).from(users)) as [{ n: number }];
+  // The admin socket is up before "Server listening" is logged: whoever waits for that line can
+  // run CLI commands at once (and read the first-run hint, logged right after it).
   let admin: Server | undefined;
   if (opts.adminSocket && database.kind === 'pglite') admin = await startAdminSocket(adminSocketPath(config.dataDir), { db: database.db, engine });
-  const scheduler = config.scheduler ? startScheduler({ db: database.db, engine, log: fastify.log }) : undefined;
-
-  const [{ n }] = (await database.db.select({ n: count() }).from(users)) as [{ n: number }];
+  try {
+    await fastify.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    admin?.close();
+    throw err;
+  }
+  const address = fastify.server.address();
+  const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : `http://${config.host}:${config.port}`;
   if (Number(n) === 0) {
     fastify.log.info(`No user exists yet. Open ${url}/setup in a browser, or run: npm run cli -- user:create --email you@example.com --password '…' --company "Your company"`);
   }
+
+  const scheduler = config.scheduler ? startScheduler({ db: database.db, engine, log: fastify.log }) : undefined;
 
   let stopping: Promise<void> | undefined;
   return {

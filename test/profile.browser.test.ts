@@ -150,6 +150,7 @@ describe('/profile/api in a browser', () => {
     expect(value).toMatch(/^inv_/);
     values.set('CI deploy', value);
     expect(await dialog().getByRole('alert').innerText()).toContain('cannot be shown again');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Copy');
     await dialog().getByRole('button', { name: 'Copy' }).click();
     await expect.poll(() => dialog().getByRole('status').innerText()).toBe('Copied to the clipboard.');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(value);
@@ -162,6 +163,7 @@ describe('/profile/api in a browser', () => {
 
     await dialog().getByRole('button', { name: 'Done' }).click();
     await expect.poll(() => dialog().count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Create API Token');
     await expect.poll(() => rowNames()).toEqual(['CI deploy']);
     // The value is never shown again: not on the page, not in what the page loads.
     await page.reload();

@@ -1,6 +1,6 @@
 // "Create API Token": Name (required) and Description; on Save the value is shown once, with a
 // copy button and a warning that it cannot be shown again.
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../lib/api.js';
 import { html } from '../lib/html.js';
 import { Dialog } from './dialog.js';
@@ -34,6 +34,12 @@ export function CreateTokenDialog({ onClose, onCreated }) {
   const [copied, setCopied] = useState('');
   const nameRef = useRef(null);
   const valueRef = useRef(null);
+  const copyRef = useRef(null);
+
+  // The form gives way to the value: the focus moves to the copy button.
+  useEffect(() => {
+    if (created) copyRef.current.focus();
+  }, [created]);
 
   async function save(e) {
     e.preventDefault();
@@ -70,7 +76,7 @@ export function CreateTokenDialog({ onClose, onCreated }) {
   }
 
   if (created) {
-    return html`<${Dialog} key="created" title="API token created" onClose=${onClose}>
+    return html`<${Dialog} title="API token created" onClose=${onClose}>
       <div class="warning" role="alert">
         <strong>Copy this token now.</strong> It is shown only this once and cannot be shown again. If you lose it, revoke it and create a new one.
       </div>
@@ -78,7 +84,7 @@ export function CreateTokenDialog({ onClose, onCreated }) {
         <label for="token-value">Token for “${created.name}”</label>
         <div class="copy-row">
           <textarea id="token-value" ref=${valueRef} class="mono" rows="2" readonly value=${created.token} onFocus=${(e) => e.currentTarget.select()} spellcheck="false" autocomplete="off"></textarea>
-          <button type="button" class="btn primary" onClick=${copy} autofocus>Copy</button>
+          <button type="button" class="btn primary" ref=${copyRef} onClick=${copy}>Copy</button>
         </div>
         <p class="hint" role="status">${copied}</p>
       </div>
@@ -89,7 +95,7 @@ export function CreateTokenDialog({ onClose, onCreated }) {
     <//>`;
   }
 
-  return html`<${Dialog} key="form" title="Create API Token" onClose=${onClose}>
+  return html`<${Dialog} title="Create API Token" onClose=${onClose}>
     <form onSubmit=${save} noValidate>
       <div class="field">
         <label for="token-name">Name <span class="required">(required)</span></label>
@@ -99,7 +105,7 @@ export function CreateTokenDialog({ onClose, onCreated }) {
           value=${name}
           maxLength="100"
           required
-          autofocus
+          data-autofocus
           autocomplete="off"
           aria-invalid=${errors.name ? 'true' : undefined}
           aria-describedby=${errors.name ? 'token-name-error' : 'token-name-hint'}

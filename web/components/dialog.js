@@ -1,6 +1,6 @@
 // A modal dialog on the native <dialog> element: the rest of the page is inert while it is open,
 // Tab and Shift+Tab cycle within it, Escape closes it, and focus returns to where it was.
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { html } from '../lib/html.js';
 
 const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])';
@@ -9,17 +9,22 @@ let ids = 0;
 export function Dialog({ title, onClose, wide = false, children }) {
   const ref = useRef(null);
   const id = useRef(`dialog-title-${++ids}`).current;
+  // Where the focus was when the dialog was asked for (read while rendering, before the dialog
+  // exists): it goes back there when the dialog closes.
+  const opener = useRef(undefined);
+  if (opener.current === undefined) opener.current = document.activeElement;
 
-  useEffect(() => {
+  // Before paint: the dialog is modal, and focused, from its first frame.
+  useLayoutEffect(() => {
     const dialog = ref.current;
-    const opener = document.activeElement;
     dialog.showModal();
-    // showModal focuses the first focusable element; a field marked autofocus goes first.
-    const wanted = dialog.querySelector('[autofocus]');
+    // showModal focuses the first focusable element; one marked data-autofocus goes first.
+    const wanted = dialog.querySelector('[data-autofocus]');
     if (wanted) wanted.focus();
     return () => {
       if (dialog.open) dialog.close();
-      if (opener && typeof opener.focus === 'function' && opener.isConnected) opener.focus();
+      const back = opener.current;
+      if (back && typeof back.focus === 'function' && back.isConnected) back.focus();
     };
   }, []);
 

@@ -346,6 +346,29 @@ describe('the JSON endpoints of /profile/api', () => {
     for (const q of ['?sort=tokenHash', '?dir=sideways', '?page=0', '?itemsPerPage=x']) expect((await v.get(`/profile/api/tokens${q}`)).status).toBe(400);
   });
 
+  it('answers the list, the summary and the history in a fixed number of SQL statements', async () => {
+    const statements = async (path: string) => {
+      const before = t.db.database.statements();
+      expect((await v.get(path)).status).toBe(200);
+      return t.db.database.statements() - before;
+    };
+    const [token] = (await v.get('/profile/api/tokens?search=CI%20deploy')).body.items;
+    const paths = ['/profile/api/tokens?sort=name&dir=asc', '/profile/api/summary', `/profile/api/tokens/${token.id}/history`];
+    const measure = async () => {
+      const counts: number[] = [];
+      for (const path of paths) counts.push(await statements(path));
+      return counts;
+    };
+    const few = await measure();
+    for (let i = 0; i < 20; i++) expect((await v.call('POST', '/profile/api/tokens', { name: `bulk ${i}` }, csrf)).status).toBe(201);
+    const many = await measure();
+    // Session (2) + the list (1) | the summary (2) | the token and its history (2).
+    expect(few).toEqual([3, 4, 4]);
+    expect(many).toEqual(few);
+    const bulk = (await v.get('/profile/api/tokens?search=bulk&itemsPerPage=100')).body.items.map((x: { id: string }) => x.id);
+    expect((await v.call('POST', '/profile/api/tokens/revoke', { ids: bulk }, csrf)).body.revoked).toHaveLength(20);
+  });
+
   it('summarises like /api/api-tokens/summary', async () => {
     const page = (await v.get('/profile/api/summary')).body;
     const [any] = (await v.get('/profile/api/tokens?search=CI%20deploy')).body.items;

@@ -1,5 +1,6 @@
 // The fastify application: formats, authentication, the REST routes derived from the model,
 // health checks, and one error handler.
+import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
@@ -22,6 +23,7 @@ import { installDocs } from './docs.ts';
 import { model, tables } from './model.ts';
 import type { Clock } from './rate-limit.ts';
 import { registerTokenApi } from './token-api.ts';
+import { registerWeb } from './web/routes.ts';
 
 const GRAPHQL_PATH = '/api/graphql';
 
@@ -31,6 +33,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** The rate limiter's and request history's clock (tests inject one). */
   clock?: Clock;
+  /** The app secret (server/serve.ts ensureAppSecret); a random one per process when absent. */
+  secret?: string;
 }
 
 export interface App {
@@ -127,5 +131,13 @@ export async function buildApp(o: AppOptions): Promise<App> {
   const graphiql = registerGraphiql(app, { schema, endpoint: GRAPHQL_PATH });
   await registerGraphql(app, { engine, schema, principal: principalOf, toApiError, path: GRAPHQL_PATH, ide: graphiql });
   registerTokenApi(app, { db: o.database.db, formats, principal: principalOf, history, revoked: (id) => gate.revoked(id), clock: gate.clock });
+  // The web pages (sign-in, /profile/api) in their own context: sessions and cookies stay out of /api.
+  await registerWeb(app, {
+    db: o.database.db,
+    secret: o.secret ?? o.config.appSecret ?? randomBytes(32).toString('base64url'),
+    history,
+    revoked: (id) => gate.revoked(id),
+    clock: gate.clock,
+  });
   return { fastify: app, engine, gate, history };
 }

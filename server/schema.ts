@@ -61,6 +61,20 @@ export const apiTokenMonthly = pgTable('api_token_monthly', {
   count: bigint('count', { mode: 'number' }).notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.tokenId, t.month] })]);
 
+/**
+ * Sign-in sessions of the web pages. The cookie carries a random value; only its SHA-256 is
+ * stored, so the table alone lets no one sign in. The active company is kept here.
+ */
+export const sessions = pgTable('sessions', {
+  /** sha256 of the cookie value, hex. */
+  id: text('id').primaryKey(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  companyId: uuid('company_id').references(() => companies.id, { onDelete: 'set null' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  /** Idle expiry, pushed forward as the session is used, never past created_at + the absolute limit. */
+  expiresAt: ts('expires_at').notNull(),
+}, (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)]);
+
 export const settings = pgTable('settings', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),

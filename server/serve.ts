@@ -34,20 +34,26 @@ async function ensureAppSecret(database: Database, configured: string | undefine
 export async function startServer(config: Config, opts: { database?: Database; adminSocket?: boolean; clock?: Clock } = {}): Promise<Running> {
   const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutSeconds: config.databaseConnectTimeout, statementTimeoutMs: config.databaseStatementTimeout }));
   await database.migrate();
-  await ensureAppSecret(database, config.appSecret);
-  const { fastify, engine } = await buildApp({ config, database, clock: opts.clock });
-  await fastify.listen({ port: config.port, host: config.host });
-  const address = fastify.server.address();
-  const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : `http://${config.host}:${config.port}`;
-
+  const secret = await ensureAppSecret(database, config.appSecret);
+  const { fastify, engine } = await buildApp({ config, database, clock: opts.clock, secret });
+  const [{ n }] = (await database.db.select({ n: count() }).from(users)) as [{ n: number }];
+  // The admin socket is up before "Server listening" is logged: whoever waits for that line can
+  // run CLI commands at once (and read the first-run hint, logged right after it).
   let admin: Server | undefined;
   if (opts.adminSocket && database.kind === 'pglite') admin = await startAdminSocket(adminSocketPath(config.dataDir), { db: database.db, engine });
-  const scheduler = config.scheduler ? startScheduler({ db: database.db, engine, log: fastify.log }) : undefined;
-
-  const [{ n }] = (await database.db.select({ n: count() }).from(users)) as [{ n: number }];
-  if (Number(n) === 0) {
-    fastify.log.info(`No user exists yet. Create one with: npm run cli -- user:create --email you@example.com --password '…' --company "Your company"`);
+  try {
+    await fastify.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    admin?.close();
+    throw err;
   }
+  const address = fastify.server.address();
+  const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : `http://${config.host}:${config.port}`;
+  if (Number(n) === 0) {
+    fastify.log.info(`No user exists yet. Open ${url}/setup in a browser, or run: npm run cli -- user:create --email you@example.com --password '…' --company "Your company"`);
+  }
+
+  const scheduler = config.scheduler ? startScheduler({ db: database.db, engine, log: fastify.log }) : undefined;
 
   let stopping: Promise<void> | undefined;
   return {

@@ -1,0 +1,155 @@
+// Sign-in sessions of the web pages, and their CSRF tokens.
+//
+// The session cookie carries 256 random bits; the sessions table stores only their SHA-256, with
+// the user, the active company and an expiry: idle for IDLE_MS ends it, and so does reaching
+// ABSOLUTE_MS after sign-in. Every state-changing request of the pages carries a CSRF token
+// (X-CSRF-Token header from the page's fetch calls, or the `_csrf` field of a form): an HMAC,
+// under the app secret, of the session cookie's value, or for a visitor not signed in yet (the
+// sign-in and set-up forms) of a random pre-session cookie's. Cookies are HttpOnly, SameSite=Lax
+// and Secure when the request came over https.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Db, Role } from '../../engine/context.ts';
+import { companies, memberships, sessions, users } from '../schema.ts';
+
+export const SESSION_COOKIE = 'inv_session';
+/** Binds the CSRF token of the forms shown before sign-in. */
+export const PRE_SESSION_COOKIE = 'inv_pre';
+
+export const IDLE_MS = 12 * 3600_000;
+export const ABSOLUTE_MS = 7 * 86_400_000;
+/** A session's expiry is pushed forward at most this often (one write per session and period). */
+const RENEW_EVERY_MS = 5 * 60_000;
+
+export interface Membership {
+  id: string;
+  name: string;
+  currency: string;
+  role: Role;
+}
+
+export interface Session {
+  /** The stored id (hash of the cookie value). */
+  id: string;
+  /** The cookie value: the CSRF token is derived from it. */
+  value: string;
+  user: { id: string; email: string; name: string };
+  /** The active company: the one chosen, else the first; null when the user belongs to none. */
+  company: Membership | null;
+  companies: Membership[];
+  expiresAt: Date;
+}
+
+const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
+const randomValue = () => randomBytes(32).toString('base64url');
+/** Cookie values we issue: 43 base64url characters. Anything else is not looked up. */
+const WELL_FORMED = /^[A-Za-z0-9_-]{43}$/;
+
+export class SessionStore {
+  constructor(
+    private readonly db: Db,
+    private readonly secret: string,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Starts a session for the user (in `companyId`, else their first company); returns the cookie value. */
+  async create(userId: string, companyId: string | null): Promise<{ value: string; expiresAt: Date }> {
+    const now = this.clock();
+    const value = randomValue();
+    const expiresAt = new Date(now + IDLE_MS);
+    // Expired sessions are removed as new ones begin: the table holds live sessions only.
+    await this.db.delete(sessions).where(lt(sessions.expiresAt, new Date(now)));
+    await this.db.insert(sessions).values({ id: sha256(value), userId, companyId, createdAt: new Date(now), expiresAt });
+    return { value, expiresAt };
+  }
+
+  /** The live session a cookie value names, or null; renews its idle expiry now and then. */
+  async resolve(value: string | undefined): Promise<Session | null> {
+    if (!value || !WELL_FORMED.test(value)) return null;
+    const now = this.clock();
+    const id = sha256(value);
+    const [row] = await this.db
+      .select({ s: sessions, email: users.email, name: users.name })
+      .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .where(and(eq(sessions.id, id), gt(sessions.expiresAt, new Date(now))));
+    if (!row) return null;
+    const list = await this.memberships(row.s.userId);
+    let expiresAt = row.s.expiresAt;
+    if (expiresAt.getTime() - now < IDLE_MS - RENEW_EVERY_MS) {
+      expiresAt = new Date(Math.min(now + IDLE_MS, row.s.createdAt.getTime() + ABSOLUTE_MS));
+      await this.db.update(sessions).set({ expiresAt }).where(eq(sessions.id, id));
+    }
+    return {
+      id,
+      value,
+      user: { id: row.s.userId, email: row.email, name: row.name },
+      company: list.find((c) => c.id === row.s.companyId) ?? list[0] ?? null,
+      companies: list,
+      expiresAt,
+    };
+  }
+
+  async memberships(userId: string): Promise<Membership[]> {
+    const rows = await this.db
+      .select({ id: companies.id, name: companies.name, currency: companies.currency, role: memberships.role })
+      .from(memberships)
+      .innerJoin(companies, eq(companies.id, memberships.companyId))
+      .where(eq(memberships.userId, userId))
+      .orderBy(asc(sql`lower(${companies.name})`), asc(companies.id));
+    return rows.map((r) => ({ ...r, role: r.role as Role }));
+  }
+
+  /** Makes one of the user's companies the active one; false when they are not a member. */
+  async switchCompany(s: Session, companyId: string): Promise<boolean> {
+    if (!s.companies.some((c) => c.id === companyId)) return false;
+    await this.db.update(sessions).set({ companyId }).where(eq(sessions.id, s.id));
+    return true;
+  }
+
+  async destroy(value: string | undefined): Promise<void> {
+    if (!value || !WELL_FORMED.test(value)) return;
+    await this.db.delete(sessions).where(eq(sessions.id, sha256(value)));
+  }
+
+  /** The CSRF token for a session or pre-session cookie value. */
+  csrfToken(binding: string): string {
+    return createHmac('sha256', this.secret).update(`csrf\0${binding}`).digest('base64url');
+  }
+
+  /** Timing-safe comparison of a submitted token with the one `binding` gives. */
+  checkCsrf(binding: string | undefined, submitted: unknown): boolean {
+    if (!binding || typeof submitted !== 'string' || submitted.length > 100) return false;
+    const expected = Buffer.from(this.csrfToken(binding));
+    const actual = Buffer.from(submitted);
+    return actual.length === expected.length && timingSafeEqual(actual, expected);
+  }
+}
+
+const cookieOptions = (req: FastifyRequest, maxAgeSeconds: number) => ({
+  path: '/',
+  httpOnly: true,
+  sameSite: 'lax' as const,
+  secure: req.protocol === 'https',
+  maxAge: maxAgeSeconds,
+});
+
+export function setSessionCookie(req: FastifyRequest, reply: FastifyReply, value: string): void {
+  reply.setCookie(SESSION_COOKIE, value, cookieOptions(req, ABSOLUTE_MS / 1000));
+}
+
+export function clearSessionCookie(req: FastifyRequest, reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: req.protocol === 'https' });
+}
+
+/** The visitor's pre-session cookie value, issuing one when absent. */
+export function preSession(req: FastifyRequest, reply: FastifyReply): string {
+  const existing = req.cookies[PRE_SESSION_COOKIE];
+  if (existing && WELL_FORMED.test(existing)) return existing;
+  const value = randomValue();
+  reply.setCookie(PRE_SESSION_COOKIE, value, cookieOptions(req, 86_400));
+  return value;
+}
+
+export const wellFormed = (v: string | undefined): v is string => Boolean(v && WELL_FORMED.test(v));

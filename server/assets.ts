@@ -112,6 +112,10 @@ export function assetFiles(name: string): string[] {
   const files = root.include.every((g) => !g.includes('*'))
     ? root.include.filter((f) => existsSync(join(dir, f)))
     : walk(dir).filter((f) => patterns.some((p) => p.test(f)));
+  // Each name must exist and each glob match something: a package update that moved a file
+  // fails here (and the build), not in a browser.
+  const missing = root.include.filter((g, i) => !files.some((f) => patterns[i]!.test(f)));
+  if (missing.length) throw new Error(`Asset root ${name} (${dir}): nothing matches ${missing.join(', ')}.`);
   return files;
 }
 

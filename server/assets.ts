@@ -137,18 +137,31 @@ export function hashFiles(name: string, files: string[], read: (file: string) =>
   return h.digest('hex').slice(0, 16);
 }
 
-/** This user's private cache directory (mode 0700, owned by us, not a symlink), or undefined. */
+/** Candidate cache directories, most specific first; the system's temporary directory last. */
+function cacheCandidates(): string[] {
+  const env = process.env;
+  const uid = process.getuid?.() ?? 'user';
+  return [
+    env.INVOICING_CACHE_DIR,
+    env.XDG_CACHE_HOME && join(env.XDG_CACHE_HOME, 'invoicing'),
+    env.HOME && join(env.HOME, '.cache', 'invoicing'),
+    join(tmpdir(), `invoicing-cache-${uid}`),
+  ].filter((d): d is string => !!d);
+}
+
+/** The first candidate that is (or can be made) a directory of our own that nobody else may write. */
 function privateCache(): string | undefined {
-  const base = process.env.INVOICING_CACHE_DIR || join(tmpdir(), `invoicing-cache-${process.getuid?.() ?? 'user'}`);
-  try {
-    mkdirSync(base, { recursive: true, mode: 0o700 });
-    const st = lstatSync(base);
-    const ours = process.getuid ? st.uid === process.getuid() : true;
-    if (!st.isDirectory() || !ours || (st.mode & 0o022) !== 0) return undefined;
-    return base;
-  } catch {
-    return undefined;
+  for (const base of cacheCandidates()) {
+    try {
+      mkdirSync(base, { recursive: true, mode: 0o700 });
+      const st = lstatSync(base);
+      const ours = process.getuid ? st.uid === process.getuid() : true;
+      if (st.isDirectory() && ours && (st.mode & 0o022) === 0) return base;
+    } catch {
+      /* not writable here: next candidate */
+    }
   }
+  return undefined;
 }
 
 const extracted = new Map<string, string>();
@@ -156,8 +169,9 @@ const extracted = new Map<string, string>();
 /**
  * A directory holding a root's files, for libraries that read a directory (drizzle's migrator,
  * @fastify/swagger-ui). From source: the directory itself. In the binary: the files written once
- * to a private cache directory, named by their content hash; a later start with the same binary
- * finds them there.
+ * to a private cache directory, named by their content hash; a later start of the same binary
+ * finds them there. A copy that lost files (a temporary-files cleaner) is not used: this
+ * process then writes its own, removed when it exits.
  */
 export function assetDir(name: string): string {
   if (!sea) return sourceDir(name);
@@ -165,9 +179,10 @@ export function assetDir(name: string): string {
   if (known) return known;
   const entry = embedded()[name];
   if (!entry) throw new Error(`No embedded asset root "${name}".`);
+  const complete = (dir: string) => entry.files.every((f) => existsSync(join(dir, ...f.split('/'))));
   const cache = privateCache();
   const target = cache ? join(cache, `${name}-${entry.hash}`) : undefined;
-  if (target && existsSync(join(target, '.complete'))) {
+  if (target && complete(target)) {
     extracted.set(name, target);
     return target;
   }
@@ -177,21 +192,19 @@ export function assetDir(name: string): string {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, readAsset(name, file));
   }
-  writeFileSync(join(work, '.complete'), '');
   let dir = work;
-  if (target) {
-    try {
-      renameSync(work, target);
-      dir = target;
-    } catch {
+  try {
+    if (!target) throw new Error('no cache');
+    renameSync(work, target);
+    dir = target;
+  } catch {
+    if (target && complete(target)) {
       // Another process extracted the same files first: use its copy.
-      if (existsSync(join(target, '.complete'))) {
-        rmSync(work, { recursive: true, force: true });
-        dir = target;
-      }
+      rmSync(work, { recursive: true, force: true });
+      dir = target;
+    } else {
+      process.once('exit', () => rmSync(work, { recursive: true, force: true }));
     }
-  } else {
-    process.once('exit', () => rmSync(work, { recursive: true, force: true }));
   }
   extracted.set(name, dir);
   return dir;

@@ -63,7 +63,9 @@ describe('CLI on the embedded database', { timeout: 120_000 }, () => {
     server.stderr.on('data', (c: Buffer) => (log += c.toString()));
     const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
     try {
-      for (let i = 0; i < 900 && !log.includes('Server listening'); i++) await new Promise((r) => setTimeout(r, 100));
+      // The hint is logged after the server listens and its admin socket is up.
+      for (let i = 0; i < 900 && !log.includes('No user exists yet'); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(log).toContain('Server listening');
       expect(log).toContain('No user exists yet');
 
       expect(cli(dir, ['user:create', '--email', 'b@b.co', '--password', 'password123', '--company', 'B']).code).toBe(0);

@@ -4,7 +4,7 @@
 //   1. esbuild: server/cli.ts → dist/invoicing.cjs
 //   2. the asset manifest and dist/sea-config.json, from ASSET_ROOTS
 //   3. node --experimental-sea-config → dist/sea-prep.blob
-//   4. a copy of this node binary, the blob injected with postject → dist/invoicing
+//   4. a copy of this node binary (stripped), the blob injected with postject → dist/invoicing
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -76,6 +76,9 @@ execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio
 step('injecting it into a copy of node');
 copyFileSync(process.execPath, OUT);
 chmodSync(OUT, 0o755);
+// Without symbols and debug information (about 12 MB less), when binutils' strip is there.
+const stripped = spawnSync('strip', ['--strip-all', OUT], { encoding: 'utf8' });
+step(stripped.status === 0 ? 'stripped the copy' : 'strip not available: the copy keeps its symbols');
 const postject = createRequire(join(PROJECT_DIR, 'package.json')).resolve('postject/dist/cli.js');
 const injected = spawnSync(process.execPath, [postject, OUT, 'NODE_SEA_BLOB', BLOB, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { encoding: 'utf8' });
 if (injected.status !== 0) {

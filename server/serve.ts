@@ -2,9 +2,11 @@
 // shutdown that finishes requests in flight and flushes buffered writes.
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
+import { basename } from 'node:path';
 import { count, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
+import { isSingleExecutable } from './assets.ts';
 import { adminSocketPath } from './lock.ts';
 import { startAdminSocket } from './admin-socket.ts';
 import type { Config } from './config.ts';
@@ -46,7 +48,8 @@ export async function startServer(config: Config, opts: { database?: Database; a
 
   const [{ n }] = (await database.db.select({ n: count() }).from(users)) as [{ n: number }];
   if (Number(n) === 0) {
-    fastify.log.info(`No user exists yet. Create one with: npm run cli -- user:create --email you@example.com --password '…' --company "Your company"`);
+    const cli = isSingleExecutable() ? basename(process.execPath) : 'npm run cli --';
+    fastify.log.info(`No user exists yet. Create one with: ${cli} user:create --email you@example.com --password '…' --company "Your company"`);
   }
 
   let stopping: Promise<void> | undefined;

@@ -57,7 +57,9 @@ describe('CLI on the embedded database', { timeout: 120_000 }, () => {
   it('serves, runs commands through the running server, refuses a second server, and stops on SIGTERM', async () => {
     const dir = tempDir();
     const port = String(20000 + Math.floor(Math.random() * 20000));
-    const server = spawn(tsx, ['server/cli.ts', 'serve'], { cwd: root, env: env(dir, { PORT: port }) });
+    // node --import tsx, not the tsx command: tsx relays SIGTERM to its child and kills it (exit
+    // 143) when the child does not acknowledge within 30 ms, which a busy machine can miss.
+    const server = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], { cwd: root, env: env(dir, { PORT: port }) });
     let log = '';
     server.stdout.on('data', (c: Buffer) => (log += c.toString()));
     server.stderr.on('data', (c: Buffer) => (log += c.toString()));

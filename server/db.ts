@@ -1,11 +1,30 @@
 // The database: embedded PostgreSQL (PGlite) in DATA_DIR when DATABASE_URL is unset, otherwise
 // that server through postgres.js. Same migrations, same behaviour.
 import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import type { PGliteOptions } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import type { Db, RawQuery } from '../engine/context.ts';
+import { assetDir, readAsset } from './assets.ts';
 
-export const MIGRATIONS = fileURLToPath(new URL('../drizzle', import.meta.url));
+/** The migrations directory (extracted from the binary when running as one). */
+const migrations = () => assetDir('migrations');
+
+type PgliteFiles = Pick<PGliteOptions, 'pgliteWasmModule' | 'initdbWasmModule' | 'fsBundle'>;
+let pgliteFiles: Promise<PgliteFiles> | undefined;
+
+/**
+ * PGlite's WebAssembly modules and file-system bundle, handed to it rather than read by it from
+ * its package directory (which the single executable does not have); compiled once per process.
+ */
+function pgliteAssets(): Promise<PgliteFiles> {
+  pgliteFiles ??= (async () => ({
+    pgliteWasmModule: await WebAssembly.compile(readAsset('pglite', 'pglite.wasm')),
+    initdbWasmModule: await WebAssembly.compile(readAsset('pglite', 'initdb.wasm')),
+    fsBundle: new Blob([readAsset('pglite', 'pglite.data')]),
+  }))();
+  pgliteFiles.catch(() => (pgliteFiles = undefined));
+  return pgliteFiles;
+}
 
 export interface Database {
   readonly db: Db;
@@ -97,7 +116,7 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
         const one = postgres(o.databaseUrl!, { max: 1, onnotice: () => {} });
         try {
           await one`select pg_advisory_lock(7263011)`;
-          await migrate(drizzle(one), { migrationsFolder: MIGRATIONS });
+          await migrate(drizzle(one), { migrationsFolder: migrations() });
           await one`select pg_advisory_unlock(7263011)`;
         } finally {
           await one.end({ timeout: 5 });
@@ -114,7 +133,8 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
   const { migrate } = await import('drizzle-orm/pglite/migrator');
   const dir = o.dataDir ?? './data';
   if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
-  const client = dir.startsWith('memory://') ? new PGlite() : new PGlite(dir);
+  const files = await pgliteAssets();
+  const client = dir.startsWith('memory://') ? new PGlite(files) : new PGlite(dir, files);
   await client.waitReady;
   const db = drizzle(client, { logger: counter.logger }) as unknown as Db;
   return {
@@ -126,7 +146,7 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
       return (await client.query<Record<string, unknown>>(text, params)).rows;
     },
     statements: counter.count,
-    migrate: () => migrate(db as never, { migrationsFolder: MIGRATIONS }),
+    migrate: () => migrate(db as never, { migrationsFolder: migrations() }),
     async ping() {
       await db.execute(sql`select 1`);
     },

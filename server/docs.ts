@@ -1,13 +1,14 @@
 // Generated API documentation: the OpenAPI 3.1 document at /api/docs.json (and /api/docs/json)
 // built by @fastify/swagger from the descriptions each REST route carries (engine/openapi.ts),
-// and Swagger UI at /api/docs, served from the package's own files. No token needed.
+// and Swagger UI at /api/docs, served from the package's own files (server/assets.ts: from
+// node_modules, or extracted from the binary). No token needed.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Model } from '../engine/model.ts';
 import { openapiComponents, openapiTags, SECURITY_SCHEME } from '../engine/openapi.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
+import { assetDir, readAsset } from './assets.ts';
 
 const DESCRIPTION = `Every resource of the installation, generated from its descriptors.
 
@@ -18,7 +19,7 @@ Authenticate with the \`X-API-TOKEN\` header (Authorize above). Responses follow
 Money is an integer in the currency's smallest unit.`;
 
 /** Registers the documentation; call before the routes are added, so that they are collected. */
-const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(readAsset('app', 'package.json').toString('utf8')) as { version: string }).version;
 
 export async function installDocs(app: FastifyInstance, o: { model: Model; formats: Formats }): Promise<void> {
   await app.register(swagger, {
@@ -45,6 +46,10 @@ export async function installDocs(app: FastifyInstance, o: { model: Model; forma
     routePrefix: '/api/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true, persistAuthorization: false, displayOperationId: false },
     staticCSP: true,
+    // The package's static files and logo, wherever they are (not its own __dirname, which the
+    // single executable does not have).
+    baseDir: assetDir('swagger-ui'),
+    logo: { type: 'image/svg+xml', content: readAsset('swagger-ui', 'logo.svg') },
   });
   const types = ['application/json', 'application/vnd.oai.openapi+json'];
   app.get('/api/docs.json', { schema: { hide: true } }, async (req, reply) => {

@@ -1,25 +1,21 @@
 // GraphiQL for browsers at GET /api/graphql (Accept: text/html), from the server's own files:
-// the `graphiql` package's UMD bundle and React 18's UMD builds, read from node_modules, under
-// /graphiql/. The page needs no token; the schema documentation it shows is public like the
-// OpenAPI document, and queries carry the X-API-TOKEN header typed into the headers editor.
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+// the `graphiql` package's UMD bundle and React 18's UMD builds (server/assets.ts: node_modules,
+// or the binary's embedded assets), under /graphiql/. The page needs no token; the schema
+// documentation it shows is public like the OpenAPI document, and queries carry the X-API-TOKEN header typed into the headers editor.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getNamedType, introspectionFromSchema, isLeafType, isObjectType, type GraphQLSchema } from 'graphql';
 import Negotiator from 'negotiator';
 import { ApiError } from '../engine/errors.ts';
-
-const require = createRequire(import.meta.url);
-const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
+import { readAsset } from './assets.ts';
 
 export const GRAPHIQL_PREFIX = '/graphiql';
 
-const ASSETS: Record<string, { path: () => string; type: string }> = {
-  'graphiql.js': { path: () => join(packageDir('graphiql'), 'graphiql.min.js'), type: 'text/javascript; charset=utf-8' },
-  'graphiql.css': { path: () => join(packageDir('graphiql'), 'graphiql.min.css'), type: 'text/css; charset=utf-8' },
-  'react.js': { path: () => join(packageDir('react'), 'umd', 'react.production.min.js'), type: 'text/javascript; charset=utf-8' },
-  'react-dom.js': { path: () => join(packageDir('react-dom'), 'umd', 'react-dom.production.min.js'), type: 'text/javascript; charset=utf-8' },
+/** URL file name → [asset root, file, media type]. */
+const ASSETS: Record<string, { root: string; file: string; type: string }> = {
+  'graphiql.js': { root: 'graphiql', file: 'graphiql.min.js', type: 'text/javascript; charset=utf-8' },
+  'graphiql.css': { root: 'graphiql', file: 'graphiql.min.css', type: 'text/css; charset=utf-8' },
+  'react.js': { root: 'react', file: 'umd/react.production.min.js', type: 'text/javascript; charset=utf-8' },
+  'react-dom.js': { root: 'react-dom', file: 'umd/react-dom.production.min.js', type: 'text/javascript; charset=utf-8' },
 };
 
 /** A browser navigating to the endpoint: it prefers HTML to JSON. */
@@ -103,7 +99,7 @@ function page(): string {
 /** Registers the static files and returns what the endpoint sends a browser. */
 export function registerGraphiql(app: FastifyInstance, o: { schema: GraphQLSchema; endpoint: string }): { wants(req: FastifyRequest): boolean; send(reply: FastifyReply): unknown } {
   const html = page();
-  const files = new Map<string, Promise<Buffer>>();
+  const files = new Map<string, Buffer>();
   let schemaJson: string | undefined;
   let init: string | undefined;
 
@@ -122,11 +118,10 @@ export function registerGraphiql(app: FastifyInstance, o: { schema: GraphQLSchem
     if (!asset) throw ApiError.notFound(`No route found for "GET ${GRAPHIQL_PREFIX}/${file.slice(0, 100)}"`);
     let body = files.get(file);
     if (!body) {
-      body = readFile(asset.path());
+      body = readAsset(asset.root, asset.file);
       files.set(file, body);
-      body.catch(() => files.delete(file));
     }
-    return reply.type(asset.type).send(await body);
+    return reply.type(asset.type).send(body);
   });
 
   return {

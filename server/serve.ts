@@ -2,9 +2,11 @@
 // shutdown that finishes requests in flight and flushes buffered writes.
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
+import { basename } from 'node:path';
 import { count, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
+import { isSingleExecutable } from './assets.ts';
 import { adminSocketPath } from './lock.ts';
 import { startAdminSocket } from './admin-socket.ts';
 import type { Config } from './config.ts';
@@ -50,7 +52,8 @@ export async function startServer(config: Config, opts: { database?: Database; a
   const address = fastify.server.address();
   const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : `http://${config.host}:${config.port}`;
   if (Number(n) === 0) {
-    fastify.log.info(`No user exists yet. Open ${url}/setup in a browser, or run: npm run cli -- user:create --email you@example.com --password '…' --company "Your company"`);
+    const cli = isSingleExecutable() ? basename(process.execPath) : 'npm run cli --';
+    fastify.log.info(`No user exists yet. Open ${url}/setup in a browser, or run: ${cli} user:create --email you@example.com --password '…' --company "Your company"`);
   }
 
   const scheduler = config.scheduler ? startScheduler({ db: database.db, engine, log: fastify.log }) : undefined;

@@ -1,10 +1,12 @@
 // Several instances on one PostgreSQL: the rate limit shared through Redis, and a revocation
 // through one instance refused by the others on their very next request — with Redis (cached
-// tokens, revocation epoch) and without it (no token cache).
+// tokens, revocation epoch) and without it (no token cache); reads after writes across
+// instances, and schedule:run run by both at once issuing each recurring invoice once.
 import { randomBytes } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scheduleRun } from '../server/commands.ts';
 import { openDatabase } from '../server/db.ts';
 import { call, client, freshDatabase, startTestServer, tokenFor, type TestDatabase, type TestServer } from './helpers.ts';
 
@@ -111,6 +113,62 @@ describe('with Redis', () => {
     const me = (await client(a, token).get('/api/api-tokens')).body.member[0];
     const history = await client(a, token).get(`${me['@id']}/history`, { accept: 'application/json' });
     expect(history.body.filter((e: any) => e.endpoint === '/api/taxes')).toHaveLength(40);
+  });
+  it('reads its own writes across instances: what one writes, the other reads, lists and changes at once', async () => {
+    now = T0 + 3_000_000;
+    const token = await tokenFor(a, { email: 'rw@a.test', company: 'A' });
+    const onA = client(a, token);
+    const onB = client(b, token);
+    for (let round = 0; round < 5; round++) {
+      const created = await onA.post('/api/clients', { name: `Across ${round}`, currency: 'EUR' });
+      expect(created.status).toBe(201);
+      const iri = created.body['@id'];
+      expect((await onB.get(iri)).body).toMatchObject({ name: `Across ${round}`, currency: 'EUR' });
+      const listed = await onB.get(`/api/clients?name=Across%20${round}`);
+      expect(listed.body.member.map((c: any) => c['@id'])).toEqual([iri]);
+      expect((await onB.patch(iri, { name: `Renamed ${round}` })).status).toBe(200);
+      expect((await onA.get(iri)).body.name).toBe(`Renamed ${round}`);
+    }
+    // A document's life spread over both: created on A, issued on B, paid on A, seen paid on B.
+    const customer = (await onB.post('/api/clients', { name: 'Payer', currency: 'USD' })).body['@id'];
+    const invoice = await onA.post('/api/invoices', { client: customer, lines: [{ description: 'Work', price: 12000 }] });
+    expect(invoice.status).toBe(201);
+    expect((await onB.patch(invoice.body['@id'], { status: 'pending' })).body).toMatchObject({ status: 'pending', total: 12000 });
+    expect((await onA.post('/api/payments', { invoice: invoice.body['@id'], amount: 12000 })).status).toBe(201);
+    expect((await onB.get(invoice.body['@id'])).body).toMatchObject({ status: 'paid', balance: 0 });
+    // A second payment through B is refused: B sees A's payment.
+    expect((await onB.post('/api/payments', { invoice: invoice.body['@id'], amount: 1 })).status).toBe(422);
+    // Deleted on one, gone on the other.
+    const doomed = (await onA.post('/api/clients', { name: 'Short-lived', currency: 'EUR' })).body['@id'];
+    expect((await onB.delete(doomed)).status).toBe(204);
+    expect((await onA.get(doomed)).status).toBe(404);
+  });
+
+  it('issues each recurring invoice once when both instances run schedule:run for the same date at once', async () => {
+    now = T0 + 4_000_000;
+    const api = client(a, await tokenFor(a, { email: 'sched@a.test', company: 'A' }));
+    const customer = (await api.post('/api/clients', { name: 'Subscriber', currency: 'EUR' })).body['@id'];
+    const series: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await api.post('/api/recurring-invoices', { client: customer, frequency: 'monthly', startDate: '2026-03-01', lines: [{ description: `Plan ${i}`, price: 1000 + i }] });
+      expect(r.status, r.text).toBe(201);
+      expect((await api.patch(r.body['@id'], { status: 'active' })).status).toBe(200);
+      series.push(r.body['@id']);
+    }
+    // Each instance's own connection pool, two runs each, all at once (as two hosts' cron jobs would).
+    const dbs = [a.db.database.db, b.db.database.db];
+    expect(dbs[0]).not.toBe(dbs[1]);
+    const runs = await Promise.all([0, 1, 0, 1].map((i) => scheduleRun({ db: dbs[i]! }, { date: '2026-03-01' })));
+    expect(runs.map((r) => r.failed)).toEqual([[], [], [], []]);
+    expect(runs.reduce((n, r) => n + r.created, 0)).toBe(6);
+    const invoices = (await client(b, api.token).get('/api/invoices?itemsPerPage=100')).body.member as any[];
+    for (const iri of series) {
+      expect(invoices.filter((inv) => inv.recurringInvoice === iri).map((inv) => inv.invoiceDate)).toEqual(['2026-03-01']);
+      expect((await client(b, api.token).get(iri)).body).toMatchObject({ lastRunDate: '2026-03-01', nextRunDate: '2026-04-01' });
+    }
+    // The same date again on both: nothing more.
+    const again = await Promise.all([0, 1].map((i) => scheduleRun({ db: dbs[i]! }, { date: '2026-03-01' })));
+    expect(again.map((r) => r.created)).toEqual([0, 0]);
   });
 });
 

@@ -36,6 +36,7 @@ const { values: flags } = parseArgs({
     servers: { type: 'string' },
     keep: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    binary: { type: 'boolean', default: false },
     out: { type: 'string' },
     'database-url': { type: 'string' },
     'trace-sql': { type: 'boolean', default: false },
@@ -47,7 +48,7 @@ const { values: flags } = parseArgs({
 if (flags.help) {
   process.stdout.write(`Usage: npm run bench -- [--smoke] [--duration S] [--warmup S] [--connections N]
   [--clients N] [--invoices N] [--max-lines N] [--calibrate N] [--scenarios S1,S2,…]
-  [--servers ours,baseline,postgraphile] [--keep] [--profile] [--trace-sql] [--out FILE]
+  [--servers ours,baseline,postgraphile] [--keep] [--profile] [--binary] [--trace-sql] [--out FILE]
   [--database-url URL]
 `);
   process.exit(0);
@@ -277,7 +278,7 @@ async function main(): Promise<number> {
     }
     const servers = (['baseline', 'postgraphile', 'ours'] as const).filter((n) => wanted(n) && [...plan.values()].some((r) => r.get(n)?.status === 'ok'));
     const start = (name: ServerName, url: string, profile = false): Promise<ServerProcess> => {
-      if (name === 'ours') return startOurs({ databaseUrl: url, nodeFlags: profile ? ['--cpu-prof', `--cpu-prof-dir=${ROOT}bench/results/profiles`] : [] });
+      if (name === 'ours') return startOurs({ databaseUrl: url, binary: flags.binary, nodeFlags: profile ? ['--cpu-prof', `--cpu-prof-dir=${ROOT}bench/results/profiles`] : [] });
       if (name === 'baseline') return startBaseline({ databaseUrl: url, companyId: data.companyId });
       return startPostGraphile({ databaseUrl: url, node: pgl.node! });
     };

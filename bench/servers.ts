@@ -125,6 +125,8 @@ export interface OursOptions {
   databaseUrl: string;
   /** Extra node flags, e.g. --cpu-prof. */
   nodeFlags?: string[];
+  /** Run dist/invoicing (the single executable) rather than the sources. */
+  binary?: boolean;
 }
 
 /**
@@ -136,8 +138,9 @@ export async function startOurs(o: OursOptions): Promise<ServerProcess> {
   const port = await freePort();
   return launch({
     name: 'ours',
-    command: process.execPath,
-    args: [...(o.nodeFlags ?? []), '--import', 'tsx', 'server/cli.ts', 'serve'],
+    // --binary: the single executable (`npm run build:binary`) instead of the sources through tsx.
+    command: o.binary ? `${ROOT}dist/invoicing` : process.execPath,
+    args: o.binary ? ['serve'] : [...(o.nodeFlags ?? []), '--import', 'tsx', 'server/cli.ts', 'serve'],
     env: { DATABASE_URL: o.databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', SCHEDULER: 'off', TOKEN_CACHE: 'on' },
     port,
     ready: healthy('/healthz'),

@@ -269,16 +269,18 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     const key = `list|${r.name}|${shape}|${q.order.map((o) => `${o.field}:${o.dir}`).join(',')}`;
     if (raw && reuse) {
       const embedded = sel === selections.get(r.name);
+      const counted = q.count !== false;
       const rows = await runRaw(
-        `${key}|${embedded}`,
+        `${key}|${embedded}|${counted}`,
         () => {
           const where = whereOf();
-          return sql`select ${rawColumnsOf(r, embedded)}, (select count(*) from ${t} where ${where})::float8 as "__total" from ${t} where ${where} order by ${sql.join(orderTerms(t, q.order), sql`, `)} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}`;
+          const total = counted ? sql`(select count(*) from ${t} where ${where})::float8` : sql`null`;
+          return sql`select ${rawColumnsOf(r, embedded)}, ${total} as "__total" from ${t} where ${where} order by ${sql.join(orderTerms(t, q.order), sql`, `)} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}`;
         },
         whereOf,
         params,
       );
-      const total = rows.length ? Number(rows[0]!.__total) : q.offset === 0 ? 0 : await countOf();
+      const total = !counted ? q.offset + rows.length : rows.length ? Number(rows[0]!.__total) : q.offset === 0 ? 0 : await countOf();
       return {
         items: rows.map((row) => {
           delete row.__total;
@@ -467,7 +469,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     if (w.last === undefined && w.first !== undefined) {
       const offset = w.after !== undefined ? w.after + 1 : 0;
       const limit = Math.max(0, w.before !== undefined ? Math.min(w.first, w.before - offset) : w.first);
-      const page = await list(p, r, { where: q.where, order: q.order, offset, limit }, db, flatSelection(r));
+      const page = await list(p, r, { where: q.where, order: q.order, offset, limit, count: q.count }, db, flatSelection(r));
       return { items: page.items, offsets: page.items.map((_, i) => offset + i), total: page.total };
     }
     return (await windows(p, r, q)).get('') ?? { items: [], offsets: [], total: 0 };

@@ -24,6 +24,8 @@ export interface ListQuery {
   readonly order: readonly Order[];
   readonly offset: number;
   readonly limit: number;
+  /** False when nobody reads the total (it then costs no count): `total` is only a lower bound. */
+  readonly count?: boolean;
 }
 
 export const DATE_OPS = ['after', 'before', 'strictly_after', 'strictly_before'] as const;
@@ -93,6 +95,8 @@ export interface SliceQuery {
   readonly where: readonly Condition[];
   readonly order: readonly Order[];
   readonly window: Window;
+  /** False when the caller needs neither the total nor whether more records follow. */
+  readonly count?: boolean;
 }
 
 /** A window's records with the 0-based offset of each in the whole collection, and its size. */

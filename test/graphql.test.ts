@@ -633,3 +633,18 @@ describe('money above 32 bits', () => {
     expect(res.body.data.invoice).toEqual({ total: 10_000_000_000, lines: { edges: [{ node: { price: 5_000_000_000 } }] } });
   });
 });
+
+describe('a connection read without its size', () => {
+  it('pages the same records whether or not totalCount and pageInfo are selected', async () => {
+    const token = await tokenFor(t, { email: 'edges@e.test', company: 'Edges only' });
+    const api = client(t, token);
+    for (let i = 0; i < 7; i++) expect((await api.post('/api/clients', { name: `Edge ${i}` })).status).toBe(201);
+    const q = async (query: string) => (await call(t, 'POST', '/api/graphql', { token, body: { query }, contentType: 'application/json' })).body;
+    const bare = await q('{ clients(first: 3, after: "MQ==", order: [{name: "ASC"}]) { edges { cursor node { name } } } }');
+    const full = await q('{ clients(first: 3, after: "MQ==", order: [{name: "ASC"}]) { totalCount pageInfo { hasNextPage } edges { cursor node { name } } } }');
+    expect(bare.errors).toBeUndefined();
+    expect(bare.data.clients.edges).toEqual(full.data.clients.edges);
+    expect(bare.data.clients.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual(['Edge 2', 'Edge 3', 'Edge 4']);
+    expect(full.data.clients).toMatchObject({ totalCount: 7, pageInfo: { hasNextPage: true } });
+  });
+});

@@ -7,7 +7,7 @@ import {
   GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLInterfaceType, GraphQLList, GraphQLNonNull,
   GraphQLError, GraphQLObjectType, GraphQLScalarType as GraphQLScalarTypeImpl, GraphQLSchema, GraphQLString, Kind,
   type GraphQLFieldConfig, type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLInputFieldConfigMap,
-  type GraphQLInputType, type GraphQLOutputType, type GraphQLScalarType,
+  type GraphQLInputType, type GraphQLOutputType, type GraphQLResolveInfo, type GraphQLScalarType,
 } from 'graphql';
 import type { Principal, Rec } from '../context.ts';
 import type { ScalarField } from '../descriptor.ts';
@@ -74,6 +74,15 @@ export const GraphQLMoney = new GraphQLScalarTypeImpl({
     return safeInteger(Number(ast.value));
   },
 });
+
+/**
+ * Whether a connection's selection reads its size (totalCount, or pageInfo whose hasNextPage
+ * depends on it). Only plain `edges`/`__typename` selections are known not to: anything else
+ * (fragments included) counts.
+ */
+function needsTotal(info: GraphQLResolveInfo): boolean {
+  return info.fieldNodes.some((node) => (node.selectionSet?.selections ?? []).some((sel) => sel.kind !== Kind.FIELD || (sel.name.value !== 'edges' && sel.name.value !== '__typename')));
+}
 
 function scalarOf(d: ScalarField): GraphQLScalarType {
   switch (d.kind) {
@@ -340,8 +349,8 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
       type: new GraphQLNonNull(connections.get(r.name)!),
       description: `Retrieves the collection of ${r.name} resources.`,
       args: collectionArgs(r),
-      resolve: async (_src, args, ctx) => {
-        const q = sliceQuery(r, args);
+      resolve: async (_src, args, ctx, info) => {
+        const q = { ...sliceQuery(r, args), count: needsTotal(info) };
         const s = await engine.slice(ctx.principal, r, q);
         for (const rec of s.items) tag(r, rec);
         return connection(s, q.window);

@@ -392,21 +392,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       .from(inner as never)
       .where(sql`${rn} = 1 or (${rn} > ${lower} and ${rn} <= ${upper})`)
       .orderBy(...(via ? [sql`${inner[via.field]}`] : []), sql`${rn}`)) as Record<string, unknown>[];
-    const out = new Map<string, { items: Rec[]; offsets: number[]; total: number }>();
-    for (const row of rows) {
-      const key = via ? String(row[via.field]) : '';
-      const total = Number(row.__total);
-      const offset = Number(row.__rn) - 1;
-      let s = out.get(key);
-      if (!s) out.set(key, (s = { items: [], offsets: [], total }));
-      const { lower: lo, upper: hi } = windowBounds(w, total);
-      if (offset < lo || offset >= hi) continue;
-      delete row.__total;
-      delete row.__rn;
-      s.items.push(fromRow(r, row));
-      s.offsets.push(offset);
-    }
-    return out;
+    return slicesOf(rows, w, via?.field, (row) => fromRow(r, row));
   }
 
   /** `windows` as one statement compiled once per shape, with rows decoded by the engine. */
@@ -445,21 +431,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       bindAll,
       values,
     );
-    const out = new Map<string, { items: Rec[]; offsets: number[]; total: number }>();
-    for (const row of rows) {
-      const key = via ? String(row[via.field]) : '';
-      const total = Number(row.__total);
-      const offset = Number(row.__rn) - 1;
-      let s = out.get(key);
-      if (!s) out.set(key, (s = { items: [], offsets: [], total }));
-      const { lower: lo, upper: hi } = windowBounds(w, total);
-      if (offset < lo || offset >= hi) continue;
-      delete row.__total;
-      delete row.__rn;
-      s.items.push(fromRawRow(r, row));
-      s.offsets.push(offset);
-    }
-    return out;
+    return slicesOf(rows, w, via?.field, (row) => fromRawRow(r, row));
   }
 
   async function slice(p: Principal, r: ModelResource, q: SliceQuery): Promise<Slice> {
@@ -826,6 +798,29 @@ function sameChildren(child: ModelResource, sent: readonly Rec[], stored: readon
 /** An embedded child sent without a `position` takes its index in the array. */
 function positionOf(child: ModelResource, item: Rec, index: number): Rec {
   return child.byName.has('position') && item.position == null ? { position: index } : {};
+}
+
+/**
+ * Groups windowed rows (numbered `__rn` within their partition of `__total` rows) into one slice
+ * per partition, keeping the rows inside the window; a partition's first row always comes, so
+ * its size is known even when its window is empty.
+ */
+function slicesOf(rows: Record<string, unknown>[], w: SliceQuery['window'], via: string | undefined, decode: (row: Record<string, unknown>) => Rec): Map<string, Slice> {
+  const out = new Map<string, { items: Rec[]; offsets: number[]; total: number }>();
+  for (const row of rows) {
+    const key = via ? String(row[via]) : '';
+    const total = Number(row.__total);
+    const offset = Number(row.__rn) - 1;
+    let s = out.get(key);
+    if (!s) out.set(key, (s = { items: [], offsets: [], total }));
+    const { lower, upper } = windowBounds(w, total);
+    if (offset < lower || offset >= upper) continue;
+    delete row.__total;
+    delete row.__rn;
+    s.items.push(decode(row));
+    s.offsets.push(offset);
+  }
+  return out;
 }
 
 /** The driver's error behind drizzle's wrapper, if any. */

@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './helpers.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
@@ -56,7 +57,7 @@ describe('CLI on the embedded database', { timeout: 120_000 }, () => {
 
   it('serves, runs commands through the running server, refuses a second server, and stops on SIGTERM', async () => {
     const dir = tempDir();
-    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const port = String(await freePort());
     // node --import tsx, not the tsx command: tsx relays SIGTERM to its child and kills it (exit
     // 143) when the child does not acknowledge within 30 ms, which a busy machine can miss.
     const server = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], { cwd: root, env: env(dir, { PORT: port }) });

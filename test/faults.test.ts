@@ -18,7 +18,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { openDatabase, rowsOf } from '../server/db.ts';
 import { invoiceInvariants } from '../scripts/invariants.ts';
-import { call, freshDatabase, startTestServer, tokenFor, type Res, type TestDatabase } from './helpers.ts';
+import { call, freshDatabase, startTestServer, tokenFor, type Res, type TestDatabase, freePort } from './helpers.ts';
 
 const PG = process.env.DATABASE_URL;
 const dbName = (d: TestDatabase) => new URL(d.url!).pathname.slice(1);
@@ -271,13 +271,13 @@ describe.runIf(PG)('SIGKILL of the service during writes', () => {
     const client = (await call(seed, 'POST', '/api/clients', { token, body: { name: 'K9' } })).body['@id'];
     await seed.running.stop();
 
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], {
       env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000', SCHEDULER: 'off', REDIS_URL: '' },
       stdio: 'ignore',
     });
     const base = { url: `http://127.0.0.1:${port}` };
-    await expect.poll(async () => (await call(base, 'GET', '/readyz').catch(() => ({ status: 0 }))).status, { timeout: 30_000, interval: 200 }).toBe(200);
+    await expect.poll(async () => (await call(base, 'GET', '/readyz').catch(() => ({ status: 0 }))).status, { timeout: 90_000, interval: 200 }).toBe(200);
 
     const acknowledged: string[] = [];
     let stop = false;
@@ -316,7 +316,7 @@ describe.skipIf(PG)('SIGKILL of the service on the embedded database (PGlite)', 
   it('leaves a database that opens again, with no half-written invoice', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'invoicing-kill9-'));
     try {
-      const port = 20_000 + Math.floor(Math.random() * 20_000);
+      const port = await freePort();
       const env = { ...process.env, DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000', SCHEDULER: 'off', REDIS_URL: '', DATABASE_URL: '' };
       // The token is created through the CLI while no server runs.
       const run = (args: string[]) => new Promise<string>((resolve, reject) => {

@@ -118,3 +118,16 @@ export function client(t: { url: string }, token: string) {
   };
 }
 export type Client = ReturnType<typeof client>;
+
+/** A TCP port nothing listens on now, chosen by the OS (random guesses collided under load). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}

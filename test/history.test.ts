@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../server/db.ts';
 import type { Db } from '../engine/context.ts';
-import { call, client, freshDatabase, startTestServer, tokenFor, type TestDatabase } from './helpers.ts';
+import { call, client, freshDatabase, startTestServer, tokenFor, type TestDatabase, freePort } from './helpers.ts';
 
 const PG = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -127,7 +127,7 @@ describe('on PostgreSQL', () => {
   it('SIGTERM to a real server process during a burst loses no entry', async () => {
     const db = await freshDatabase(PG);
     toClose.push(db);
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     const seed = await startTestServer({}, { db });
     const token = await tokenFor(seed, { email: 'sig@a.test', company: 'A', name: 'sig' });
     await seed.running.stop();

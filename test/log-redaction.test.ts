@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { call } from './helpers.ts';
+import { call, freePort } from './helpers.ts';
 
 function run(env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -33,7 +33,7 @@ function raw(port: number, text: string): Promise<void> {
 describe('logs at trace level', () => {
   it('never contain a token value or its hash', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'invoicing-logs-'));
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: '', PORT: String(port), LOG_LEVEL: 'trace', SCHEDULER: 'off', REDIS_URL: '', RATE_LIMIT_MAX: '100000' };
     try {
       await run(env, ['user:create', '--email', 'log@l.test', '--password', 'password123', '--company', 'L']);

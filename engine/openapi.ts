@@ -38,7 +38,7 @@ const PROBLEMS = {
   413: problem('The request body is larger than 1 MiB.'),
   415: problem('Unsupported Content-Type.'),
   422: problem('Unprocessable entity: validation failed.', 'ConstraintViolation'),
-  429: { ...problem('Too many requests: the sliding-window rate limit (per token, or per caller IP address without one) is used up; wait Retry-After seconds.'), headers: { 'retry-after': { type: 'integer', minimum: 1, description: 'Seconds to wait.' } } },
+  429: { ...problem('Too many requests: the sliding-window rate limit (per token, or per caller IP without one) is used up; wait Retry-After seconds.'), headers: { 'retry-after': { type: 'integer', minimum: 1, description: 'Seconds to wait.' } } },
 } as const;
 // Every token-guarded operation can be rate limited.
 const problems = (...codes: (keyof typeof PROBLEMS)[]) => Object.fromEntries([...codes, 429 as const].map((c) => [c, PROBLEMS[c]]));

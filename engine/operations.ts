@@ -210,30 +210,14 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     return `${c.field.name}:${c.op}:${values.length}:${values.length && c.field.kind === 'timestamp' ? values[0]!.length : ''}`;
   };
 
-  // Statements of the hot read paths are built once per shape and prepared: drizzle's query
-  // building is then paid once, not on every request (it showed as a fifth of a read's CPU).
-  type Prepared = { execute(params: Record<string, unknown>): Promise<unknown> };
-  const preparedQueries = new Map<string, Prepared>();
-  /** Runs the statement cached under `key`, building it on first use; `bindOnly` binds the values otherwise. */
-  function execPrepared(key: string, build: () => { prepare(name: string): Prepared }, bindOnly: () => unknown, params: Record<string, unknown>): Promise<unknown> {
-    let q = preparedQueries.get(key);
-    if (q) bindOnly();
-    else {
-      if (preparedQueries.size >= 2000) preparedQueries.clear();
-      q = build().prepare(`q${preparedQueries.size}`);
-      preparedQueries.set(key, q);
-    }
-    return q.execute(params);
-  }
-
   /** The order of a collection: the requested terms, then the id, so that every order is total. */
   const orderTerms = (t: AnyTable, order: readonly Order[]): SQL[] => [...order.map((o) => (o.dir === 'desc' ? desc(t[o.field]) : asc(t[o.field]))), asc(t.id)];
 
   async function list(p: Principal, r: ModelResource, q: ListQuery, tx: Tx = db, sel = selections.get(r.name)!): Promise<Page> {
     const t = tables.get(r);
-    // Outside a transaction, with the default select list, statements are prepared per shape and
-    // values travel as parameters named by their position, so rebuilding binds the same names.
-    const reuse = tx === db && (sel === selections.get(r.name) || sel === flatSelection(r));
+    // Outside a transaction, with a standard select list, statements are compiled once per shape
+    // and values travel as parameters named by their position, so rebuilding binds the same names.
+    const reuse = raw !== undefined && tx === db && (sel === selections.get(r.name) || sel === flatSelection(r));
     const params: Record<string, unknown> = { company: p.company.id, limit: q.limit, offset: q.offset };
     let n = 0;
     const bind: Bind = reuse
@@ -250,7 +234,9 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     const shape = q.where.map(conditionShape).join(',');
     const countOf = async () => {
       const build = (on: Tx) => on.select({ n: sql<number>`count(*)::int` }).from(t).where(whereOf());
-      const [row] = (await (reuse ? execPrepared(`count|${r.name}|${shape}`, () => build(db), whereOf, params) : build(tx))) as { n: number }[];
+      const [row] = (await (reuse
+        ? runRaw(`count|${r.name}|${shape}`, () => sql`select count(*)::float8 as "n" from ${t} where ${whereOf()}`, whereOf, params)
+        : build(tx))) as { n: number }[];
       return Number(row?.n ?? 0);
     };
     if (q.limit === 0) return { items: [], total: await countOf() };
@@ -263,11 +249,11 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
         .from(t)
         .where(where)
         .orderBy(...orderTerms(t, q.order))
-        .limit(reuse ? (sql.placeholder('limit') as never) : q.limit)
-        .offset(reuse ? (sql.placeholder('offset') as never) : q.offset);
+        .limit(q.limit)
+        .offset(q.offset);
     };
     const key = `list|${r.name}|${shape}|${q.order.map((o) => `${o.field}:${o.dir}`).join(',')}`;
-    if (raw && reuse) {
+    if (reuse) {
       const embedded = sel === selections.get(r.name);
       const counted = q.count !== false;
       const rows = await runRaw(
@@ -289,7 +275,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
         total,
       };
     }
-    const rows = (await (reuse ? execPrepared(key, () => build(db), whereOf, params) : build(tx))) as Record<string, unknown>[];
+    const rows = (await build(tx)) as Record<string, unknown>[];
     let total: number;
     if (rows.length) total = Number(rows[0]!.__total);
     else if (q.offset === 0) total = 0;
@@ -309,11 +295,6 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     if (raw && tx === db && !lock) {
       const rows = await runRaw(`read|${r.name}`, () => sql`select ${rawColumnsOf(r, true)} from ${t} where ${t.id} = ${sql.placeholder('id')}`, () => {}, { id: id.toLowerCase() });
       return rows[0] ? fromRawRow(r, rows[0]) : null;
-    }
-    if (tx === db && !lock) {
-      const build = () => db.select(selections.get(r.name)! as never).from(t).where(eq(t.id, sql.placeholder('id')));
-      const [row] = (await execPrepared(`read|${r.name}`, build, () => {}, { id: id.toLowerCase() })) as Record<string, unknown>[];
-      return row ? fromRow(r, row) : null;
     }
     const sel = lock ? flatSelection(r) : selections.get(r.name)!;
     let qb = tx.select(sel as never).from(t).where(eq(t.id, id.toLowerCase())).$dynamic();

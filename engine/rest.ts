@@ -37,7 +37,8 @@ function mediaTypeOf(req: FastifyRequest): string {
   return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-function parseIntParam(name: string, raw: string | null, min: number): number | undefined {
+/** A non-negative integer query parameter (`page`, `itemsPerPage`); 400 when malformed or below `min`. */
+export function parseIntParam(name: string, raw: string | null, min: number): number | undefined {
   if (raw === null) return undefined;
   if (!/^\d{1,9}$/.test(raw)) throw ApiError.badRequest(`${name} must be an integer.`);
   const n = Number(raw);

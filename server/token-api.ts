@@ -8,6 +8,7 @@ import { ilike, or } from 'drizzle-orm';
 import type { Db, Principal, Rec } from '../engine/context.ts';
 import { ApiError } from '../engine/errors.ts';
 import { parseRestFilters } from '../engine/query.ts';
+import { parseIntParam } from '../engine/rest.ts';
 import { json } from '../formats/json.ts';
 import { contextDocument, jsonld } from '../formats/jsonld.ts';
 import { Formats } from '../formats/negotiate.ts';
@@ -49,14 +50,6 @@ const BODY_TYPES = {
   POST: ['application/json', 'application/ld+json', 'application/vnd.api+json'],
   PATCH: ['application/merge-patch+json', 'application/json', 'application/vnd.api+json'],
 } as const;
-
-function intParam(name: string, raw: string | null, min: number): number | undefined {
-  if (raw === null) return undefined;
-  if (!/^\d{1,9}$/.test(raw)) throw ApiError.badRequest(`${name} must be an integer.`);
-  const n = Number(raw);
-  if (n < min) throw ApiError.badRequest(name === 'page' ? 'Page should not be less than 1' : `${name} should not be less than ${min}.`);
-  return n;
-}
 
 export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void {
   const { db } = o;
@@ -108,8 +101,8 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
     const p = o.principal(req);
     const url = new URL(req.url, 'http://x');
     const q = url.searchParams;
-    const page = intParam('page', q.get('page'), 1) ?? 1;
-    const itemsPerPage = Math.min(intParam('itemsPerPage', q.get('itemsPerPage'), 1) ?? 30, 100);
+    const page = parseIntParam('page', q.get('page'), 1) ?? 1;
+    const itemsPerPage = Math.min(parseIntParam('itemsPerPage', q.get('itemsPerPage'), 1) ?? 30, 100);
     if ((page - 1) * itemsPerPage > 1e9) throw ApiError.badRequest('Page parameter is too large.');
     const { where, order } = parseRestFilters(tokenModel, TOKEN, q);
     const conditions = where.map((c) => or(...c.values.filter((v): v is string => v !== null).map((v) => ilike(c.field.name === 'name' ? apiTokens.name : apiTokens.description, `%${escapeLike(v)}%`))));

@@ -130,9 +130,20 @@ export interface OursOptions {
 }
 
 /**
- * Our service, as `npm start` runs it (`tsx server/cli.ts serve`), but started as
- * `node --import tsx …` so that the process we measure is the server itself rather than tsx's
- * launcher. Authentication, rate limiting and history stay on; only the limit is raised.
+ * The node flags of `npm start` (package.json), so that the bench runs our service exactly as it
+ * ships: `--max-old-space-size` bounds the heap V8 lets grow before collecting (README, "Memory").
+ */
+export function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+  if (start[0] !== 'node') throw new Error(`package.json's start script no longer starts with node: ${start.join(' ')}`);
+  return start.slice(1, start.indexOf('--import')).filter((f) => f.startsWith('--'));
+}
+
+/**
+ * Our service, as `npm start` runs it (`node <flags> --import tsx server/cli.ts serve`), the
+ * process we measure being the server itself. The single executable gets the same flags through
+ * NODE_OPTIONS, as the README's systemd unit does. Authentication, rate limiting and history stay
+ * on; only the limit is raised.
  */
 export async function startOurs(o: OursOptions): Promise<ServerProcess> {
   const port = await freePort();
@@ -140,8 +151,11 @@ export async function startOurs(o: OursOptions): Promise<ServerProcess> {
     name: 'ours',
     // --binary: the single executable (`npm run build:binary`) instead of the sources through tsx.
     command: o.binary ? `${ROOT}dist/invoicing` : process.execPath,
-    args: o.binary ? ['serve'] : [...(o.nodeFlags ?? []), '--import', 'tsx', 'server/cli.ts', 'serve'],
-    env: { DATABASE_URL: o.databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', SCHEDULER: 'off', TOKEN_CACHE: 'on' },
+    args: o.binary ? ['serve'] : [...startFlags(), ...(o.nodeFlags ?? []), '--import', 'tsx', 'server/cli.ts', 'serve'],
+    env: {
+      ...(o.binary ? { NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...startFlags(), ...(o.nodeFlags ?? [])].join(' ').trim() } : {}),
+      DATABASE_URL: o.databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', SCHEDULER: 'off', TOKEN_CACHE: 'on',
+    },
     port,
     ready: healthy('/healthz'),
   });

@@ -6,6 +6,12 @@ import type { Model, ModelResource } from './model.ts';
 import type { AnyTable } from './tables.ts';
 
 export interface HookApi {
+  /**
+   * The operation's transaction. A create first runs its rules without one, to write everything
+   * in a single statement; a hook that uses `tx`, `lock` or `create` then has the whole create
+   * run again in a transaction. So a hook does nothing outside the database before that point,
+   * and lets errors it does not know pass through.
+   */
   readonly tx: Tx;
   readonly principal: Principal;
   readonly model: Model;

@@ -41,7 +41,7 @@ const PROBLEMS = {
   429: { ...problem('Too many requests: the sliding-window rate limit (per token, or per caller IP without one) is used up; wait Retry-After seconds.'), headers: { 'retry-after': { type: 'integer', minimum: 1, description: 'Seconds to wait.' } } },
 } as const;
 // Every token-guarded operation can be rate limited.
-const problems = (...codes: (keyof typeof PROBLEMS)[]) => Object.fromEntries([...codes, 429 as const].map((c) => [c, PROBLEMS[c]]));
+export const problems = (...codes: (keyof typeof PROBLEMS)[]) => Object.fromEntries([...codes, 429 as const].map((c) => [c, PROBLEMS[c]]));
 
 const BODY_TYPES: Record<WriteMode, string[]> = {
   create: ['application/ld+json', 'application/json'],
@@ -75,7 +75,7 @@ function collectionQuery(r: ModelResource): TSchema {
   return Type.Object(p);
 }
 
-function content(formats: Formats, schema: (f: Formats['all'][number]) => TSchema): Record<string, { schema: TSchema }> {
+export function content(formats: Formats, schema: (f: Formats['all'][number]) => TSchema): Record<string, { schema: TSchema }> {
   const out: Record<string, { schema: TSchema }> = {};
   for (const f of formats.all) for (const t of f.accepts) out[t] = { schema: schema(f) };
   return out;
@@ -187,8 +187,7 @@ export function contextDoc(): RouteDoc {
 }
 
 /** Every component schema: shared records, write bodies and problems, then each format's own. */
-export function openapiComponents(model: Model, formats: Formats): Record<string, TSchema> {
-  const resources = documentedResources(model);
+export function openapiComponents(model: Model, formats: Formats, resources: readonly ModelResource[] = documentedResources(model)): Record<string, TSchema> {
   const out = baseComponents(model, resources);
   for (const f of formats.all) for (const r of resources) if (f.docs.components) Object.assign(out, f.docs.components(model, r));
   return out;

@@ -2,24 +2,39 @@
 // validation, tenancy, roles, state machines, hooks and transactions. REST and GraphQL both call
 // these functions, so both APIs always agree.
 import { and, asc, desc, eq, fillPlaceholders, gt, gte, ilike, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { PgDialect } from 'drizzle-orm/pg-core';
+import { alias, type PgDialect } from 'drizzle-orm/pg-core';
 import type { Db, Principal, RawQuery, Rec, Tx } from './context.ts';
 import { ApiError, Violations, ViolationCode as C } from './errors.ts';
 import type { HookApi } from './hooks.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
 import { windowBounds, type Condition, type ListQuery, type Order, type Slice, type SliceQuery } from './query.ts';
+import { recordJson, type Projection } from './projection.ts';
+import { iso } from './sql-text.ts';
 import type { AnyTable, Tables } from './tables.ts';
-import { compileValidator, decimalString, isUuid, sameValue, type Normalised, type ResourceValidator, type WriteMode } from './validate.ts';
+import { compileValidator, decimalString, isUuid, sameValue, type Normalised, type PendingRef, type ResourceValidator, type WriteMode } from './validate.ts';
 import { uuidv7 } from './uuid.ts';
+import { createShapeKey, writeStatements, type CreateShape } from './write-statements.ts';
 
 export interface Page {
   items: Rec[];
   total: number;
 }
 
+/**
+ * Reads whose records come out of the database as JSON text in a format's representation
+ * (engine/projection.ts), ready to send. Present when the engine runs raw statements.
+ */
+export interface JsonReads {
+  /** A page as a JSON array text, with the collection's size. */
+  list(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<{ members: string; total: number }>;
+  /** One record as a JSON object text; 404 when missing, 403 when it belongs to another company. */
+  read(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<string>;
+}
+
 export interface Engine {
   readonly model: Model;
   readonly tables: Tables;
+  readonly json?: JsonReads;
   list(p: Principal, r: ModelResource, q: ListQuery): Promise<Page>;
   /** Reads one record; 404 when missing, 403 when it belongs to another company. */
   read(p: Principal, r: ModelResource, id: string): Promise<Rec>;
@@ -43,6 +58,12 @@ export interface Engine {
   create(p: Principal, r: ModelResource, input: Rec): Promise<Rec>;
   update(p: Principal, r: ModelResource, id: string, input: Rec, mode: 'update' | 'replace'): Promise<Rec>;
   remove(p: Principal, r: ModelResource, id: string): Promise<Rec>;
+  /**
+   * For an adapter that compiles a whole read into one statement of its own (the GraphQL
+   * compiler): the driver's raw query and the SQL of a collection condition, so that its
+   * filters read exactly what the engine's do. Undefined without `EngineOptions.raw`.
+   */
+  readonly rawReads: RawReads | undefined;
   /** Runs `fn` in one transaction; `bind` gives the engine's API inside it (used by scheduled jobs). */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** The hook API (reads, locks, creates with validation and hooks) in `tx`, acting as `p`. */
@@ -50,6 +71,19 @@ export interface Engine {
 }
 
 type Bind = (v: unknown) => unknown;
+
+export interface RawReads {
+  /** Plain rows for a SQL text, prepared on PostgreSQL and counted with the statements. */
+  query: RawQuery;
+  /**
+   * A condition on `r`'s table, its columns qualified by `as` (the table's alias in the
+   * statement); `bind` turns each value into what the statement carries (a placeholder).
+   * Timestamp bounds are bound as Dates.
+   */
+  condition(r: ModelResource, c: Condition, bind: Bind, as: string): SQL | undefined;
+  /** What makes two conditions produce the same SQL text (their values aside). */
+  shape(c: Condition): string;
+}
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -71,12 +105,12 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
 
   // Constraint names → what they mean, so database errors become API errors.
   const uniqueIndexes = new Map<string, { path: string; message: string }>();
-  const foreignKeys = new Map<string, { from: ModelResource; to: string }>();
+  const foreignKeys = new Map<string, ForeignKey>();
   for (const r of model.resources) {
     for (const u of r.unique) uniqueIndexes.set(u.constraint, { path: u.path, message: u.message });
     for (const f of r.stored) {
       if (f.def.kind === 'text' && f.def.unique) uniqueIndexes.set(`${r.table}_${f.column}_unique`, { path: f.name, message: 'This value is already used.' });
-      if (f.kind === 'ref') foreignKeys.set(`${r.table}_${f.column}_${model.get(f.target!).table}_id_fk`, { from: r, to: f.target! });
+      if (f.kind === 'ref') foreignKeys.set(`${r.table}_${f.column}_${model.get(f.target!).table}_id_fk`, { from: r, field: f, to: f.target! });
     }
   }
 
@@ -109,10 +143,8 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
 
   const jsonFieldValue = (f: ModelField, v: unknown): unknown => (f.kind === 'timestamp' && typeof v === 'string' ? new Date(v) : f.kind === 'decimal' && typeof v === 'string' ? Number(v) : v);
 
-  /** Turns a database row into a record: decimals become numbers, children become records. */
   // ---- raw reads: statements compiled once, rows decoded here --------------------------------
 
-  const iso = (col: SQL) => sql`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   /** A select list whose aliases are field names and whose values decode the same on every driver. */
   function rawColumns(r: ModelResource, embedded: boolean): SQL {
     const t = tables.get(r);
@@ -146,15 +178,22 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
   }
 
   const compiled = new Map<string, { sql: string; params: unknown[] }>();
-  /** Runs the raw statement cached under `key` (compiled from `build` on first use) with named values. */
-  async function runRaw(key: string, build: () => SQL, bindOnly: () => unknown, values: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+  /** The statement cached under `key`, compiled from `build` on first use. */
+  function compiledStatement(key: string, build: () => SQL): { sql: string; params: unknown[] } {
     let c = compiled.get(key);
-    if (c) bindOnly();
-    else {
+    if (!c) {
       if (compiled.size >= 2000) compiled.clear();
       c = dialect.sqlToQuery(build());
       compiled.set(key, c);
     }
+    return c;
+  }
+
+  /** Runs the raw statement cached under `key` (compiled from `build` on first use) with named values. */
+  async function runRaw(key: string, build: () => SQL, bindOnly: () => unknown, values: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+    // On a cache hit the values are still bound (into `values`) by `bindOnly`.
+    if (compiled.has(key)) bindOnly();
+    const c = compiledStatement(key, build);
     // Dates travel as RFC 3339 text: the drivers' own serialisers for them are set up by drizzle.
     return raw!(c.sql, fillPlaceholders(c.params, values).map((v) => (v instanceof Date ? v.toISOString() : v)));
   }
@@ -204,11 +243,47 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     }
   }
 
+  const aliases = new Map<string, AnyTable>();
+  /** `r`'s table under another name, for statements that read it at several levels. */
+  function aliased(r: ModelResource, as: string): AnyTable {
+    const key = `${r.name}|${as}`;
+    let t = aliases.get(key);
+    if (!t) {
+      if (aliases.size >= 2000) aliases.clear();
+      aliases.set(key, (t = alias(tables.get(r), as) as AnyTable));
+    }
+    return t;
+  }
+
   /** What makes two conditions produce the same statement text. */
   const conditionShape = (c: Condition): string => {
     const values = c.values.filter((v) => v !== null);
     return `${c.field.name}:${c.op}:${values.length}:${values.length && c.field.kind === 'timestamp' ? values[0]!.length : ''}`;
   };
+
+  /** The shape of a collection read's statement: its conditions' shapes and its order. */
+  const queryShape = (q: { where: readonly Condition[]; order: readonly Order[] }): string =>
+    `${q.where.map(conditionShape).join(',')}|${q.order.map((o) => `${o.field}:${o.dir}`).join(',')}`;
+
+  /**
+   * The WHERE of a collection read (the company, then the conditions). With `placeholders`, for
+   * statements compiled once per shape, values go into `params` under names given by position, so
+   * that rebuilding it on a cache hit binds the same names; otherwise they are written in.
+   */
+  function collectionWhere(p: Principal, t: AnyTable, where: readonly Condition[], params: Record<string, unknown>, placeholders = true): () => SQL | undefined {
+    let n = 0;
+    const bind: Bind = placeholders
+      ? (v) => {
+          const name = `v${n++}`;
+          params[name] = v;
+          return sql.placeholder(name);
+        }
+      : (v) => v;
+    return () => {
+      n = 0;
+      return and(eq(t.companyId, placeholders ? sql.placeholder('company') : p.company.id), ...where.map((c) => conditionSql(t, c, bind)));
+    };
+  }
 
   /** The order of a collection: the requested terms, then the id, so that every order is total. */
   const orderTerms = (t: AnyTable, order: readonly Order[]): SQL[] => [...order.map((o) => (o.dir === 'desc' ? desc(t[o.field]) : asc(t[o.field]))), asc(t.id)];
@@ -219,18 +294,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     // and values travel as parameters named by their position, so rebuilding binds the same names.
     const reuse = raw !== undefined && tx === db && (sel === selections.get(r.name) || sel === flatSelection(r));
     const params: Record<string, unknown> = { company: p.company.id, limit: q.limit, offset: q.offset };
-    let n = 0;
-    const bind: Bind = reuse
-      ? (v) => {
-          const name = `v${n++}`;
-          params[name] = v;
-          return sql.placeholder(name);
-        }
-      : (v) => v;
-    const whereOf = () => {
-      n = 0;
-      return and(eq(t.companyId, reuse ? sql.placeholder('company') : p.company.id), ...q.where.map((c) => conditionSql(t, c, bind)));
-    };
+    const whereOf = collectionWhere(p, t, q.where, params, reuse);
     const shape = q.where.map(conditionShape).join(',');
     const countOf = async () => {
       const build = (on: Tx) => on.select({ n: sql<number>`count(*)::int` }).from(t).where(whereOf());
@@ -252,7 +316,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
         .limit(q.limit)
         .offset(q.offset);
     };
-    const key = `list|${r.name}|${shape}|${q.order.map((o) => `${o.field}:${o.dir}`).join(',')}`;
+    const key = `list|${r.name}|${queryShape(q)}`;
     if (reuse) {
       const embedded = sel === selections.get(r.name);
       const counted = q.count !== false;
@@ -428,30 +492,95 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     return (await windows(p, r, q)).get('') ?? { items: [], offsets: [], total: 0 };
   }
 
+  /** `list` with the page built as JSON text by the database, in one statement per shape. */
+  async function listJson(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<{ members: string; total: number }> {
+    const t = tables.get(r);
+    const params: Record<string, unknown> = { company: p.company.id, limit: q.limit, offset: q.offset };
+    const whereOf = collectionWhere(p, t, q.where, params);
+    const key = `json-list|${projection.name}|${r.name}|${queryShape(q)}`;
+    const [row] = await runRaw(
+      key,
+      () => {
+        const where = whereOf();
+        const order = sql.join(orderTerms(t, q.order), sql`, `);
+        // The page is a subquery named like the table, so the order terms apply to it as they are.
+        return sql`select (select count(*) from ${t} where ${where})::float8 as "total",
+          coalesce(json_agg(${recordJson(model, r, r.table, projection, false)} order by ${order}), '[]'::json)::text as "members"
+          from (select * from ${t} where ${where} order by ${order} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}) as ${sql.identifier(r.table)}`;
+      },
+      whereOf,
+      params,
+    );
+    return { members: row!.members as string, total: Number(row!.total) };
+  }
+
+  async function readJson(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<string> {
+    if (!isUuid(id)) throw ApiError.notFound();
+    const t = tables.get(r);
+    const rows = await runRaw(
+      `json-read|${projection.name}|${r.name}`,
+      () => sql`select ${t.companyId} as "companyId", ${recordJson(model, r, r.table, projection, true)}::text as "body" from ${t} where ${t.id} = ${sql.placeholder('id')}`,
+      () => {},
+      { id: id.toLowerCase() },
+    );
+    const row = rows[0];
+    if (!row) throw ApiError.notFound();
+    if (row.companyId !== p.company.id) throw ApiError.forbidden('This record belongs to another company.');
+    return row.body as string;
+  }
+
   // ---- writing ---------------------------------------------------------------------------
 
   function assertWriter(p: Principal): void {
     if (p.role === 'viewer') throw ApiError.forbidden('A viewer may only read.');
   }
 
+  const writes = writeStatements(model, tables, rawColumnsOf);
+
   /**
-   * Checks that every referenced record exists in the principal's company: one query per target.
-   * The records are kept in `seen`, so a hook reading one of them costs no second query.
+   * Runs the statement cached under `key` (compiled from `build` on first use) with named values,
+   * in `tx` or on the database itself. The session's prepared query sends the text as it is to
+   * the transaction's connection (and counts it), with no per-call building or value mapping;
+   * values are plain strings, numbers and nulls.
+   */
+  async function runCompiled(tx: Tx, key: string, build: () => SQL, values: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+    const c = compiledStatement(key, build);
+    const res = (await tx._.session.prepareQuery(c, undefined, undefined, false).execute(values)) as unknown;
+    return (Array.isArray(res) ? res : (res as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];
+  }
+
+  /**
+   * Checks that every referenced record exists in the principal's company, in one statement
+   * whatever the number of target resources. The records are kept in `seen`, so a hook reading
+   * one of them costs no second query.
    */
   async function checkRefs(tx: Tx, p: Principal, n: Normalised, seen?: Map<string, Rec>): Promise<void> {
     if (!n.refs.length) return;
-    const byTarget = new Map<string, typeof n.refs>();
-    for (const ref of n.refs) byTarget.set(ref.target, [...(byTarget.get(ref.target) ?? []), ref]);
+    const byTarget = new Map<string, PendingRef[]>();
+    for (const ref of n.refs) {
+      const refs = byTarget.get(ref.target);
+      if (refs) refs.push(ref);
+      else byTarget.set(ref.target, [ref]);
+    }
+    // Targets in name order, and each one's ids in a list whose size is rounded up to a power of
+    // two (the last id repeated): few shapes, so few statements to prepare.
+    const targets = [...byTarget.keys()].sort();
+    const values: Record<string, unknown> = { company: p.company.id };
+    const sizes = targets.map((target, i) => {
+      const ids = [...new Set(byTarget.get(target)!.map((x) => x.id))];
+      const size = 2 ** Math.ceil(Math.log2(ids.length));
+      for (let k = 0; k < size; k++) values[`ids${i}_${k}`] = ids[Math.min(k, ids.length - 1)];
+      return size;
+    });
+    const key = `refs|${targets.map((target, i) => `${target}:${sizes[i]}`).join(',')}`;
+    const [row] = await runCompiled(tx, key, () => writes.refs(targets.map((target, i) => ({ resource: model.get(target), size: sizes[i]! }))), values);
     const v = new Violations();
     for (const [target, refs] of byTarget) {
       const tr = model.get(target);
-      const t = tables.get(tr);
-      const ids = [...new Set(refs.map((x) => x.id))];
-      const rows = (await tx.select(flatSelection(tr) as never).from(t).where(and(eq(t.companyId, p.company.id), inArray(t.id, ids)))) as Record<string, unknown>[];
       const found = new Set<string>();
-      for (const row of rows) {
-        found.add(row.id as string);
-        if (seen && !tr.embedded.length) seen.set(`${target}:${row.id as string}`, fromRow(tr, row));
+      for (const rec of jsonArray(row?.[String(targets.indexOf(target))])) {
+        found.add(rec.id as string);
+        if (seen && !tr.embedded.length) seen.set(`${target}:${rec.id as string}`, fromRawRow(tr, rec));
       }
       for (const ref of refs) if (!found.has(ref.id)) v.add(ref.path, `Item not found for "${ref.raw.slice(0, 200)}".`, C.notFound);
     }
@@ -460,32 +589,15 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
 
   /**
    * Gives the record the next number of each per-company sequence it still lacks, in one
-   * statement per field: the counter's upsert and the update, skipping numbers a user took. It
-   * runs last in the transaction, so the counter's row stays locked only until the commit that
-   * follows, and a rollback returns the number (no gaps).
+   * statement per field (the counter skips numbers a user took). It runs last in the
+   * transaction, so the counter's row stays locked only until the commit that follows, and a
+   * rollback returns the number (no gaps).
    */
   async function assignSequences(tx: Tx, p: Principal, r: ModelResource, id: string, data: Rec): Promise<void> {
-    const t = tables.get(r);
-    const s = tables.sequences;
     for (const f of r.stored) {
-      if (f.def.kind !== 'text' || !f.def.sequence || (data[f.name] !== undefined && data[f.name] !== null)) continue;
-      const { prefix, pad } = f.def.sequence;
-      const col = sql.identifier(f.column);
-      const number = sql`${prefix} || case when length(s.value::text) >= ${pad} then s.value::text else lpad(s.value::text, ${pad}, '0') end`;
-      for (;;) {
-        const res = await tx.execute(sql`with s as (
-            insert into ${s} (company_id, name, value) values (${p.company.id}, ${`${r.name}.${f.name}`}, 1)
-            on conflict (company_id, name) do update set value = ${s}.value + 1 returning value)
-          update ${t} set ${col} = ${number} from s
-          where ${t}.id = ${id} and not exists (select 1 from ${t} as taken where taken.company_id = ${p.company.id} and taken.${col} = ${number})
-          returning ${t}.${col} as value`);
-        const rows = (Array.isArray(res) ? res : (res as { rows: unknown[] }).rows) as { value: string }[];
-        // No row: a user already chose that number; take the next one.
-        if (rows[0]) {
-          data[f.name] = rows[0].value;
-          break;
-        }
-      }
+      if (!isNumbered(f) || (data[f.name] !== undefined && data[f.name] !== null)) continue;
+      const [row] = await runCompiled(tx, `number|${r.name}|${f.name}`, () => writes.number(r, f), { company: p.company.id, id });
+      if (row) data[f.name] = row.value;
     }
   }
 
@@ -602,34 +714,49 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     return out;
   }
 
+  /** Replaces (or, on create, writes) embedded children: one statement per children field. */
   async function writeChildren(tx: Tx, p: Principal, r: ModelResource, id: string, children: Map<string, Rec[]>, replace: boolean): Promise<void> {
     for (const [name, items] of children) {
+      if (!replace && !items.length) continue;
       const f = r.byName.get(name)!;
-      const def = f.def as { target: string; via: string };
-      const child = model.get(def.target);
-      const ct = tables.get(child);
-      if (replace) await tx.delete(ct).where(eq(ct[def.via], id));
-      if (!items.length) continue;
-      const now = new Date();
-      await tx.insert(ct).values(
-        items.map((item, i) => ({
-          ...defaultsOf(child),
-          ...storable(child, item),
-          id: uuidv7(),
-          companyId: p.company.id,
-          [def.via]: id,
-          createdAt: now,
-          updatedAt: now,
-          ...positionOf(child, item, i),
-        })),
-      );
+      const values: Record<string, unknown> = { owner: id };
+      if (items.length) values.rows = JSON.stringify(childRows(p, f, id, new Date().toISOString(), items));
+      const key = `children|${r.name}|${name}|${replace}|${items.length > 0}`;
+      await runCompiled(tx, key, () => writes.children(model.get(f.target!), (f.def as { via: string }).via, replace, items.length > 0), values);
     }
   }
 
+  /**
+   * The rows of embedded children as they are inserted (defaults, id, company, owner, timestamps
+   * as RFC 3339 text, position), keyed by field name.
+   */
+  function childRows(p: Principal, f: ModelField, ownerId: string, now: string, items: readonly Rec[]): Rec[] {
+    const def = f.def as { target: string; via: string };
+    const child = model.get(def.target);
+    const defaults = defaultsOf(child);
+    return items.map((item, i) => {
+      const row: Rec = { id: uuidv7(), companyId: p.company.id, createdAt: now, updatedAt: now };
+      for (const cf of child.stored) {
+        const v = cf.name in item ? item[cf.name] : defaults[cf.name];
+        if (typeof v === 'string') row[cf.name] = wellFormed(v);
+        else row[cf.name] = cf.kind === 'decimal' && typeof v === 'number' ? decimalString(v, (cf.def as { scale: number }).scale) : v;
+      }
+      row[def.via] = ownerId;
+      Object.assign(row, positionOf(child, item, i));
+      return row;
+    });
+  }
+
+  const childDefaults = new Map<string, Rec>();
+  /** The descriptor defaults a child row starts from (those the validator does not fill in). */
   const defaultsOf = (r: ModelResource): Rec => {
-    const d: Rec = {};
-    for (const f of r.stored) if ('default' in f.def && f.def.default !== undefined && typeof f.def.default !== 'string') d[f.name] = f.def.default;
-    return storable(r, d);
+    let d = childDefaults.get(r.name);
+    if (!d) {
+      d = {};
+      for (const f of r.stored) if ('default' in f.def && f.def.default !== undefined && typeof f.def.default !== 'string') d[f.name] = f.def.default;
+      childDefaults.set(r.name, (d = storable(r, d)));
+    }
+    return d;
   };
 
   function hookApi(tx: Tx, p: Principal, r: ModelResource, seen?: Map<string, Rec>): HookApi {
@@ -653,22 +780,62 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     };
   }
 
+  /**
+   * The hook API of a create that has not opened a transaction (see createAtOnce): reads run on
+   * their own, and whatever needs the transaction (`tx` itself, a lock, a nested create) throws
+   * NeedsTransaction, after which the create runs the usual way, in a transaction. After the
+   * write (`after`), reads other than the checked references need it too: the record is not
+   * written yet.
+   */
+  function deferredApi(p: Principal, r: ModelResource, seen: Map<string, Rec>, after: boolean): HookApi {
+    const need = (): never => {
+      throw new NeedsTransaction();
+    };
+    return {
+      get tx(): Tx {
+        return need();
+      },
+      principal: p,
+      model,
+      resource: r,
+      table: (name) => tables.get(name),
+      read: async (name, id) => {
+        const known = seen.get(`${name}:${id}`);
+        if (known) return { ...known };
+        if (after) need();
+        const rec = await fetch(db, model.get(name), id);
+        return rec && rec.companyId === p.company.id ? rec : null;
+      },
+      lock: async () => need(),
+      create: async () => need(),
+    };
+  }
+
   function derive(r: ModelResource, data: Rec): void {
     for (const f of r.stored) {
       if (f.def.kind === 'text' && f.def.derive && f.def.derive.from in data) data[f.name] = f.def.derive.fn(data[f.def.derive.from]);
     }
   }
 
-  async function createIn(tx: Tx, p: Principal, r: ModelResource, input: Rec): Promise<Rec> {
-    const n = validator(r).normalise(input, 'create', null);
-    const seen = new Map<string, Rec>();
-    await checkRefs(tx, p, n, seen);
-    const data = n.data;
-    const ownerId = await lockOwner(tx, p, r, r.owner ? data[r.owner.field.name] : undefined);
+  /** A new record's own rules: its initial state, the allowed ones, cross-field checks, derived values. */
+  function checkNew(r: ModelResource, data: Rec): void {
     if (r.states && data[String(r.states.field)] === undefined) data[String(r.states.field)] = r.states.initial;
     checkStates(r, data, null);
     checkCrossField(r, data);
     derive(r, data);
+  }
+
+  /**
+   * Creates a record in a transaction. `checked`: the references were already checked (by a
+   * createAtOnce that needed a transaction after all), with the records it read.
+   */
+  async function createIn(tx: Tx, p: Principal, r: ModelResource, input: Rec, checked?: Map<string, Rec>): Promise<Rec> {
+    const n = validator(r).normalise(input, 'create', null);
+    const seen = new Map<string, Rec>(checked ?? []);
+    if (!checked) await checkRefs(tx, p, n, seen);
+    const data = n.data;
+    const ownerId = await lockOwner(tx, p, r, r.owner ? data[r.owner.field.name] : undefined);
+    checkNew(r, data);
     const api = hookApi(tx, p, r, seen);
     await r.hooks.beforeWrite?.(api, { op: 'create', data, existing: null, input: n.data });
     const id = uuidv7();
@@ -681,6 +848,81 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     await r.hooks.afterWrite?.(api, { op: 'create', id, data, existing: null, input: n.data });
     await assignSequences(tx, p, r, id, data);
     return (await fetch(tx, r, id))!;
+  }
+
+  /**
+   * Whether a create of `r` can be written by createAtOnce: not a child written through its owner
+   * (that locks and recomputes the owner), totals computed before the write when there are any,
+   * and embedded children one level deep in tables of their own.
+   */
+  const atOnce = new Map(
+    model.resources.map((r) => [
+      r.name,
+      !r.owner && (!r.computed || r.computed.computeNew !== undefined) && r.embedded.every((f) => model.get(f.target!).table !== r.table && !model.get(f.target!).embedded.length),
+    ]),
+  );
+
+  /**
+   * A create in two statements and no transaction control: one reads the referenced records,
+   * the rules and hooks then decide everything in memory, and one statement (atomic by itself)
+   * inserts the record, its embedded children and its sequence numbers and returns it. The same
+   * checks as createIn, in the same order. Returns null when a hook needs a transaction: the
+   * caller then runs createIn, with the references already checked in `seen`.
+   */
+  async function createAtOnce(p: Principal, r: ModelResource, input: Rec, seen: Map<string, Rec>): Promise<Rec | null> {
+    const n = validator(r).normalise(input, 'create', null);
+    await checkRefs(db, p, n, seen);
+    const data = n.data;
+    checkNew(r, data);
+    const id = uuidv7();
+    let statement: { shape: CreateShape; values: Record<string, unknown> };
+    try {
+      const api = deferredApi(p, r, seen, false);
+      await r.hooks.beforeWrite?.(api, { op: 'create', data, existing: null, input: n.data });
+      if (r.computed && !(await r.computed.computeNew!(api, data, n.children))) return null;
+      // Taken before afterWrite: what it changes in `data` is not written (as after an insert).
+      statement = createValues(p, r, id, data, n.children);
+      await r.hooks.afterWrite?.(deferredApi(p, r, seen, true), { op: 'create', id, data, existing: null, input: n.data });
+    } catch (e) {
+      if (e instanceof NeedsTransaction) return null;
+      throw e;
+    }
+    const { shape, values } = statement;
+    const [row] = await runCompiled(db, createShapeKey(r, shape), () => writes.create(r, shape), values);
+    return fromRawRow(r, row!);
+  }
+
+  /**
+   * Binds the stored values of a record (those not undefined, nor left to `except`) as `v0`,
+   * `v1`, … in `values`, as the compiled statements take them; returns their fields.
+   */
+  function bindColumns(r: ModelResource, stored: Rec, values: Record<string, unknown>, except: readonly ModelField[] = []): ModelField[] {
+    const columns: ModelField[] = [];
+    for (const f of r.stored) {
+      const v = stored[f.name];
+      if (v === undefined || except.includes(f)) continue;
+      values[`v${columns.length}`] = f.kind === 'list' ? JSON.stringify(v) : v instanceof Date ? v.toISOString() : v;
+      columns.push(f);
+    }
+    return columns;
+  }
+
+  /** The shape and values of createAtOnce's statement. */
+  function createValues(p: Principal, r: ModelResource, id: string, data: Rec, children: Map<string, Rec[]>): { shape: CreateShape; values: Record<string, unknown> } {
+    const now = new Date().toISOString();
+    const stored = storable(r, data);
+    const numbered: ModelField[] = [];
+    const withRows: ModelField[] = [];
+    const values: Record<string, unknown> = { id, company: p.company.id, now };
+    for (const f of r.stored) if (isNumbered(f) && (stored[f.name] === undefined || stored[f.name] === null)) numbered.push(f);
+    const columns = bindColumns(r, stored, values, numbered);
+    for (const [name, items] of children) {
+      if (!items.length) continue;
+      const f = r.byName.get(name)!;
+      values[`c${withRows.length}`] = JSON.stringify(childRows(p, f, id, now, items));
+      withRows.push(f);
+    }
+    return { shape: { columns, numbered, children: withRows }, values };
   }
 
   async function updateIn(tx: Tx, p: Principal, r: ModelResource, id: string, input: Rec, mode: WriteMode): Promise<Rec> {
@@ -697,10 +939,9 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     derive(r, data);
     const api = hookApi(tx, p, r, seen);
     await r.hooks.beforeWrite?.(api, { op: 'update', data, existing, input: n.data });
-    const t = tables.get(r);
-    const changes = storable(r, data);
-    delete changes.id;
-    await tx.update(t).set({ ...changes, updatedAt: new Date() }).where(eq(t.id, existing.id as string));
+    const values: Record<string, unknown> = { id: existing.id, now: new Date().toISOString() };
+    const columns = bindColumns(r, storable(r, data), values);
+    await runCompiled(tx, `update|${r.name}|${columns.map((f) => f.name).join(',')}`, () => writes.update(r, columns), values);
     await writeChildren(tx, p, r, existing.id as string, n.children, true);
     if (r.computed?.on.some((name) => n.children.has(name) || (name in n.data && !sameValue(n.data[name], existing[name])))) {
       await r.computed.compute(api, existing.id as string);
@@ -736,6 +977,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
   return {
     model,
     tables,
+    json: raw ? { list: listJson, read: readJson } : undefined,
     list: (p, r, q) => list(p, r, q),
     read: (p, r, id) => readIn(db, p, r, id),
     async find(p, r, id) {
@@ -749,9 +991,17 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       const valid = [...new Set(parents.filter(isUuid).map((i) => i.toLowerCase()))];
       return valid.length ? windows(p, r, q, { field: via, parents: valid }) : new Map();
     },
-    create(p, r, input) {
+    async create(p, r, input) {
       assertWriter(p);
-      return write((tx) => createIn(tx, p, r, input));
+      if (!atOnce.get(r.name)) return write((tx) => createIn(tx, p, r, input));
+      const seen = new Map<string, Rec>();
+      let rec: Rec | null;
+      try {
+        rec = await createAtOnce(p, r, input, seen);
+      } catch (e) {
+        throw translateDbError(e, uniqueIndexes, foreignKeys);
+      }
+      return rec ?? write((tx) => createIn(tx, p, r, input, seen));
     },
     update(p, r, id, input, mode) {
       assertWriter(p);
@@ -761,10 +1011,26 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       assertWriter(p);
       return write((tx) => removeIn(tx, p, r, id));
     },
+    rawReads: raw ? { query: raw, condition: (r, c, bind, as) => conditionSql(aliased(r, as), c, bind), shape: conditionShape } : undefined,
     transaction: (fn) => write(fn),
     bind: (tx, p, r) => hookApi(tx, p, r),
   };
 }
+
+/** Thrown by a hook API that has no transaction to give (see createAtOnce). */
+class NeedsTransaction extends Error {}
+
+/** A text field numbered from a per-company sequence when left empty. */
+const isNumbered = (f: ModelField): boolean => f.def.kind === 'text' && Boolean(f.def.sequence);
+
+/**
+ * A string whose lone surrogates are replaced (U+FFFD), as the drivers encode a text parameter:
+ * in JSON they would be `\ud800` escapes, which PostgreSQL refuses.
+ */
+const wellFormed = (s: string): string => (s as string & { toWellFormed(): string }).toWellFormed();
+
+/** A JSON array column as the drivers return it (parsed, or as text). */
+const jsonArray = (v: unknown): Record<string, unknown>[] => ((typeof v === 'string' ? JSON.parse(v) : v) as Record<string, unknown>[] | null) ?? [];
 
 /** Whether normalised children carry the same writable values, in the same order, as stored ones. */
 function sameChildren(child: ModelResource, sent: readonly Rec[], stored: readonly Rec[]): boolean {
@@ -805,17 +1071,23 @@ function slicesOf(rows: Record<string, unknown>[], w: SliceQuery['window'], via:
 }
 
 /** The driver's error behind drizzle's wrapper, if any. */
-export function driverError(e: unknown): { code?: string; constraint?: string } | undefined {
+export function driverError(e: unknown): { code?: string; constraint?: string; detail?: string } | undefined {
   let cur: unknown = e;
   for (let i = 0; i < 5 && cur && typeof cur === 'object'; i++) {
-    const o = cur as { code?: unknown; constraint?: string; constraint_name?: string; cause?: unknown };
-    if (typeof o.code === 'string' && /^[0-9A-Z]{5}$/.test(o.code)) return { code: o.code, constraint: o.constraint ?? o.constraint_name };
+    const o = cur as { code?: unknown; constraint?: string; constraint_name?: string; detail?: string; cause?: unknown };
+    if (typeof o.code === 'string' && /^[0-9A-Z]{5}$/.test(o.code)) return { code: o.code, constraint: o.constraint ?? o.constraint_name, detail: o.detail };
     cur = o.cause;
   }
   return undefined;
 }
 
-function translateDbError(e: unknown, unique: Map<string, { path: string; message: string }>, fks: Map<string, { from: ModelResource; to: string }>): unknown {
+interface ForeignKey {
+  from: ModelResource;
+  field: ModelField;
+  to: string;
+}
+
+function translateDbError(e: unknown, unique: Map<string, { path: string; message: string }>, fks: Map<string, ForeignKey>): unknown {
   if (e instanceof ApiError) return e;
   const d = driverError(e);
   if (!d) return e;
@@ -826,6 +1098,11 @@ function translateDbError(e: unknown, unique: Map<string, { path: string; messag
   // 23503: a foreign key (NO ACTION) is violated; 23001: a RESTRICT one is.
   if (d.code === '23503' || d.code === '23001') {
     const fk = d.constraint ? fks.get(d.constraint) : undefined;
+    // The referencing side: a record written with a reference whose target went away after the
+    // check (another request deleted it in between).
+    if (fk && d.detail?.includes('is not present in table')) {
+      return ApiError.validation([{ propertyPath: fk.field.name, message: 'Item not found: it was deleted meanwhile.', code: C.notFound }]);
+    }
     return ApiError.conflict(fk ? `This ${fk.to} cannot be deleted: ${fk.from.name} records still refer to it.` : 'This record is still referenced by other records.');
   }
   if (d.code === '40001' || d.code === '40P01') return new ApiError(409, 'The record was changed by another request at the same time; retry.');

@@ -8,7 +8,7 @@ import type { ModelResource } from './model.ts';
 import type { Engine } from './operations.ts';
 import { parseRestFilters } from './query.ts';
 import type { Formats } from '../formats/negotiate.ts';
-import type { Format } from '../formats/types.ts';
+import type { Format, Rendered } from '../formats/types.ts';
 import { operationDoc, entrypointDoc, type DocOperation } from './openapi.ts';
 
 declare module 'fastify' {
@@ -63,9 +63,10 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     config: { openapi: r && op !== 'entrypoint' ? operationDoc(model, r, op, formats) : entrypointDoc(formats) },
   });
 
-  function send(reply: FastifyReply, format: Format, status: number, rendered: { body: unknown; headers?: Record<string, string> }) {
+  function send(reply: FastifyReply, format: Format, status: number, rendered: Rendered) {
     reply.code(status).header('content-type', `${format.mediaType}; charset=utf-8`).header('vary', 'Accept');
     if (rendered.headers) reply.headers(rendered.headers);
+    if (rendered.text !== undefined) return reply.send(rendered.text);
     return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
   }
 
@@ -104,8 +105,15 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         const ipp = Math.min(parseIntParam('itemsPerPage', q.get('itemsPerPage'), 1) ?? perPage, maxPerPage);
         if ((page - 1) * ipp > 1e9) throw ApiError.badRequest('Page parameter is too large.');
         const { where, order } = parseRestFilters(model, r, q);
-        const result = await engine.list(o.principal(req), r, { where, order, offset: (page - 1) * ipp, limit: ipp });
-        return send(reply, format, 200, format.collection(model, { resource: r, items: result.items, total: result.total, page, itemsPerPage: ipp, path: url.pathname, query: q }));
+        const query = { where, order, offset: (page - 1) * ipp, limit: ipp };
+        const view = { resource: r, page, itemsPerPage: ipp, path: url.pathname, query: q };
+        // Formats with a projection get the page as JSON text from the database.
+        if (format.projection && engine.json) {
+          const { members, total } = await engine.json.list(o.principal(req), r, query, format.projection);
+          return send(reply, format, 200, format.collection(model, { ...view, items: [], membersText: members, total }));
+        }
+        const result = await engine.list(o.principal(req), r, query);
+        return send(reply, format, 200, format.collection(model, { ...view, items: result.items, total: result.total }));
       });
     }
     if (r.rest.has('create')) {
@@ -121,6 +129,9 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       itemMethods.push('GET', 'HEAD');
       app.get<{ Params: { id: string } }>(itemUrl, route(r, 'read'), async (req, reply) => {
         const format = formatOf(req);
+        if (format.projection && engine.json) {
+          return send(reply, format, 200, { body: null, text: await engine.json.read(o.principal(req), r, req.params.id, format.projection) });
+        }
         const rec = await engine.read(o.principal(req), r, req.params.id);
         return send(reply, format, 200, format.item(model, r, rec));
       });

@@ -11,7 +11,12 @@ export const json: Format = {
   mediaType: 'application/json',
   accepts: ['application/json'],
   item: (model, r, rec) => ({ body: present(model, r, rec) }),
-  collection: (model, view) => ({ body: view.items.map((rec) => present(model, view.resource, rec)), headers: linkHeaders(view) }),
+  projection: { name: 'json', lead: () => [] },
+  collection: (model, view) => ({
+    body: view.items.map((rec) => present(model, view.resource, rec)),
+    ...(view.membersText !== undefined ? { text: view.membersText } : {}),
+    headers: linkHeaders(view),
+  }),
   entrypoint: (model) => ({ body: Object.fromEntries(entrypointLinks(model).map((l) => [l.name, l.href])) }),
   docs: {
     item: (r) => ref(r.name),

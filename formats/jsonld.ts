@@ -1,7 +1,9 @@
 // JSON-LD with Hydra, in API Platform 4's unprefixed shape, and the @context documents it names.
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { Rec } from '../engine/context.ts';
+import { randomUUID } from 'node:crypto';
 import type { Model, ModelResource } from '../engine/model.ts';
+import type { Projection } from '../engine/projection.ts';
 import { lowerFirst } from '../engine/names.ts';
 import { readProperties, ref } from '../engine/schemas.ts';
 import { pageLinks, pageUrl } from './links.ts';
@@ -11,6 +13,15 @@ import type { CollectionView, Format } from './types.ts';
 const HYDRA = 'http://www.w3.org/ns/hydra/core#';
 
 const decorate: Decorate = (r, rec) => ({ '@id': iriOf(r, rec.id), '@type': r.name });
+
+// The same members when the database builds the records (engine/projection.ts).
+const projection: Projection = {
+  name: 'jsonld',
+  lead: (r, top) => [...(top ? [['@context', { text: `/api/contexts/${r.name}` }] as const] : []), ['@id', 'iri'], ['@type', { text: r.name }]],
+};
+
+/** Stands for the members in a collection body until the database's text replaces it. */
+const MEMBERS = `members-${randomUUID()}`;
 
 export function jsonldItem(model: Model, r: ModelResource, rec: Rec): Record<string, unknown> {
   // Only the top-level object names its @context; embedded ones carry @id and @type.
@@ -39,7 +50,7 @@ function collection(model: Model, view: CollectionView) {
     '@context': `/api/contexts/${r.name}`,
     '@id': r.iri,
     '@type': 'Collection',
-    member: view.items.map((rec) => present(model, r, rec, decorate)),
+    member: view.membersText !== undefined ? MEMBERS : view.items.map((rec) => present(model, r, rec, decorate)),
     totalItems: view.total,
   };
   const filtered = [...view.query.keys()].some((k) => k !== 'page');
@@ -56,7 +67,9 @@ function collection(model: Model, view: CollectionView) {
   let s = searches.get(r);
   if (!s) searches.set(r, (s = search(r)));
   body.search = s;
-  return { body };
+  const members = view.membersText;
+  if (members === undefined) return { body };
+  return { body, text: JSON.stringify(body).replace(`"${MEMBERS}"`, () => members) };
 }
 
 export const jsonld: Format = {
@@ -64,6 +77,7 @@ export const jsonld: Format = {
   mediaType: 'application/ld+json',
   accepts: ['application/ld+json'],
   item: (model, r, rec) => ({ body: jsonldItem(model, r, rec) }),
+  projection,
   collection,
   entrypoint: (model) => ({ body: entrypoint(model) }),
   docs: {

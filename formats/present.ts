@@ -3,6 +3,7 @@
 import type { Rec } from '../engine/context.ts';
 import type { Model, ModelField, ModelResource } from '../engine/model.ts';
 import { lowerFirst } from '../engine/names.ts';
+import { shownFields } from '../engine/projection.ts';
 
 /** The members a format puts before the fields of each record (e.g. JSON-LD's @id and @type). */
 export type Decorate = (r: ModelResource, rec: Rec) => Record<string, unknown>;
@@ -33,8 +34,7 @@ export function wireValue(model: Model, f: ModelField, v: unknown): unknown {
   return wireScalar(model, f, v);
 }
 
-/** Fields shown in REST bodies: stored fields and embedded children (other to-many relations are filters). */
-export const shownFields = (r: ModelResource): readonly ModelField[] => r.fields.filter((f) => f.stored || r.embedded.includes(f));
+export { shownFields };
 
 /** How each shown field of a resource is written, worked out once per resource. */
 interface Step {

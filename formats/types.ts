@@ -2,11 +2,17 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Rec } from '../engine/context.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
+import type { Projection } from '../engine/projection.ts';
 import type { WriteMode } from '../engine/schemas.ts';
 
 export interface CollectionView {
   readonly resource: ModelResource;
   readonly items: readonly Rec[];
+  /**
+   * The page's records as a JSON array text built by the database with the format's projection;
+   * when given, `items` is empty and the format puts this text where the records go.
+   */
+  readonly membersText?: string;
   readonly total: number;
   readonly page: number;
   readonly itemsPerPage: number;
@@ -17,6 +23,8 @@ export interface CollectionView {
 
 export interface Rendered {
   readonly body: unknown;
+  /** The body already serialised (used instead of `body` when present). */
+  readonly text?: string;
   readonly headers?: Record<string, string>;
 }
 
@@ -28,6 +36,11 @@ export interface Format {
   /** Accept values that select this format (the first is canonical). */
   readonly accepts: readonly string[];
   item(model: Model, r: ModelResource, rec: Rec): Rendered;
+  /**
+   * When set, the database may build this format's records as JSON text (engine/projection.ts):
+   * an item response is that text as it is, and `collection` gets a page as `membersText`.
+   */
+  readonly projection?: Projection;
   collection(model: Model, view: CollectionView): Rendered;
   /** The API entrypoint (`GET /api`): a link to every collection. */
   entrypoint(model: Model): Rendered;

@@ -36,8 +36,10 @@ export async function invoiceInvariants(db: Sql): Promise<{ checks: Check[]; inv
   check('every line total is round(price × qty)', bad((d) => n(d.bad_lines) > 0).length === 0, show(bad((d) => n(d.bad_lines) > 0)));
   const wrongTotals = bad((d) => n(d.subtotal) !== n(d.e_subtotal) || n(d.tax_total) !== n(d.e_tax) || n(d.discount_total) !== n(d.e_discount) || n(d.total) !== n(d.e_subtotal) + n(d.e_tax) - n(d.e_discount));
   check('every invoice total follows from its lines and discount (CONTRACT §6)', wrongTotals.length === 0, show(wrongTotals));
-  const wrongPaid = bad((d) => n(d.amount_paid) !== n(d.paid) || n(d.balance) !== n(d.total) - n(d.paid) || n(d.balance) < 0);
-  check('amountPaid = Σ payments and balance = total − amountPaid ≥ 0', wrongPaid.length === 0, show(wrongPaid));
+  // Never overpaid: the balance goes below zero only when the total itself does (lines with
+  // negative prices are allowed, and such an invoice takes no payment).
+  const wrongPaid = bad((d) => n(d.amount_paid) !== n(d.paid) || n(d.balance) !== n(d.total) - n(d.paid) || n(d.balance) < Math.min(0, n(d.total)));
+  check('amountPaid = Σ payments and balance = total − amountPaid, never overpaid', wrongPaid.length === 0, show(wrongPaid));
   const wrongStatus = bad((d) => (d.status === 'paid') !== (['pending', 'overdue', 'paid'].includes(String(d.status)) && n(d.balance) <= 0 && n(d.paid) > 0) || (d.status === 'draft' && n(d.paid) > 0));
   check('status agrees with the payments (paid exactly when settled; no draft with payments)', wrongStatus.length === 0, show(wrongStatus));
   const dupNumbers = await db`select company_id, number, count(*)::int as n from invoices group by company_id, number having count(*) > 1`;

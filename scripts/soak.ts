@@ -8,7 +8,7 @@
 //   - every line's total is round(price × qty); every invoice's subtotal, taxTotal,
 //     discountTotal and total follow from its lines (with the rate each line was computed with,
 //     which for drafts is the tax's current rate) and its discount;
-//   - amountPaid = Σ payments, balance = total − amountPaid ≥ 0, and the status agrees;
+//   - amountPaid = Σ payments, balance = total − amountPaid (never overpaid), and the status agrees;
 //   - invoice numbers are unique per company;
 //   - nothing acknowledged is lost: every invoice and payment answered 201 (and not deleted)
 //     exists, with the lines last sent;

@@ -22,7 +22,7 @@ import { registerGraphiql, wantsGraphiql } from './graphiql.ts';
 import { installDocs } from './docs.ts';
 import { model, tables } from './model.ts';
 import type { Clock } from './rate-limit.ts';
-import { registerTokenApi } from './token-api.ts';
+import { registerTokenApi, TOKEN_TAG, tokenComponents } from './token-api.ts';
 import { registerWeb } from './web/routes.ts';
 
 const GRAPHQL_PATH = '/api/graphql';
@@ -113,7 +113,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   // Documentation first: @fastify/swagger collects the routes registered after it.
-  await installDocs(app, { model, formats });
+  await installDocs(app, { model, formats, more: { components: tokenComponents(formats), tags: [TOKEN_TAG] } });
 
   const contextTypes = ['application/ld+json', 'application/json'];
   app.get<{ Params: { name: string } }>(
@@ -129,7 +129,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   registerRest(app, { engine, formats, principal: principalOf });
   const schema = buildGraphqlSchema(model, engine);
   const graphiql = registerGraphiql(app, { schema, endpoint: GRAPHQL_PATH });
-  await registerGraphql(app, { engine, schema, principal: principalOf, toApiError, path: GRAPHQL_PATH, ide: graphiql });
+  await registerGraphql(app, { engine, schema, principal: principalOf, toApiError, path: GRAPHQL_PATH, ide: graphiql, compile: o.config.graphqlCompile });
   registerTokenApi(app, { db: o.database.db, formats, principal: principalOf, history, revoked: (id) => gate.revoked(id), clock: gate.clock });
   // The web pages (sign-in, /profile/api) in their own context: sessions and cookies stay out of /api.
   await registerWeb(app, {

@@ -19,6 +19,8 @@ export interface Config {
   rateLimit: { max: number; windowMs: number };
   /** Run the daily scheduler inside the server. */
   scheduler: boolean;
+  /** GraphQL queries compiled into one SQL statement each (GRAPHQL_COMPILE=off: every query through the resolvers). */
+  graphqlCompile: boolean;
 }
 
 function trustProxy(v: string | undefined): boolean | string {
@@ -43,5 +45,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env.TRUST_PROXY),
     rateLimit: { max: Number(env.RATE_LIMIT_MAX ?? 300), windowMs: Number(env.RATE_LIMIT_WINDOW_MS ?? 60_000) },
     scheduler: env.SCHEDULER !== 'off',
+    graphqlCompile: env.GRAPHQL_COMPILE !== 'off',
   };
 }

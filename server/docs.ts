@@ -21,7 +21,7 @@ Money is an integer in the currency's smallest unit.`;
 /** Registers the documentation; call before the routes are added, so that they are collected. */
 const VERSION = (JSON.parse(readAsset('app', 'package.json').toString('utf8')) as { version: string }).version;
 
-export async function installDocs(app: FastifyInstance, o: { model: Model; formats: Formats }): Promise<void> {
+export async function installDocs(app: FastifyInstance, o: { model: Model; formats: Formats; more?: { components: Record<string, unknown>; tags: { name: string; description: string }[] } }): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -29,10 +29,10 @@ export async function installDocs(app: FastifyInstance, o: { model: Model; forma
       servers: [{ url: '/', description: 'This installation' }],
       components: {
         securitySchemes: { [SECURITY_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-API-TOKEN', description: 'An API token (inv_…) created in the profile or with token:create.' } },
-        schemas: openapiComponents(o.model, o.formats) as never,
+        schemas: { ...openapiComponents(o.model, o.formats), ...o.more?.components } as never,
       },
       security: [{ [SECURITY_SCHEME]: [] }],
-      tags: openapiTags(o.model),
+      tags: [...openapiTags(o.model), ...(o.more?.tags ?? [])],
     },
     // Routes document themselves in config.openapi; routes with no description at all are left out.
     transform: ({ schema, url, route }) => {

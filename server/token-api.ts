@@ -3,10 +3,13 @@
 // they are presented through the same formats: a small model of their own (token-service.ts)
 // gives the formats, the JSON-LD contexts and the input validator what they need. The rules
 // themselves live in token-service.ts, shared with the /profile/api page.
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ilike, or } from 'drizzle-orm';
 import type { Db, Principal, Rec } from '../engine/context.ts';
 import { ApiError } from '../engine/errors.ts';
+import { content, openapiComponents, operationDoc, problems, type RouteDoc } from '../engine/openapi.ts';
+import type { TSchema } from '@sinclair/typebox';
 import { parseRestFilters } from '../engine/query.ts';
 import { parseIntParam } from '../engine/rest.ts';
 import { json } from '../formats/json.ts';
@@ -55,6 +58,7 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
   const { db } = o;
   // History and summary are not records: JSON-LD or plain JSON.
   const documentFormats = new Formats([jsonld, json]);
+  const docs = tokenDocs(o.formats, documentFormats);
 
   function send(reply: FastifyReply, format: Format, status: number, rendered: { body: unknown; headers?: Record<string, string> }) {
     reply.code(status).header('content-type', `${format.mediaType}; charset=utf-8`);
@@ -96,7 +100,7 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
     );
   }
 
-  app.get(ROOT, async (req, reply) => {
+  app.get(ROOT, { config: { openapi: docs.list } }, async (req, reply) => {
     const format = o.formats.negotiate(req.headers.accept);
     const p = o.principal(req);
     const url = new URL(req.url, 'http://x');
@@ -116,7 +120,7 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
     return send(reply, format, 200, format.collection(tokenModel, { resource: TOKEN, items: rows.map(recOf), total, page, itemsPerPage, path: url.pathname, query: q }));
   });
 
-  app.post(ROOT, async (req, reply) => {
+  app.post(ROOT, { config: { openapi: docs.create } }, async (req, reply) => {
     const format = o.formats.negotiate(req.headers.accept);
     const p = o.principal(req);
     const { row, value } = await createToken(db, ownerOf(p), readBody(req, 'POST'));
@@ -127,7 +131,7 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
   });
   methodNotAllowed(ROOT, ['GET', 'POST']);
 
-  app.get(`${ROOT}/summary`, async (req, reply) => {
+  app.get(`${ROOT}/summary`, { config: { openapi: docs.summary } }, async (req, reply) => {
     const format = documentFormats.negotiate(req.headers.accept);
     const p = o.principal(req);
     await settle(req);
@@ -140,21 +144,21 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
   });
   methodNotAllowed(`${ROOT}/summary`, ['GET']);
 
-  app.get<{ Params: { id: string } }>(`${ROOT}/:id`, async (req, reply) => {
+  app.get<{ Params: { id: string } }>(`${ROOT}/:id`, { config: { openapi: docs.read } }, async (req, reply) => {
     const format = o.formats.negotiate(req.headers.accept);
     const p = o.principal(req);
     await settle(req);
     return send(reply, format, 200, format.item(tokenModel, TOKEN, recOf(await ownToken(db, ownerOf(p), req.params.id))));
   });
 
-  app.patch<{ Params: { id: string } }>(`${ROOT}/:id`, async (req, reply) => {
+  app.patch<{ Params: { id: string } }>(`${ROOT}/:id`, { config: { openapi: docs.update } }, async (req, reply) => {
     const format = o.formats.negotiate(req.headers.accept);
     const p = o.principal(req);
     const body = readBody(req, 'PATCH');
     return send(reply, format, 200, format.item(tokenModel, TOKEN, recOf(await updateToken(db, ownerOf(p), req.params.id, body))));
   });
 
-  app.delete<{ Params: { id: string } }>(`${ROOT}/:id`, async (req, reply) => {
+  app.delete<{ Params: { id: string } }>(`${ROOT}/:id`, { config: { openapi: docs.delete } }, async (req, reply) => {
     const p = o.principal(req);
     const existing = await ownToken(db, ownerOf(p), req.params.id);
     for (const id of await revokeTokens(db, ownerOf(p), [existing.id])) await o.revoked(id);
@@ -162,7 +166,7 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
   });
   methodNotAllowed(`${ROOT}/:id`, ['GET', 'PATCH', 'DELETE']);
 
-  app.get<{ Params: { id: string } }>(`${ROOT}/:id/history`, async (req, reply) => {
+  app.get<{ Params: { id: string } }>(`${ROOT}/:id/history`, { config: { openapi: docs.history } }, async (req, reply) => {
     const format = documentFormats.negotiate(req.headers.accept);
     const p = o.principal(req);
     const token = await ownToken(db, ownerOf(p), req.params.id);
@@ -176,6 +180,84 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
   });
   methodNotAllowed(`${ROOT}/:id/history`, ['GET']);
 }
+
+/**
+ * The OpenAPI descriptions of these routes: the token's own operations as every resource's
+ * (engine/openapi.ts, from the token model), the summary and the history by hand, since they are
+ * documents rather than records.
+ */
+function tokenDocs(formats: Formats, documentFormats: Formats): Record<'list' | 'create' | 'read' | 'update' | 'delete' | 'summary' | 'history', RouteDoc> {
+  const doc = (op: 'list' | 'create' | 'read' | 'update' | 'delete') => operationDoc(tokenModel, TOKEN, op, formats);
+  const create = doc('create');
+  create.description += '\n\nThe response also carries `token`: the value, shown here and never again (only its hash is stored).';
+  const nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+  const ld = (type: string) => ({ '@context': Type.String({ const: `/api/contexts/${type}` }), '@id': Type.String(), '@type': Type.Literal(type) });
+  const summaryFields = {
+    activeTokens: Type.Integer({ minimum: 0 }),
+    apiCallsThisMonth: Type.Integer({ minimum: 0, description: 'Requests made with the tokens this UTC month' }),
+    lastActivity: nullable(Type.String({ format: 'date-time' })),
+    mostUsedToken: Type.Union([Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }, { additionalProperties: true }), Type.Null()], { description: 'The token used most this month (JSON-LD adds @id and @type)' }),
+  };
+  const entry = Type.Object({
+    date: Type.String({ format: 'date-time' }),
+    method: Type.String(),
+    endpoint: Type.String(),
+    status: Type.Integer(),
+    ipAddress: nullable(Type.String()),
+    userAgent: nullable(Type.String()),
+  });
+  const json = (f: Format) => f.name === 'json';
+  const dateOps = ['after', 'before', 'strictly_after', 'strictly_before'] as const;
+  const filter = (description: string) => Type.Optional(Type.String({ description }));
+  return {
+    list: doc('list'),
+    create,
+    read: doc('read'),
+    update: doc('update'),
+    delete: doc('delete'),
+    summary: {
+      summary: "The calling user's token activity",
+      description: SUMMARY_DESCRIPTION,
+      tags: [TOKEN.name],
+      operationId: 'api_api_tokens_summary_get',
+      response: {
+        200: { description: 'ApiTokenSummary', content: content(documentFormats, (f) => Type.Object(json(f) ? summaryFields : { ...ld('ApiTokenSummary'), ...summaryFields })) },
+        ...problems(401, 406),
+      },
+    },
+    history: {
+      summary: "A token's 100 most recent requests, newest first",
+      description: 'Filters: date (whole UTC days or RFC 3339 times), method, status (a code or 2xx…5xx); repeat method[] or status[] for several.',
+      tags: [TOKEN.name],
+      operationId: 'api_api_tokens_id_history_get_collection',
+      params: Type.Object({ id: Type.String({ format: 'uuid', description: 'The ApiToken id.' }) }),
+      querystring: Type.Object({
+        ...Object.fromEntries(dateOps.map((op) => [`date[${op}]`, filter(`date ${op.replace('_', ' ')} this day or time`)])),
+        method: filter('HTTP method'),
+        status: filter('a status code, or 2xx, 3xx, 4xx, 5xx'),
+      }),
+      response: {
+        200: {
+          description: 'ApiTokenHistoryEntry collection',
+          content: content(documentFormats, (f) =>
+            json(f)
+              ? Type.Array(entry)
+              : Type.Object({ ...ld('ApiTokenHistoryEntry'), '@type': Type.Literal('Collection'), totalItems: Type.Integer({ minimum: 0 }), member: Type.Array(Type.Object({ '@type': Type.Literal('ApiTokenHistoryEntry'), ...entry.properties })) })),
+        },
+        ...problems(400, 401, 403, 404, 406),
+      },
+    },
+  };
+}
+const SUMMARY_DESCRIPTION = tokenModel.get('ApiTokenSummary').description;
+
+/** The component schemas the token's own operations refer to, for the OpenAPI document. */
+export function tokenComponents(formats: Formats): Record<string, TSchema> {
+  return openapiComponents(tokenModel, formats, [TOKEN]);
+}
+
+/** The tag of the token routes. */
+export const TOKEN_TAG = { name: TOKEN.name, description: 'API tokens of the calling user, their usage summary and request history.' };
 
 /** Writes this instance's queued request history before a read, so the read sees it. */
 export async function settleHistory(history: HistoryRecorder, req: FastifyRequest): Promise<void> {

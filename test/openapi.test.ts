@@ -87,7 +87,8 @@ describe('the OpenAPI document', () => {
       }
     }
     const operations = Object.values(doc.paths).flatMap((p: any) => Object.keys(p));
-    expect(operations.length).toBe(model.resources.reduce((n, r) => n + r.rest.size, 0) + 2); // + entrypoint and contexts
+    // + entrypoint and contexts, and the token API's 7 (list, create, read, update, delete, summary, history)
+    expect(operations.length).toBe(model.resources.reduce((n, r) => n + r.rest.size, 0) + 2 + 7);
   });
 
   it('documents every filter, order and page parameter of each collection', () => {
@@ -144,6 +145,30 @@ describe('real responses match the documented schemas', () => {
     }
     const problem = await api.get(`${r.iri}/0190a0a0-0000-7000-8000-000000000000`);
     check(deref.paths[`${r.iri}/{id}`].get.responses['404'].content['application/problem+json'].schema, problem.body, `${type} 404`);
+  });
+
+  it('the token API: its items, collection, summary and history in JSON-LD and JSON', async () => {
+    const made = await api.post('/api/api-tokens', { name: 'documented' });
+    expect(made.status, made.text).toBe(201);
+    check(deref.paths['/api/api-tokens'].post.responses['201'].content['application/ld+json'].schema, made.body, 'token created');
+    expect(made.body.token).toMatch(/^inv_/);
+    await api.get('/api/clients'); // some history
+    for (const accept of ['application/ld+json', 'application/json']) {
+      const paths: [string, string, string][] = [
+        ['/api/api-tokens', '/api/api-tokens', 'collection'],
+        [`/api/api-tokens/${made.body.id}`, '/api/api-tokens/{id}', 'item'],
+        ['/api/api-tokens/summary', '/api/api-tokens/summary', 'summary'],
+      ];
+      const mine = (await api.get('/api/api-tokens', { accept: 'application/json' })).body as { id: string; usageCount: number }[];
+      const used = mine.find((x) => x.usageCount > 0)!;
+      paths.push([`/api/api-tokens/${used.id}/history?status=2xx`, '/api/api-tokens/{id}/history', 'history']);
+      for (const [url, path, what] of paths) {
+        const res = await api.get(url, { accept });
+        expect(res.status, res.text).toBe(200);
+        if (what === 'history') expect((accept === 'application/json' ? res.body : res.body.member).length).toBeGreaterThan(0);
+        check(deref.paths[path].get.responses['200'].content[accept].schema, res.body, `token ${what} ${accept}`);
+      }
+    }
   });
 
   it('a 422 matches ConstraintViolation and a documented JSON:API write body is accepted', async () => {

@@ -31,9 +31,9 @@ function watch(p: Page): void {
   });
   p.on('pageerror', (e) => pageErrors.push(e.message));
   // CSP violations are reported on the console as errors. Refused requests (401/403 of the
-  // CSRF checks below) are too; those are expected and filtered.
+  // CSRF checks below, the 422 of a name already used) are too; those are expected and filtered.
   p.on('console', (m) => {
-    if (m.type() === 'error' && !/status of 40[13]/.test(m.text())) consoleErrors.push(m.text());
+    if (m.type() === 'error' && !/status of (40[13]|422)/.test(m.text())) consoleErrors.push(m.text());
   });
 }
 
@@ -247,6 +247,32 @@ describe('/profile/api in a browser', () => {
     await expect.poll(() => rowNames()).toHaveLength(3);
   });
 
+  it("edits a token's name and description, not its value; a name already used is refused", async () => {
+    const hashes = async () => (await db().select().from(apiTokens)).map((r) => r.tokenHash).sort();
+    const before = await hashes();
+    await page.getByRole('button', { name: 'Edit Nightly export' }).click();
+    expect(await dialog().getByRole('heading').innerText()).toBe('Edit API Token');
+    expect(await dialog().getByLabel('Name').inputValue()).toBe('Nightly export');
+    expect(await dialog().getByLabel('Description').inputValue()).toBe('Exports invoices to the books');
+    await dialog().getByLabel('Name').fill('CI deploy');
+    await dialog().getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => dialog().locator('#token-name-error').innerText()).toBe('You already have a token with this name.');
+    await dialog().getByLabel('Name').fill('Nightly export (books)');
+    await dialog().getByLabel('Description').fill('Exports to the ledger');
+    await shot('edit');
+    await dialog().getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => dialog().count()).toBe(0);
+    await expect.poll(() => rowNames()).toContain('Nightly export (books)');
+    expect(await page.locator('tr[data-token="Nightly export (books)"] td.description').innerText()).toBe('Exports to the ledger');
+    expect(await hashes()).toEqual(before);
+    // Back as it was, for the tests that follow.
+    await page.getByRole('button', { name: 'Edit Nightly export (books)' }).click();
+    await dialog().getByLabel('Name').fill('Nightly export');
+    await dialog().getByLabel('Description').fill('Exports invoices to the books');
+    await dialog().getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => rowNames()).toContain('Nightly export');
+  });
+
   it('shows the four summary cards', async () => {
     await expect.poll(() => page.getByTestId('card-active').innerText()).toContain('3');
     expect(await page.getByTestId('card-active').innerText()).toMatch(/Active Tokens\s+3/i);
@@ -378,11 +404,12 @@ describe('/profile/api in a browser', () => {
         none: await post({}, { name: 'forged' }),
         wrong: await post({ 'x-csrf-token': 'forged-token' }, { name: 'forged' }),
         revoke: await fetch('/profile/api/tokens/revoke', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ids }) }).then((r) => r.status),
+        edit: await fetch(`/profile/api/tokens/${ids[0]}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'forged' }) }).then((r) => r.status),
         logout: await fetch('/logout', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '_csrf=nope' }).then((r) => r.status),
       };
     }, before.map((r) => r.id));
-    expect(statuses).toEqual({ none: 403, wrong: 403, revoke: 403, logout: 403 });
-    expect((await db().select().from(apiTokens)).map((r) => r.id).sort()).toEqual(before.map((r) => r.id).sort());
+    expect(statuses).toEqual({ none: 403, wrong: 403, revoke: 403, edit: 403, logout: 403 });
+    expect((await db().select().from(apiTokens)).map((r) => `${r.id} ${r.name}`).sort()).toEqual(before.map((r) => `${r.id} ${r.name}`).sort());
     await page.reload();
     await expect.poll(() => rowNames()).toEqual(['Nightly export']);
   });

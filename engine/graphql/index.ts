@@ -8,6 +8,7 @@ import type { Principal } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { Engine } from '../operations.ts';
 import { aliasRule, checkCost, DEFAULT_LIMITS, depthRule, introspectionRule, type Limits } from './limits.ts';
+import { createCompiler } from './compile.ts';
 import { Loaders } from './loaders.ts';
 import { buildGraphqlSchema, type GraphqlContext } from './schema.ts';
 
@@ -25,6 +26,8 @@ export interface GraphqlOptions {
   /** What a browser gets when it asks the endpoint for HTML (an in-browser IDE). */
   ide?: { wants(req: FastifyRequest): boolean; send(reply: FastifyReply): unknown };
   limits?: Partial<Limits>;
+  /** Query operations compiled into one SQL statement each (compile.ts); default true. */
+  compile?: boolean;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -64,13 +67,15 @@ export async function registerGraphql(app: FastifyInstance, o: GraphqlOptions): 
     return { json: violations.map((v) => ({ message: `${v.path}: ${v.message}`, ...where, extensions: { status: api.status, violations } })), status: api.status };
   }
 
+  const validationRules = [depthRule(limits), aliasRule(limits), introspectionRule()];
+  const maxTokens = 20_000;
   await app.register(mercurius, {
     schema,
     routes: false,
     jit: 1,
     cache: 1024,
-    validationRules: [depthRule(limits), aliasRule(limits), introspectionRule()],
-    graphql: { parseOptions: { maxTokens: 20_000 } },
+    validationRules,
+    graphql: { parseOptions: { maxTokens } },
     // Errors from resolvers: a viewer's write makes the whole response a 403 (CONTRACT §8);
     // everything else is a 200 carrying `errors`, as API Platform does.
     errorFormatter: (execution: ExecutionResult & { statusCode?: number }, ctx: { reply?: FastifyReply; app: FastifyInstance }) => {
@@ -87,6 +92,14 @@ export async function registerGraphql(app: FastifyInstance, o: GraphqlOptions): 
   app.graphql.addHook('preExecution', async (s, document, context, variables) => {
     checkCost(s, document, (context as unknown as GraphqlContext).operationName, variables as Record<string, unknown> | undefined, limits);
   });
+
+  // The same document, validation and limits, then one statement instead of the resolvers.
+  const compiled = o.compile === false
+    ? undefined
+    : createCompiler({
+      schema, engine: o.engine, limits, rules: validationRules, maxTokens,
+      onError: (err) => app.log.warn({ err }, 'a GraphQL query could not be compiled: it is answered through the resolvers'),
+    });
 
   /** Errors raised before execution (syntax, validation, limits): the response has no `data`. */
   function sendRefused(req: FastifyRequest, reply: FastifyReply, err: unknown) {
@@ -107,6 +120,20 @@ export async function registerGraphql(app: FastifyInstance, o: GraphqlOptions): 
     if (typeof query !== 'string' || query.trim() === '') throw ApiError.badRequest('The request carries no GraphQL query: send {"query": "…"}.');
     if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) throw ApiError.badRequest('"variables" must be an object.');
     if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') throw ApiError.badRequest('"operationName" must be a string.');
+    if (compiled) {
+      // The text is the `data` object as PostgreSQL wrote it: sent as it is, never parsed here.
+      let data: string | undefined;
+      try {
+        data = await compiled.run(query, operationName ?? undefined, (variables ?? undefined) as Record<string, unknown> | undefined, principal);
+      } catch (err) {
+        // The database unavailable: answered at once, in the shape the resolvers give it, rather
+        // than waiting for it a second time through them.
+        const api = o.toApiError(err);
+        if (api && api.status >= 500) return reply.type(JSON_TYPE).send({ data: null, errors: [{ message: api.message, extensions: { status: api.status } }] });
+        req.log.warn({ err }, 'a compiled GraphQL statement failed: the query is answered through the resolvers');
+      }
+      if (data !== undefined) return reply.type(JSON_TYPE).send(`{"data":${data}}`);
+    }
     const context: GraphqlContext = { principal, loaders: new Loaders(o.engine, principal), operationName: operationName ?? undefined };
     let result: ExecutionResult;
     try {

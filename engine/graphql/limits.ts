@@ -2,7 +2,7 @@
 // document is validated (cached with it), page sizes and cost once the variables are known.
 import {
   GraphQLError, GraphQLInt, Kind, getNamedType, getOperationAST, getVariableValues, isInterfaceType, isObjectType, valueFromAST,
-  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode,
+  type DocumentNode, type FieldNode, type OperationDefinitionNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type SelectionSetNode,
   type ValidationContext, type ValidationRule,
 } from 'graphql';
 import { ApiError } from '../errors.ts';
@@ -153,7 +153,11 @@ export function checkCost(schema: GraphQLSchema, document: DocumentNode, operati
   if (!op) return 0;
   const coerced = getVariableValues(schema, op.variableDefinitions ?? [], variables ?? {});
   if (coerced.errors) return 0; // execution reports them, and nothing runs
-  const vars = coerced.coerced;
+  return checkOperationCost(schema, document, op, coerced.coerced, limits);
+}
+
+/** checkCost for an operation whose variables are already coerced. */
+export function checkOperationCost(schema: GraphQLSchema, document: DocumentNode, op: OperationDefinitionNode, vars: Record<string, unknown>, limits: Limits): number {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const memo = new Map<string, number>();

@@ -15,9 +15,10 @@ import { ApiError } from '../errors.ts';
 import type { Model, ModelField, ModelResource } from '../model.ts';
 import { lowerFirst, upperFirst } from '../names.ts';
 import type { Engine } from '../operations.ts';
-import { condition, DATE_OPS, type Condition, type ConditionOp, type Order, type SliceQuery } from '../query.ts';
+import { DATE_OPS } from '../query.ts';
+import { childrenOrder, sliceQuery, type Args } from './arguments.ts';
 import { isUuid } from '../validate.ts';
-import { connection, windowOf, type PageArgs } from './connection.ts';
+import { connection } from './connection.ts';
 import { tag, TYPE, type Loaders, type Tagged } from './loaders.ts';
 
 export interface GraphqlContext {
@@ -27,7 +28,6 @@ export interface GraphqlContext {
   operationName?: string | undefined;
 }
 
-type Args = Record<string, unknown>;
 type Field = GraphQLFieldConfig<Rec, GraphqlContext, Args>;
 
 export const connectionTypeName = (r: ModelResource): string => `${r.name}CursorConnection`;
@@ -161,15 +161,15 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
   }
 
   function childrenField(r: ModelResource, f: ModelField): Field {
-    const def = f.def as { target: string; via: string; orderBy?: string };
+    const def = f.def as { target: string; via: string };
     const child = model.get(def.target);
-    const fallback: Order[] = def.orderBy ? [{ field: def.orderBy, dir: 'asc' }] : [];
+    const fallback = childrenOrder(f);
     return {
       type: new GraphQLNonNull(connections.get(child.name)!),
       description: f.def.description,
       args: collectionArgs(child, def.via),
       resolve: async (rec, args, ctx) => {
-        const q = sliceQuery(child, args, fallback);
+        const q = sliceQuery(model, child, args, fallback);
         const s = await ctx.loaders.children(child, def.via, String(rec.id), q, `${r.name}.${f.name}:${JSON.stringify(args)}`);
         return connection(s, q.window);
       },
@@ -281,43 +281,6 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
     return args;
   }
 
-  /** Collection arguments → the engine's query. */
-  function sliceQuery(r: ModelResource, args: Args, fallback: readonly Order[] = []): SliceQuery {
-    const where: Condition[] = [];
-    for (const f of r.filters) {
-      if (f.filter === 'date') {
-        const bounds = args[f.name];
-        if (!Array.isArray(bounds)) continue;
-        for (const b of bounds as (Record<string, unknown> | null)[]) {
-          if (!b) continue;
-          for (const op of DATE_OPS) if (b[op] !== undefined && b[op] !== null) where.push(condition(model, f, op, [b[op]]));
-        }
-      } else {
-        const values: unknown[] = [];
-        if (args[f.name] !== undefined && args[f.name] !== null) values.push(args[f.name]);
-        const list = args[`${f.name}_list`];
-        if (Array.isArray(list)) values.push(...list.filter((v) => v !== null && v !== undefined));
-        const asked = args[f.name] != null || Array.isArray(list);
-        if (asked) where.push(condition(model, f, (f.filter === 'partial' ? 'partial' : 'eq') as ConditionOp, values));
-      }
-    }
-    const order: Order[] = [];
-    const orderArg = args.order;
-    if (Array.isArray(orderArg)) {
-      for (const item of orderArg as (Record<string, unknown> | null)[]) {
-        if (!item) continue;
-        for (const [field, dir] of Object.entries(item)) {
-          if (dir === null || dir === undefined) continue;
-          const d = String(dir).toLowerCase();
-          if (d !== 'asc' && d !== 'desc') throw ApiError.badRequest(`Invalid direction "${String(dir).slice(0, 20)}" for order "${field}": use ASC or DESC.`);
-          order.push({ field, dir: d });
-        }
-      }
-    }
-    for (const o of fallback) if (!order.some((x) => x.field === o.field)) order.push(o);
-    return { where, order, window: windowOf(args as PageArgs) };
-  }
-
   // ---- queries -----------------------------------------------------------------------------
 
   const query: GraphQLFieldConfigMap<unknown, GraphqlContext> = {
@@ -350,7 +313,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
       description: `Retrieves the collection of ${r.name} resources.`,
       args: collectionArgs(r),
       resolve: async (_src, args, ctx, info) => {
-        const q = { ...sliceQuery(r, args), count: needsTotal(info) };
+        const q = { ...sliceQuery(model, r, args), count: needsTotal(info) };
         const s = await engine.slice(ctx.principal, r, q);
         for (const rec of s.items) tag(r, rec);
         return connection(s, q.window);

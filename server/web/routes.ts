@@ -15,6 +15,7 @@ import { users } from '../schema.ts';
 import { settleHistory } from '../token-api.ts';
 import {
   createToken,
+  updateToken,
   dailyUsage,
   historyFilters,
   HISTORY_LIMIT,
@@ -304,6 +305,11 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       const { row, value } = await createToken(db, await owner(req), objectBody(req));
       // The value is in this response only; no-store keeps it out of every cache.
       return json(reply, 201, { ...tokenOut(row), token: value });
+    });
+
+    // Renaming or redescribing a token (its value never changes).
+    scope.patch<{ Params: { id: string } }>(`${PROFILE_PATH}/tokens/:id`, async (req, reply) => {
+      return json(reply, 200, tokenOut(await updateToken(db, await owner(req), req.params.id, objectBody(req))));
     });
 
     scope.post(`${PROFILE_PATH}/tokens/revoke`, async (req, reply) => {

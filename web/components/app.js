@@ -206,6 +206,7 @@ export function App({ boot }) {
               selected=${selected}
               onSelect=${setSelected}
               onHistory=${(t) => setDialog({ kind: 'history', token: t })}
+              onEdit=${(t) => setDialog({ kind: 'edit', token: t })}
               search=${searchQuery}
               onCreate=${openCreate}
             />`
@@ -213,11 +214,12 @@ export function App({ boot }) {
         <${Pager} list=${list} onPage=${setPage} />
       </section>
     </main>
-    ${dialog?.kind === 'create'
+    ${dialog?.kind === 'create' || dialog?.kind === 'edit'
       ? html`<${CreateTokenDialog}
+          editing=${dialog.token}
           onClose=${closeDialog}
           onCreated=${(t) => {
-            setMessage({ kind: 'success', text: `Created the token “${t.name}”.` });
+            setMessage({ kind: 'success', text: `${dialog.token ? 'Saved' : 'Created'} the token “${t.name}”.` });
             reload();
           }}
         />`

@@ -1,5 +1,6 @@
 // "Create API Token": Name (required) and Description; on Save the value is shown once, with a
-// copy button and a warning that it cannot be shown again.
+// copy button and a warning that it cannot be shown again. Given `editing` (a token), the same
+// form edits its name and description ("Edit API Token"); a token's value never changes.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../lib/api.js';
 import { html } from '../lib/html.js';
@@ -24,9 +25,9 @@ async function copyText(text, input) {
   }
 }
 
-export function CreateTokenDialog({ onClose, onCreated }) {
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
+export function CreateTokenDialog({ editing, onClose, onCreated }) {
+  const [name, setName] = useState(editing ? editing.name : '');
+  const [description, setDescription] = useState(editing ? editing.description || '' : '');
   const [errors, setErrors] = useState({});
   const [failure, setFailure] = useState('');
   const [saving, setSaving] = useState(false);
@@ -52,7 +53,13 @@ export function CreateTokenDialog({ onClose, onCreated }) {
     }
     setSaving(true);
     try {
-      const token = await api('/profile/api/tokens', { method: 'POST', body: { name, description: description.trim() ? description : null } });
+      const body = { name, description: description.trim() ? description : null };
+      if (editing) {
+        onCreated(await api(`/profile/api/tokens/${encodeURIComponent(editing.id)}`, { method: 'PATCH', body }));
+        onClose();
+        return;
+      }
+      const token = await api('/profile/api/tokens', { method: 'POST', body });
       setCreated(token);
       onCreated(token);
     } catch (err) {
@@ -95,7 +102,7 @@ export function CreateTokenDialog({ onClose, onCreated }) {
     <//>`;
   }
 
-  return html`<${Dialog} title="Create API Token" onClose=${onClose}>
+  return html`<${Dialog} title=${editing ? 'Edit API Token' : 'Create API Token'} onClose=${onClose}>
     <form onSubmit=${save} noValidate>
       <div class="field">
         <label for="token-name">Name <span class="required">(required)</span></label>

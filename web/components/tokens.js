@@ -1,5 +1,5 @@
 // The token list: Name, Description, Usage Count, Last Used, Created; sortable columns, row
-// checkboxes for the batch actions, and "View History" per token. The value is never shown.
+// checkboxes for the batch actions, and "Edit" and "View History" per token. The value is never shown.
 import { html } from '../lib/html.js';
 import { dateTime, number } from '../lib/format.js';
 
@@ -26,7 +26,7 @@ function SortHeader({ column, sort, onSort }) {
   </th>`;
 }
 
-export function TokenTable({ tokens, sort, onSort, selected, onSelect, onHistory, search, onCreate }) {
+export function TokenTable({ tokens, sort, onSort, selected, onSelect, onHistory, onEdit, search, onCreate }) {
   const ids = tokens.map((t) => t.id);
   const chosen = ids.filter((id) => selected.has(id)).length;
   const all = ids.length > 0 && chosen === ids.length;
@@ -76,6 +76,7 @@ export function TokenTable({ tokens, sort, onSort, selected, onSelect, onHistory
             <td data-label="Last Used">${t.lastUsedAt ? html`<time datetime=${t.lastUsedAt} title=${t.lastUsedAt}>${dateTime(t.lastUsedAt)}</time>` : ''}</td>
             <td data-label="Created"><time datetime=${t.createdAt} title=${t.createdAt}>${dateTime(t.createdAt)}</time></td>
             <td class="actions">
+              <button type="button" class="btn small" onClick=${() => onEdit(t)} aria-label=${`Edit ${t.name}`}>Edit</button>
               <button type="button" class="btn small" onClick=${() => onHistory(t)} aria-label=${`View History of ${t.name}`}>View History</button>
             </td>
           </tr>`,

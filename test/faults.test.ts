@@ -185,6 +185,54 @@ describe.runIf(PG)('faults of the database (PostgreSQL)', () => {
     }
   }, 120_000);
 
+  it('a transaction whose connection is killed runs none of its remaining statements on the connection that replaces it', async () => {
+    // One connection, so the query that follows the kill reconnects the very connection object
+    // the transaction held (the driver defect patched by scripts/patch-postgres.mjs).
+    const fresh = await freshDatabase(PG);
+    toDrop.push(fresh);
+    const database = await openDatabase({ databaseUrl: fresh.url!, maxConnections: 1 });
+    const admin = postgres(PG!, { max: 1, onnotice: () => {} });
+    try {
+      await database.db.execute(sql`create table kill_tx (n int)`);
+      let inside!: () => void;
+      const started = new Promise<void>((r) => (inside = r));
+      let proceed!: () => void;
+      const resume = new Promise<void>((r) => (proceed = r));
+      const after: string[] = [];
+      let ended!: () => void;
+      const finished = new Promise<void>((r) => (ended = r));
+      const tx = database.db.transaction(async (t) => {
+        await t.execute(sql`insert into kill_tx values (1)`);
+        inside();
+        await resume;
+        for (const n of [2, 3]) {
+          try {
+            await t.execute(sql`insert into kill_tx values (${n})`);
+            after.push(`insert ${n} ran`);
+          } catch (err) {
+            const e = err as { code?: string; cause?: { code?: string } };
+            after.push(`insert ${n} failed: ${e.cause?.code ?? e.code}`);
+          }
+        }
+        ended();
+      });
+      const outcome = tx.then(() => 'committed', (err: { code?: string }) => `rejected ${err.code}`);
+      await started;
+      await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${dbName(fresh)} and application_name = 'invoicing'`;
+      // A query queued on the pool now reconnects the transaction's connection.
+      expect(rowsOf<{ n: number }>(await database.db.execute(sql`select 1 as n`))).toEqual([{ n: 1 }]);
+      proceed();
+      expect(await outcome).toMatch(/^rejected/);
+      await finished; // the driver rejects the transaction at once; its callback runs on
+      expect(after).toEqual(['insert 2 failed: CONNECTION_CLOSED', 'insert 3 failed: CONNECTION_CLOSED']);
+      expect(rowsOf(await database.db.execute(sql`select n from kill_tx`))).toEqual([]);
+      expect(rowsOf<{ n: number }>(await database.db.execute(sql`select 2 as n`))).toEqual([{ n: 2 }]);
+    } finally {
+      await admin.end();
+      await database.close();
+    }
+  });
+
   it('the database unreachable (relay cut, then swallowing packets): fast 503s, /readyz unready, recovery by itself, history written afterwards', async () => {
     const real = await freshDatabase(PG);
     toDrop.push(real);

@@ -73,10 +73,27 @@ const index = [
   ],
 ];
 
+// queue.js
+// 7. A queue's backing array only shrank when the queue emptied, and remove() scanned it from the
+//    start: under steady load (the busy queue never empty) every move of a connection between
+//    queues walked an ever longer array (6 % of the service's CPU in a 10 s benchmark run).
+//    remove() now starts at the head, and shift() drops the consumed part once it is half.
+const queue = [
+  [
+    '    remove: (x) => {\n      const index = xs.indexOf(x)\n      return index === -1\n        ? null\n        : (xs.splice(index, 1), x)\n    },',
+    '    remove: (x) => {\n      /* invoicing: from the head */\n      const at = xs.indexOf(x, index)\n      return at === -1\n        ? null\n        : (xs.splice(at, 1), x)\n    },',
+  ],
+  [
+    '      } else {\n        xs[index - 1] = undefined\n      }',
+    '      } else if (index >= 64 && index * 2 >= xs.length) {\n        xs = xs.slice(index) /* invoicing: compacted */\n        index = 0\n      } else {\n        xs[index - 1] = undefined\n      }',
+  ],
+];
+
 let failed = false;
 for (const [files, edits] of [
   [['src/connection.js', 'cjs/src/connection.js'], connection],
   [['src/index.js', 'cjs/src/index.js'], index],
+  [['src/queue.js', 'cjs/src/queue.js'], queue],
 ]) {
   for (const file of files) {
     const path = root + file;

@@ -1,10 +1,14 @@
 // Configuration comes from the environment (CONTRACT §1); every setting has a working default.
+import { availableParallelism } from 'node:os';
+
 export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
   /** PostgreSQL: seconds to wait for a connection (DATABASE_CONNECT_TIMEOUT, default 5). */
   databaseConnectTimeout: number;
+  /** PostgreSQL: connections in the pool (DATABASE_POOL_SIZE, default twice the CPU cores, at least 4). */
+  databasePoolSize: number;
   /** PostgreSQL: statement timeout in ms (DATABASE_STATEMENT_TIMEOUT, default 30000; 0 disables). */
   databaseStatementTimeout: number;
   dataDir: string;
@@ -29,12 +33,22 @@ function trustProxy(v: string | undefined): boolean | string {
   return v;
 }
 
+/**
+ * PostgreSQL's own sizing rule (twice the cores): more backends than that only queue for the
+ * same CPUs, and fewer connections each carry more pipelined queries per socket write.
+ */
+function poolSize(v: string | undefined): number {
+  const n = Math.floor(Number(v));
+  return v && n >= 1 ? n : Math.max(4, 2 * availableParallelism());
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: Number(env.PORT ?? 8080),
     host: env.HOST ?? '127.0.0.1',
     databaseUrl: env.DATABASE_URL || undefined,
     databaseConnectTimeout: Number(env.DATABASE_CONNECT_TIMEOUT || 5),
+    databasePoolSize: poolSize(env.DATABASE_POOL_SIZE),
     databaseStatementTimeout: Number(env.DATABASE_STATEMENT_TIMEOUT || 30_000),
     dataDir: env.DATA_DIR ?? './data',
     redisUrl: env.REDIS_URL || undefined,

@@ -34,7 +34,7 @@ async function ensureAppSecret(database: Database, configured: string | undefine
 }
 
 export async function startServer(config: Config, opts: { database?: Database; adminSocket?: boolean; clock?: Clock } = {}): Promise<Running> {
-  const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutSeconds: config.databaseConnectTimeout, statementTimeoutMs: config.databaseStatementTimeout }));
+  const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, maxConnections: config.databasePoolSize, connectTimeoutSeconds: config.databaseConnectTimeout, statementTimeoutMs: config.databaseStatementTimeout }));
   await database.migrate();
   const secret = await ensureAppSecret(database, config.appSecret);
   const { fastify, engine } = await buildApp({ config, database, clock: opts.clock, secret });

@@ -138,6 +138,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     history,
     revoked: (id) => gate.revoked(id),
     clock: gate.clock,
+    sharedThrottle: gate.sharedThrottle(),
   });
   return { fastify: app, engine, gate, history };
 }

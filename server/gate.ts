@@ -12,6 +12,7 @@ import type { Db, Principal } from '../engine/context.ts';
 import type { Config } from './config.ts';
 import { MemoryStore, RedisStore, type Clock, type Verdict } from './rate-limit.ts';
 import { TokenCache, type Resolved } from './token-cache.ts';
+import type { SharedThrottle } from './web/throttle.ts';
 
 export interface Admission {
   principal: Principal | null;
@@ -39,6 +40,7 @@ export class Gate {
   /** Redis is failing: limit locally and do not trust (or fill) the token cache. */
   private degraded = false;
   private lastWarning = 0;
+  private lastThrottleWarning = 0;
   private pendingEpochBumps = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -84,6 +86,21 @@ export class Gate {
     if (!this.degraded) this.tokens.clear();
     this.degraded = true;
     this.warn(err, 'Redis unavailable');
+  }
+
+  /** Redis for the sign-in throttle (server/web/throttle.ts), when configured. */
+  sharedThrottle(): SharedThrottle | undefined {
+    if (!this.redis || !this.shared) return undefined;
+    return {
+      redis: this.redis,
+      prefix: this.o.config.redisPrefix,
+      failed: (err) => {
+        const now = Date.now();
+        if (now - this.lastThrottleWarning < 10_000) return;
+        this.lastThrottleWarning = now;
+        this.o.log.warn({ err }, 'Redis unavailable: sign-in failures are counted per instance until it answers again');
+      },
+    };
   }
 
   async admit(value: string | undefined, ip: string): Promise<Admission> {

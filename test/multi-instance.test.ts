@@ -1,14 +1,16 @@
 // Several instances on one PostgreSQL: the rate limit shared through Redis, and a revocation
 // through one instance refused by the others on their very next request — with Redis (cached
 // tokens, revocation epoch) and without it (no token cache); reads after writes across
-// instances, and schedule:run run by both at once issuing each recurring invoice once.
+// instances, schedule:run run by both at once issuing each recurring invoice once, and failed
+// sign-ins counted across instances.
 import { randomBytes } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scheduleRun } from '../server/commands.ts';
+import { scheduleRun, userCreate } from '../server/commands.ts';
 import { openDatabase } from '../server/db.ts';
 import { call, client, freshDatabase, startTestServer, tokenFor, type TestDatabase, type TestServer } from './helpers.ts';
+import { Browserish } from './web-helpers.ts';
 
 const PG = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -169,6 +171,25 @@ describe('with Redis', () => {
     // The same date again on both: nothing more.
     const again = await Promise.all([0, 1].map((i) => scheduleRun({ db: dbs[i]! }, { date: '2026-03-01' })));
     expect(again.map((r) => r.created)).toEqual([0, 0]);
+  });
+
+  it('counts failed sign-ins across instances: 3 on one and 2 on the other block the address on both', async () => {
+    now = T0 + 5_000_000;
+    const password = 'correct horse battery';
+    await userCreate({ db: a.db.database.db }, { email: 'guessed@a.test', password, company: 'A' });
+    const onA = new Browserish(a.url);
+    const onB = new Browserish(b.url);
+    for (let i = 0; i < 3; i++) expect((await onA.login('guessed@a.test', `guess ${i}`)).status).toBe(401);
+    for (let i = 3; i < 5; i++) expect((await onB.login('guessed@a.test', `guess ${i}`)).status).toBe(401);
+    // Five in all: refused on both instances, even with the right password.
+    expect((await onA.login('guessed@a.test', password)).status).toBe(429);
+    expect((await onB.login('guessed@a.test', password)).status).toBe(429);
+    // The window ends on the instances' clock; a success clears the count everywhere.
+    now += 16 * 60_000;
+    expect((await onB.login('guessed@a.test', 'wrong again')).status).toBe(401);
+    expect((await new Browserish(a.url).login('guessed@a.test', password)).status).toBe(303);
+    for (let i = 0; i < 4; i++) expect((await onB.login('guessed@a.test', `later ${i}`)).status).toBe(401);
+    expect((await new Browserish(a.url).login('guessed@a.test', password)).status).toBe(303);
   });
 });
 

@@ -35,7 +35,7 @@ import { CONTENT_SECURITY_POLICY, loginPage, messagePage, profilePage, setupPage
 import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, SessionStore, setSessionCookie, type Session } from './sessions.ts';
 import { checkSetup, currencies, hasUsers, MAX_PASSWORD, runSetup } from './setup.ts';
 import { registerStatic } from './static.ts';
-import { DEFAULT_THROTTLE, LoginThrottle, type ThrottleOptions } from './throttle.ts';
+import { DEFAULT_THROTTLE, LoginThrottle, type SharedThrottle, type ThrottleOptions } from './throttle.ts';
 
 export const PROFILE_PATH = '/profile/api';
 
@@ -48,6 +48,8 @@ export interface WebOptions {
   revoked(tokenId: string): Promise<void>;
   clock?: () => number;
   throttle?: ThrottleOptions;
+  /** Redis, when configured: sign-in failures are counted across every instance. */
+  sharedThrottle?: SharedThrottle;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -114,7 +116,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
   const { db } = o;
   const clock = o.clock ?? Date.now;
   const store = new SessionStore(db, o.secret, clock);
-  const throttle = new LoginThrottle(o.throttle ?? DEFAULT_THROTTLE, clock);
+  const throttle = new LoginThrottle(o.throttle ?? DEFAULT_THROTTLE, clock, o.sharedThrottle);
   const sessionsOf = new WeakMap<FastifyRequest, Promise<Session | null>>();
   let dummyHash: Promise<string> | undefined;
   let usersExist = false;
@@ -209,7 +211,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       const next = safeNext(body.next);
       const again = (status: number, error: string) =>
         html(reply, status, loginPage({ csrf: store.csrfToken(preSession(req, reply)), email, next: next === PROFILE_PATH ? undefined : next, error }));
-      const wait = throttle.blockedFor(email, req.ip);
+      const wait = await throttle.blockedFor(email, req.ip);
       if (wait > 0) {
         const minutes = Math.ceil(wait / 60_000);
         reply.header('retry-after', String(Math.ceil(wait / 1000)));
@@ -224,11 +226,11 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
         else await verifyPassword(password, await (dummyHash ??= hashPassword(randomBytes(16).toString('hex'))));
       }
       if (!user || !ok) {
-        throttle.failed(email, req.ip);
+        await throttle.failed(email, req.ip);
         req.log.info({ ip: req.ip }, 'Failed sign-in');
         return again(401, 'Wrong email or password.');
       }
-      throttle.succeeded(email);
+      await throttle.succeeded(email);
       // A new session id at sign-in: a session planted before it is worthless.
       await store.destroy(req.cookies[SESSION_COOKIE]);
       const [first] = await store.memberships(user.id);

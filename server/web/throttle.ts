@@ -1,7 +1,12 @@
 // Sign-in throttling against password guessing: failed attempts are counted per email address
 // and per client IP in fixed windows; past the limit, sign-in is refused (even with the right
-// password) until the window ends. A successful sign-in clears its email's count. Counts live in
-// this process's memory (bounded): each instance throttles on its own.
+// password) until the window ends. A successful sign-in clears its email's count.
+//
+// With Redis (REDIS_URL), the counts are shared by every instance, so a guesser gains nothing by
+// spreading attempts over them. Without Redis, or while Redis does not answer, each instance
+// counts in its own memory (bounded).
+import type { Redis } from 'ioredis';
+
 export interface ThrottleOptions {
   windowMs: number;
   maxPerEmail: number;
@@ -11,13 +16,47 @@ export interface ThrottleOptions {
 
 export const DEFAULT_THROTTLE: ThrottleOptions = { windowMs: 15 * 60_000, maxPerEmail: 5, maxPerIp: 30 };
 
+/** Where the counts are shared, and what to do when that store fails. */
+export interface SharedThrottle {
+  redis: Redis;
+  prefix: string;
+  /** The store failed: the caller falls back to memory for this attempt. */
+  failed(err: unknown): void;
+}
+
+interface Count {
+  n: number;
+  until: number;
+}
+
+// One failed attempt on one key: a new window when the last one ended (its end kept in the
+// value, so the caller's clock decides), else one more. The key expires with its window.
+const FAIL = `
+local now = tonumber(ARGV[1])
+local ends = tonumber(redis.call('HGET', KEYS[1], 'u') or '0')
+if ends <= now then
+  redis.call('HSET', KEYS[1], 'n', 1, 'u', now + tonumber(ARGV[2]))
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+  return 1
+end
+return redis.call('HINCRBY', KEYS[1], 'n', 1)
+`;
+
 export class LoginThrottle {
-  private readonly counts = new Map<string, { n: number; until: number }>();
+  private readonly counts = new Map<string, Count>();
+  private readonly fail: ((key: string, now: number, windowMs: number) => Promise<number>) | undefined;
 
   constructor(
     private readonly o: ThrottleOptions = DEFAULT_THROTTLE,
     private readonly clock: () => number = Date.now,
-  ) {}
+    private readonly shared?: SharedThrottle,
+  ) {
+    if (shared) {
+      if (!('loginThrottleFail' in shared.redis)) shared.redis.defineCommand('loginThrottleFail', { numberOfKeys: 1, lua: FAIL });
+      const r = shared.redis as unknown as { loginThrottleFail(key: string, now: number, windowMs: number): Promise<number> };
+      this.fail = (key, now, windowMs) => r.loginThrottleFail(key, now, windowMs);
+    }
+  }
 
   private keys(email: string, ip: string): [string, number][] {
     return [
@@ -26,19 +65,51 @@ export class LoginThrottle {
     ];
   }
 
-  /** Milliseconds until an attempt is allowed again, or 0 when it is allowed now. */
-  blockedFor(email: string, ip: string): number {
-    const now = this.clock();
-    let wait = 0;
-    for (const [key, max] of this.keys(email, ip)) {
-      const c = this.counts.get(key);
-      if (c && c.until > now && c.n >= max) wait = Math.max(wait, c.until - now);
+  private redisKey(key: string): string {
+    return `${this.shared!.prefix}login:${key}`;
+  }
+
+  /** The current windows of these keys, from Redis when shared (null: Redis failed). */
+  private async read(keys: string[]): Promise<(Count | undefined)[] | null> {
+    if (!this.shared) return keys.map((k) => this.counts.get(k));
+    try {
+      const pipeline = this.shared.redis.pipeline();
+      for (const k of keys) pipeline.hmget(this.redisKey(k), 'n', 'u');
+      const results = (await pipeline.exec()) ?? [];
+      return results.map(([err, v]) => {
+        if (err) throw err;
+        const [n, u] = v as [string | null, string | null];
+        return n === null || u === null ? undefined : { n: Number(n), until: Number(u) };
+      });
+    } catch (err) {
+      this.shared.failed(err);
+      return null;
     }
+  }
+
+  /** Milliseconds until an attempt is allowed again, or 0 when it is allowed now. */
+  async blockedFor(email: string, ip: string): Promise<number> {
+    const now = this.clock();
+    const keys = this.keys(email, ip);
+    const counts = (await this.read(keys.map(([k]) => k))) ?? keys.map(([k]) => this.counts.get(k));
+    let wait = 0;
+    keys.forEach(([, max], i) => {
+      const c = counts[i];
+      if (c && c.until > now && c.n >= max) wait = Math.max(wait, c.until - now);
+    });
     return wait;
   }
 
-  failed(email: string, ip: string): void {
+  async failed(email: string, ip: string): Promise<void> {
     const now = this.clock();
+    if (this.fail) {
+      try {
+        await Promise.all(this.keys(email, ip).map(([k]) => this.fail!(this.redisKey(k), now, this.o.windowMs)));
+        return;
+      } catch (err) {
+        this.shared!.failed(err);
+      }
+    }
     for (const [key] of this.keys(email, ip)) {
       const c = this.counts.get(key);
       if (c && c.until > now) c.n++;
@@ -49,8 +120,15 @@ export class LoginThrottle {
     }
   }
 
-  succeeded(email: string): void {
-    this.counts.delete(`e:${email.trim().toLowerCase()}`);
+  async succeeded(email: string): Promise<void> {
+    const key = `e:${email.trim().toLowerCase()}`;
+    this.counts.delete(key);
+    if (!this.shared) return;
+    try {
+      await this.shared.redis.del(this.redisKey(key));
+    } catch (err) {
+      this.shared.failed(err);
+    }
   }
 
   private sweep(now: number): void {

@@ -48,12 +48,8 @@ const connection = [
     "    /* invoicing: nothing survives its socket */\n    if (initial) {\n      query && query !== initial && queryError(query, Errors.connection('CONNECTION_CLOSED', options))\n      query = results = errorResponse = null\n      result = new Result()\n      return reconnect()\n    }\n\n    (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options))\n    query = results = errorResponse = null\n    result = new Result()\n",
   ],
   [
-    '  async function fetchArrayTypes() {\n    needsTypes = false\n    const types = await new Query([',
-    '  async function fetchArrayTypes() {\n    needsTypes = false\n    /* invoicing: a setup query failing with its socket is not an unhandled rejection */\n    const types = await new Query([',
-  ],
-  [
     '    `], [], execute)\n    types.forEach(({ oid, typarray }) => addArrayType(oid, typarray))',
-    '    `], [], execute).catch(() => [])\n    types.forEach(({ oid, typarray }) => addArrayType(oid, typarray))',
+    '    `], [], execute).catch(() => []) /* invoicing: failing with its socket, not an unhandled rejection */\n    types.forEach(({ oid, typarray }) => addArrayType(oid, typarray))',
   ],
   [
     '      return write(toBuffer(q))\n        && !q.describeFirst\n        && !q.cursorFn\n        && sent.length < max_pipeline\n        && (!q.options.onexecute || q.options.onexecute(connection))',

@@ -39,8 +39,8 @@ export class Gate {
   private readonly shared: RedisStore | undefined;
   /** Redis is failing: limit locally and do not trust (or fill) the token cache. */
   private degraded = false;
-  private lastWarning = 0;
-  private lastThrottleWarning = 0;
+  /** When each kind of Redis warning was last logged (at most one per kind every 10 s). */
+  private readonly lastWarning = new Map<string, number>();
   private pendingEpochBumps = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -75,11 +75,15 @@ export class Gate {
     }
   }
 
-  private warn(err: unknown, msg: string): void {
+  private warnEvery10s(kind: string, err: unknown, text: string): void {
     const now = Date.now();
-    if (now - this.lastWarning < 10_000) return;
-    this.lastWarning = now;
-    this.o.log.warn({ err }, `${msg}: rate limits are per instance and tokens are read from the database until Redis answers again`);
+    if (now - (this.lastWarning.get(kind) ?? 0) < 10_000) return;
+    this.lastWarning.set(kind, now);
+    this.o.log.warn({ err }, text);
+  }
+
+  private warn(err: unknown, msg: string): void {
+    this.warnEvery10s('gate', err, `${msg}: rate limits are per instance and tokens are read from the database until Redis answers again`);
   }
 
   private degrade(err: unknown): void {
@@ -94,12 +98,7 @@ export class Gate {
     return {
       redis: this.redis,
       prefix: this.o.config.redisPrefix,
-      failed: (err) => {
-        const now = Date.now();
-        if (now - this.lastThrottleWarning < 10_000) return;
-        this.lastThrottleWarning = now;
-        this.o.log.warn({ err }, 'Redis unavailable: sign-in failures are counted per instance until it answers again');
-      },
+      failed: (err) => this.warnEvery10s('sign-in', err, 'Redis unavailable: sign-in failures are counted per instance until it answers again'),
     };
   }
 

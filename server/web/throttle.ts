@@ -44,18 +44,13 @@ return redis.call('HINCRBY', KEYS[1], 'n', 1)
 
 export class LoginThrottle {
   private readonly counts = new Map<string, Count>();
-  private readonly fail: ((key: string, now: number, windowMs: number) => Promise<number>) | undefined;
 
   constructor(
     private readonly o: ThrottleOptions = DEFAULT_THROTTLE,
     private readonly clock: () => number = Date.now,
     private readonly shared?: SharedThrottle,
   ) {
-    if (shared) {
-      if (!('loginThrottleFail' in shared.redis)) shared.redis.defineCommand('loginThrottleFail', { numberOfKeys: 1, lua: FAIL });
-      const r = shared.redis as unknown as { loginThrottleFail(key: string, now: number, windowMs: number): Promise<number> };
-      this.fail = (key, now, windowMs) => r.loginThrottleFail(key, now, windowMs);
-    }
+    if (shared && !('loginThrottleFail' in shared.redis)) shared.redis.defineCommand('loginThrottleFail', { numberOfKeys: 1, lua: FAIL });
   }
 
   private keys(email: string, ip: string): [string, number][] {
@@ -102,12 +97,13 @@ export class LoginThrottle {
 
   async failed(email: string, ip: string): Promise<void> {
     const now = this.clock();
-    if (this.fail) {
+    if (this.shared) {
+      const redis = this.shared.redis as unknown as { loginThrottleFail(key: string, now: number, windowMs: number): Promise<number> };
       try {
-        await Promise.all(this.keys(email, ip).map(([k]) => this.fail!(this.redisKey(k), now, this.o.windowMs)));
+        await Promise.all(this.keys(email, ip).map(([k]) => redis.loginThrottleFail(this.redisKey(k), now, this.o.windowMs)));
         return;
       } catch (err) {
-        this.shared!.failed(err);
+        this.shared.failed(err);
       }
     }
     for (const [key] of this.keys(email, ip)) {

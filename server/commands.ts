@@ -7,6 +7,7 @@ import { isDate } from '../engine/validate.ts';
 import { uuidv7 } from '../engine/uuid.ts';
 import { today } from '../resources/rules/calendar.ts';
 import { describeSummary, runSchedule, type ScheduleSummary } from '../resources/rules/schedule.ts';
+import { demo } from './demo.ts';
 import { model, tables } from './model.ts';
 import { hashPassword } from './passwords.ts';
 import { apiTokens, companies, memberships, users } from './schema.ts';
@@ -104,4 +105,5 @@ export const commands: Record<string, (ctx: CommandContext, args: Args) => Promi
   'user:create': userCreate,
   'token:create': tokenCreate,
   'schedule:run': async (ctx, args) => describeSummary(await scheduleRun(ctx, args)),
+  demo,
 };

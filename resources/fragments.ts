@@ -39,13 +39,13 @@ export const remarks = {
 };
 
 const totalFields = ['subtotal', 'taxTotal', 'discountTotal', 'total'] as const;
-type DocumentComputed = (typeof totalFields)[number] | 'lines' | 'discountType' | 'discountValue' | 'client' | 'status';
+type TotalsNames = (typeof totalFields)[number] | 'lines' | 'discountType' | 'discountValue' | 'client' | 'status';
 
 /**
  * `computed` of an invoice or a quote: its totals (and `extra` read-only fields, such as an
  * invoice's balance) follow its lines, discount, client and status (rules/documents.ts).
  */
-export function documentComputed<const E extends string = never>(name: 'Invoice' | 'Quote', ...extra: E[]): Computed<Record<DocumentComputed | E, Field>> {
+export function documentComputed<const E extends string = never>(name: 'Invoice' | 'Quote', ...extra: E[]): Computed<Record<TotalsNames | E, Field>> {
   return {
     fields: [...totalFields, ...extra],
     on: ['lines', 'discountType', 'discountValue', 'client', 'status'],

@@ -159,7 +159,7 @@ describe('CLI on the embedded database', { timeout: 120_000 }, () => {
       server.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
-  }, 300_000);
+  }, 420_000);
 
   it('applies migrations with migrate', () => {
     const r = cli(tempDir(), ['migrate']);

@@ -3,14 +3,13 @@
 // if a user had made them through the API), and a new API token for it, printed alone.
 // Running it again seeds nothing twice: a company that already has clients only gets a new token.
 import { randomBytes } from 'node:crypto';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Principal, Rec } from '../engine/context.ts';
 import { createEngine } from '../engine/operations.ts';
 import { addDays, today } from '../resources/rules/calendar.ts';
 import { runSchedule } from '../resources/rules/schedule.ts';
-import { CommandError, systemPrincipals, tokenCreate, userCreate, type Args, type CommandContext } from './commands.ts';
+import { CommandError, findMembership, systemPrincipals, tokenCreate, userCreate, type Args, type CommandContext } from './commands.ts';
 import { model, tables } from './model.ts';
-import { companies, memberships, users } from './schema.ts';
 
 export const DEMO_DEFAULTS = { email: 'demo@example.com', company: 'Demo Company', currency: 'USD' };
 
@@ -24,12 +23,7 @@ export async function demo(ctx: CommandContext, args: Args): Promise<string> {
   const password = args.password ?? randomBytes(18).toString('base64url');
   await userCreate(ctx, { email, password, company, currency, role: 'admin' });
 
-  const [m] = await ctx.db
-    .select({ userId: users.id, companyId: companies.id, currency: companies.currency })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .innerJoin(companies, eq(companies.id, memberships.companyId))
-    .where(sql`lower(${users.email}) = ${email} and lower(${companies.name}) = lower(${company})`);
+  const m = await findMembership(ctx.db, email, company);
   if (!m) throw new CommandError(`No user ${email} in a company named "${company}".`);
   const principal: Principal = { userId: m.userId, role: 'admin', company: { id: m.companyId, currency: m.currency } };
 

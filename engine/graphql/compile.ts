@@ -19,7 +19,7 @@ import {
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLSchema, type InlineFragmentNode,
   type OperationDefinitionNode, type FragmentSpreadNode, type SelectionSetNode, type ValidationRule, type ValueNode,
 } from 'graphql';
-import type { Principal } from '../context.ts';
+import type { Principal } from '../types.ts';
 import type { IntegerField, ListField } from '../descriptor.ts';
 import type { ModelField, ModelResource } from '../model.ts';
 import { lowerFirst } from '../names.ts';

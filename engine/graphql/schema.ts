@@ -9,7 +9,7 @@ import {
   type GraphQLFieldConfig, type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLInputFieldConfigMap,
   type GraphQLInputType, type GraphQLOutputType, type GraphQLResolveInfo, type GraphQLScalarType,
 } from 'graphql';
-import type { Principal, Rec } from '../context.ts';
+import type { Principal, FieldValues } from '../types.ts';
 import type { ScalarField } from '../descriptor.ts';
 import { ApiError } from '../errors.ts';
 import type { Model, ModelField, ModelResource } from '../model.ts';
@@ -28,7 +28,7 @@ export interface GraphqlContext {
   operationName?: string | undefined;
 }
 
-type Field = GraphQLFieldConfig<Rec, GraphqlContext, Args>;
+type Field = GraphQLFieldConfig<FieldValues, GraphqlContext, Args>;
 
 export const connectionTypeName = (r: ModelResource): string => `${r.name}CursorConnection`;
 
@@ -150,7 +150,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
       name: `${r.name}${upperFirst(f.name)}Item`,
       description: `One item of ${r.name}.${f.name}.`,
       fields: () => {
-        const fields: GraphQLFieldConfigMap<Rec, GraphqlContext> = {};
+        const fields: GraphQLFieldConfigMap<FieldValues, GraphqlContext> = {};
         for (const [name, d] of Object.entries(of)) {
           const sub = { name, def: d, required: Boolean(d.required), readOnly: false };
           fields[name] = d.kind === 'ref' && isExposed(d.target) ? refField(model.get(d.target), name, d.description) : scalarField(sub);
@@ -176,8 +176,8 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
     };
   }
 
-  function fieldsOf(r: ModelResource): GraphQLFieldConfigMap<Rec, GraphqlContext> {
-    const fields: GraphQLFieldConfigMap<Rec, GraphqlContext> = {
+  function fieldsOf(r: ModelResource): GraphQLFieldConfigMap<FieldValues, GraphqlContext> {
+    const fields: GraphQLFieldConfigMap<FieldValues, GraphqlContext> = {
       id: { type: new GraphQLNonNull(GraphQLID), description: 'The IRI of the record.', resolve: (rec) => `${r.iri}/${String(rec.id)}` },
       _id: { type: new GraphQLNonNull(GraphQLString), description: 'The bare id of the record.', resolve: (rec) => rec.id },
     };
@@ -357,11 +357,11 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
   }
 
   /** GraphQL input → the engine's write body (the fields that were given, null included). */
-  function bodyOf(input: Args): Rec {
-    const body: Rec = {};
+  function bodyOf(input: Args): FieldValues {
+    const body: FieldValues = {};
     for (const [k, v] of Object.entries(input)) {
       if (k === 'id' || k === 'clientMutationId' || v === undefined) continue;
-      body[k] = Array.isArray(v) ? v.map((item) => (item && typeof item === 'object' ? { ...(item as Rec) } : item)) : v;
+      body[k] = Array.isArray(v) ? v.map((item) => (item && typeof item === 'object' ? { ...(item as FieldValues) } : item)) : v;
     }
     return body;
   }
@@ -386,7 +386,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
         name: `${mode}${r.name}Payload`,
         fields: { [key]: { type: objectOf(r) }, clientMutationId: { type: GraphQLString } },
       });
-    const done = (ctx: GraphqlContext, input: Args, rec: Rec) => {
+    const done = (ctx: GraphqlContext, input: Args, rec: FieldValues) => {
       ctx.loaders.clear();
       return { [key]: tag(r, rec), clientMutationId: input.clientMutationId ?? null };
     };

@@ -74,7 +74,7 @@ export interface Engine {
    * compiler): the query that runs a SQL text, and the SQL of a collection condition, so that
    * its filters read exactly what the engine's do.
    */
-  readonly rawReads: RawReads | undefined;
+  readonly rawReads: RawReads;
   /** Runs `fn` in one transaction; `bind` gives the engine's API inside it (used by scheduled jobs). */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** The hook API (reads, locks, creates with validation and hooks) in `tx`, acting as `p`. */

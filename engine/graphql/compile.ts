@@ -23,7 +23,7 @@ import { planner, isConn, type Bound, type Conditions, type Plan } from './compi
 import { statement } from './compiled/statement.ts';
 import { UNSERVABLE_TEXT } from './compiled/values.ts';
 import { checkOperationCost, type Limits } from './limits.ts';
-import { idFromIri } from './schema.ts';
+import { idFromIri } from './iris.ts';
 
 export interface CompiledReads {
   /** The `data` of a query operation as JSON text; undefined when it must take the normal path. */

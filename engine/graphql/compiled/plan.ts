@@ -16,7 +16,7 @@ import { iso } from '../../sql-text.ts';
 import type { Order, SliceQuery } from '../../query.ts';
 import { childrenOrder, sliceQuery } from '../arguments.ts';
 import { checkCost, type Limits } from '../limits.ts';
-import { idFromIri } from '../schema.ts';
+import { idFromIri } from '../iris.ts';
 import { listEntryScalar, scalar, text, Unsupported, type Value } from './values.ts';
 
 // json_build_object takes at most 100 arguments: 50 keys and values.

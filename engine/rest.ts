@@ -2,7 +2,7 @@
 // `/api/<path>/<id>`; 405 with Allow for the others. Handlers only translate HTTP to an
 // operation call and the result to the negotiated format.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { Principal, Rec } from './context.ts';
+import type { Principal, FieldValues } from './types.ts';
 import { ApiError } from './errors.ts';
 import type { ModelResource } from './model.ts';
 import type { Engine } from './operations.ts';
@@ -70,7 +70,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
   }
 
-  function readBody(req: FastifyRequest, r: ModelResource, method: keyof typeof BODY_TYPES): Rec {
+  function readBody(req: FastifyRequest, r: ModelResource, method: keyof typeof BODY_TYPES): FieldValues {
     const type = mediaTypeOf(req);
     const allowed: readonly string[] = BODY_TYPES[method];
     if (!allowed.includes(type)) {
@@ -80,7 +80,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     const reader = formats.forContentType(type)?.readBody;
     const plain = reader ? reader(model, r, body) : body;
     if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) throw ApiError.badRequest('The request body must be a JSON object.');
-    return plain as Rec;
+    return plain as FieldValues;
   }
 
   app.get('/api', route(null, 'entrypoint'), async (req, reply) => {

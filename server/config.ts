@@ -15,8 +15,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** Prefix of every Redis key (several deployments, or tests, can share one Redis). */
   redisPrefix: string;
-  /** Per-instance token cache: auto = on with PGlite or Redis, off on PostgreSQL without Redis. */
-  tokenCache: 'auto' | 'on' | 'off';
+  /** Per-instance token cache (TOKEN_CACHE, default on; `off` reads the token on every request). */
+  tokenCache: 'on' | 'off';
   appSecret: string | undefined;
   logLevel: string;
   trustProxy: boolean | string;
@@ -53,7 +53,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR ?? './data',
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.REDIS_KEY_PREFIX ?? 'invoicing:',
-    tokenCache: env.TOKEN_CACHE === 'on' || env.TOKEN_CACHE === 'off' ? env.TOKEN_CACHE : 'auto',
+    tokenCache: env.TOKEN_CACHE === 'off' ? 'off' : 'on',
     appSecret: env.APP_SECRET || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: trustProxy(env.TRUST_PROXY),

@@ -146,9 +146,13 @@ export class Gate {
     this.o.log.info('Redis answers again: shared rate limits and the token cache are back');
   }
 
-  /** A token was deleted: forget it here, and tell every instance through the Redis epoch. */
+  /**
+   * A token was deleted: forget it here, and tell every instance through the Redis epoch (without
+   * Redis, PostgreSQL has told them at commit; wait until the notification is through).
+   */
   async revoked(tokenId: string): Promise<void> {
     this.tokens.forget(tokenId);
+    await this.invalidations?.settle();
     if (!this.redis) return;
     this.pendingEpochBumps++;
     await this.bumpEpoch();

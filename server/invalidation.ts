@@ -16,12 +16,18 @@
 // - the connection closes (PostgreSQL restarted, the backend terminated, the network cut) or a
 //   heartbeat (the epoch read again every few seconds) fails or times out: the cache is suspended
 //   at once (every request reads its token from the database) and the listener reconnects, with
-//   a growing delay (at most 1 s), until it has listened and read the epoch again.
+//   a growing delay (at most 1 s), until it has listened and read the epoch again;
+// - having applied a notification, an instance says so (NOTIFY token_cache_applied, '<epoch>:<pid>'),
+//   and a request that revoked a token answers only once every instance listening on this
+//   database (their connections are found in pg_stat_activity by application_name) has applied it,
+//   or after at most a second: so the revoked token's next request fails everywhere.
 import postgres from 'postgres';
 import type { FastifyBaseLogger } from 'fastify';
 import type { TokenCache } from './token-cache.ts';
 
 export const INVALIDATION_CHANNEL = 'token_cache_invalidation';
+const APPLIED_CHANNEL = 'token_cache_applied';
+const APPLICATION_NAME = 'invoicing:token-cache';
 
 export interface InvalidationOptions {
   databaseUrl: string;
@@ -42,6 +48,9 @@ export class InvalidationListener {
   private closed = false;
   /** Whether the cache is being kept in step (listening, epoch read). */
   private listening = false;
+  /** The highest epoch each listening backend (by pid) has said it applied. */
+  private applied = new Map<number, number>();
+  private waiters = new Set<() => void>();
   private readonly heartbeatMs: number;
   private readonly timeoutMs: number;
 
@@ -64,19 +73,19 @@ export class InvalidationListener {
     if (this.closed) return;
     // A client per connection: a lost one is ended and never reused, so nothing it queued can
     // run on its successor.
-    const client = postgres(this.o.databaseUrl, {
+    const client: Client = postgres(this.o.databaseUrl, {
       max: 1,
       max_lifetime: null,
       fetch_types: false,
       prepare: false,
       connect_timeout: Math.ceil(this.timeoutMs / 1000),
       onnotice: () => {},
-      connection: { application_name: 'invoicing:token-cache' },
-      // The hooks sql.listen is built on (postgres.js does not type them): sql.listen itself
-      // re-listens after a reconnection but tells no one that notifications were missed meanwhile.
+      connection: { application_name: APPLICATION_NAME },
+      // The hooks sql.listen is built on (postgres.js does not type them): sql.listen re-listens
+      // after a reconnection by itself, but tells no one that notifications were missed meanwhile.
       ...({
         onnotify: (channel: string, payload: string) => {
-          if (channel === INVALIDATION_CHANNEL && client === this.client && this.listening) this.o.cache.observe(Number(payload));
+          if (client === this.client) this.received(client, channel, payload);
         },
         onclose: () => {
           if (client === this.client) this.lost(new Error('the connection closed'));
@@ -85,7 +94,7 @@ export class InvalidationListener {
     });
     this.client = client;
     try {
-      await this.within(client.unsafe(`listen ${INVALIDATION_CHANNEL}`));
+      await this.within(client.unsafe(`listen ${INVALIDATION_CHANNEL}; listen ${APPLIED_CHANNEL}`));
       const epoch = await this.readEpoch(client);
       if (client !== this.client) return;
       this.o.cache.resume(epoch);
@@ -96,6 +105,60 @@ export class InvalidationListener {
     } catch (err) {
       if (client === this.client) this.lost(err);
     }
+  }
+
+  private received(client: Client, channel: string, payload: string): void {
+    if (channel === INVALIDATION_CHANNEL) {
+      const epoch = Number(payload);
+      // Not listening yet: the cache is suspended, and resumes under an epoch read after this one.
+      if (this.listening) this.o.cache.observe(epoch);
+      client.unsafe(`select pg_notify('${APPLIED_CHANNEL}', $1 || ':' || pg_backend_pid())`, [String(epoch)]).catch(() => {});
+    } else if (channel === APPLIED_CHANNEL) {
+      const [epoch, pid] = payload.split(':').map(Number) as [number, number];
+      if (epoch > (this.applied.get(pid) ?? -1)) this.applied.set(pid, epoch);
+      for (const w of this.waiters) w();
+    }
+  }
+
+  /**
+   * Waits until every other instance listening on this database has applied the changes committed
+   * so far (at most `maxMs`). A request that revoked a token waits for it before answering.
+   */
+  async settle(maxMs = 1000): Promise<void> {
+    const client = this.client;
+    if (!client || !this.listening) return;
+    let epoch: number;
+    let pids: number[];
+    try {
+      const [row] = await this.within(
+        client.unsafe<{ epoch: string; pids: number[] }[]>(
+          `select (select epoch::text from token_cache_epoch where id = 1) as epoch,
+                  coalesce(array_agg(pid), '{}') as pids
+           from pg_stat_activity where datname = current_database() and application_name = $1 and pid <> pg_backend_pid()`,
+          [APPLICATION_NAME],
+        ),
+      );
+      epoch = Number(row!.epoch);
+      pids = row!.pids.map(Number);
+    } catch {
+      return;
+    }
+    // Forget backends that are gone.
+    for (const pid of this.applied.keys()) if (!pids.includes(pid)) this.applied.delete(pid);
+    const done = () => pids.every((pid) => (this.applied.get(pid) ?? -1) >= epoch);
+    if (done()) return;
+    await new Promise<void>((resolve) => {
+      const finish = () => {
+        clearTimeout(t);
+        this.waiters.delete(check);
+        resolve();
+      };
+      const check = () => {
+        if (done()) finish();
+      };
+      const t = setTimeout(finish, maxMs);
+      this.waiters.add(check);
+    });
   }
 
   private async readEpoch(client: Client): Promise<number> {

@@ -15,8 +15,12 @@ export interface Config {
   redisUrl: string | undefined;
   /** Prefix of every Redis key (several deployments, or tests, can share one Redis). */
   redisPrefix: string;
-  /** Per-instance token cache (TOKEN_CACHE, default on; `off` reads the token on every request). */
-  tokenCache: 'on' | 'off';
+  /**
+   * Per-instance token cache (TOKEN_CACHE): `auto` (default) caches while every revocation can
+   * reach this instance (always with PGlite; with Redis or PostgreSQL notifications while they are
+   * heard); `on` caches even while they cannot (one instance only); `off` reads every token.
+   */
+  tokenCache: 'auto' | 'on' | 'off';
   appSecret: string | undefined;
   logLevel: string;
   trustProxy: boolean | string;
@@ -53,7 +57,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR ?? './data',
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.REDIS_KEY_PREFIX ?? 'invoicing:',
-    tokenCache: env.TOKEN_CACHE === 'off' ? 'off' : 'on',
+    tokenCache: env.TOKEN_CACHE === 'on' || env.TOKEN_CACHE === 'off' ? env.TOKEN_CACHE : 'auto',
     appSecret: env.APP_SECRET || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: trustProxy(env.TRUST_PROXY),

@@ -68,7 +68,8 @@ export class Gate {
     const cache = o.config.tokenCache !== 'off';
     this.tokens = new TokenCache(o.db, { ttlMs: cache ? 30_000 : 0, maxEntries: 10_000 });
     if (cache && o.kind === 'postgres' && !this.redis && o.config.databaseUrl) {
-      this.invalidations = new InvalidationListener({ databaseUrl: o.config.databaseUrl, cache: this.tokens, log: o.log });
+      // TOKEN_CACHE=on trusts the cache even while the notifications cannot be heard.
+      this.invalidations = new InvalidationListener({ databaseUrl: o.config.databaseUrl, cache: this.tokens, log: o.log, strict: o.config.tokenCache === 'auto' });
     }
   }
 

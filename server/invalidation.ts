@@ -6,8 +6,8 @@
 // notification is delivered when it commits, to every instance, whoever made the change (this
 // service, another instance, the CLI, an operator's SQL).
 //
-// Each instance LISTENs on a dedicated connection (not one of the pool's). The cache is trusted
-// only while that connection is known to be listening:
+// Each instance LISTENs on a dedicated connection (not one of the pool's). With TOKEN_CACHE=auto
+// (the default) the cache is trusted only while that connection is known to be listening:
 // - connect, LISTEN, then read the epoch once (on the same connection, so after LISTEN took
 //   effect): from then on every change commits either before that read (the epoch shows it) or
 //   after LISTEN (it is notified). The cache resumes under that epoch; a different epoch than
@@ -33,6 +33,8 @@ export interface InvalidationOptions {
   databaseUrl: string;
   cache: TokenCache;
   log: FastifyBaseLogger;
+  /** Suspend the cache while not listening (TOKEN_CACHE=auto); false: trust it all the same (TOKEN_CACHE=on, one instance). */
+  strict: boolean;
   /** Time between heartbeats (ms). */
   heartbeatMs?: number;
   /** A heartbeat or a (re)connection not answered within this is a lost connection (ms). */
@@ -57,7 +59,7 @@ export class InvalidationListener {
   constructor(private readonly o: InvalidationOptions) {
     this.heartbeatMs = o.heartbeatMs ?? 5000;
     this.timeoutMs = o.timeoutMs ?? 2000;
-    o.cache.suspend();
+    if (o.strict) o.cache.suspend();
   }
 
   get synced(): boolean {
@@ -180,11 +182,11 @@ export class InvalidationListener {
 
   /** The connection is gone or unresponsive: stop trusting the cache, drop the client, reconnect. */
   private lost(err: unknown): void {
-    this.o.cache.suspend();
+    if (this.o.strict) this.o.cache.suspend();
     const client = this.client;
     this.client = undefined;
     if (this.listening || this.attempt === 0) {
-      this.o.log.warn({ err }, 'Token cache: the connection listening for revocations is lost; tokens are read from the database until it is back');
+      this.o.log.warn({ err }, `Token cache: the connection listening for revocations is lost; ${this.o.strict ? 'tokens are read from the database' : 'revocations made elsewhere are not seen (TOKEN_CACHE=on)'} until it is back`);
     }
     this.listening = false;
     void client?.end({ timeout: 0 }).catch(() => {});

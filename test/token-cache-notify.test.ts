@@ -81,7 +81,7 @@ describe.runIf(PG)('token cache on PostgreSQL without Redis', () => {
     // The environment of these instances is exactly this: no REDIS_URL, whatever the CI exports.
     a = await startTestServer({}, { db });
     b = await startTestServer({}, { db: { database: second, url, drop: async () => {} } });
-    expect([a.config.redisUrl, b.config.redisUrl, a.config.tokenCache, b.config.tokenCache]).toEqual([undefined, undefined, 'on', 'on']);
+    expect([a.config.redisUrl, b.config.redisUrl, a.config.tokenCache, b.config.tokenCache]).toEqual([undefined, undefined, 'auto', 'auto']);
     admin = postgres(PG!, { max: 1, onnotice: () => {} });
   });
   afterAll(async () => {

@@ -25,6 +25,7 @@ import type { Clock } from './rate-limit.ts';
 import { registerTokenApi, TOKEN_TAG, tokenComponents } from './token-api.ts';
 import { COMPANY_TAG, companyComponents, registerCompanyApi } from './company-api.ts';
 import { withCompany } from './company-graphql.ts';
+import { documentsOf } from './documents/index.ts';
 import { registerWeb } from './web/routes.ts';
 
 const GRAPHQL_PATH = '/api/graphql';
@@ -128,7 +129,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     },
   );
 
-  registerRest(app, { engine, formats, principal: principalOf });
+  registerRest(app, { engine, formats, principal: principalOf, documents: documentsOf(engine, o.database.db) });
   registerCompanyApi(app, { db: o.database.db, formats, principal: principalOf });
   const schema = withCompany(buildGraphqlSchema(model, engine), o.database.db);
   const graphiql = registerGraphiql(app, { schema, endpoint: GRAPHQL_PATH });

@@ -92,6 +92,8 @@ export function CompanyPage({ boot }) {
   const [errors, setErrors] = useState({});
   const [message, setMessage] = useState(null);
   const [busy, setBusy] = useState(false);
+  // The first field with a violation, focused once the form is enabled again.
+  const [focusOn, setFocusOn] = useState(null);
   const admin = me.company?.role === 'admin';
 
   useEffect(() => {
@@ -104,6 +106,12 @@ export function CompanyPage({ boot }) {
       (e) => setMessage({ kind: 'error', text: e.message }),
     );
   }, []);
+
+  useEffect(() => {
+    if (!focusOn || busy) return;
+    document.getElementById(`company-${focusOn}`)?.focus();
+    setFocusOn(null);
+  }, [focusOn, busy]);
 
   async function switchCompany(id) {
     setBusy(true);
@@ -143,8 +151,7 @@ export function CompanyPage({ boot }) {
       setErrors(byField);
       const count = Object.keys(byField).length;
       setMessage({ kind: 'error', text: count ? `Please correct ${count === 1 ? 'the field' : `the ${count} fields`} marked below.` : err.message });
-      const first = NAMES.find((n) => byField[n]);
-      if (first) document.getElementById(`company-${first}`)?.focus();
+      setFocusOn(NAMES.find((n) => byField[n]) ?? null);
     } finally {
       setBusy(false);
     }

@@ -3,7 +3,8 @@
 //   1. rendering alone (the invoice's data already loaded), in this process;
 //   2. over HTTP: GET /api/invoices/<id> with Accept: application/pdf or the UBL type, against a
 //      server in this process on an embedded database (or DATABASE_URL), 4 requests at a time.
-// Peak RSS is this process's (the server's) maximum resident set size.
+// Peak RSS is this process's (the server's) maximum resident set size; the embedded database
+// (PGlite) lives in this process too, so with DATABASE_URL set the figure is the service's alone.
 //   npx tsx bench/documents.ts [--duration 5] [--concurrency 4]
 import { parseArgs } from 'node:util';
 import type { DocumentData } from '../server/documents/data.ts';
@@ -19,6 +20,7 @@ const peakMb = () => (process.resourceUsage().maxRSS / 1024).toFixed(0);
 async function rate(label: string, one: () => Promise<unknown>, parallel = 1): Promise<number> {
   for (let i = 0; i < 5; i++) await one(); // warm-up
   let count = 0;
+  const cpu0 = process.cpuUsage();
   const end = performance.now() + seconds * 1000;
   await Promise.all(Array.from({ length: parallel }, async () => {
     while (performance.now() < end) {
@@ -27,7 +29,10 @@ async function rate(label: string, one: () => Promise<unknown>, parallel = 1): P
     }
   }));
   const perSecond = count / seconds;
-  console.log(`${label.padEnd(48)} ${perSecond.toFixed(1).padStart(8)} /s   peak RSS ${peakMb()} MB`);
+  // CPU time per document too: on a shared machine, wall-clock rates move with the neighbours' load.
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1000 / count;
+  console.log(`${label.padEnd(40)} ${perSecond.toFixed(1).padStart(8)} /s   ${cpuMs.toFixed(2).padStart(7)} ms CPU each (${(1000 / cpuMs).toFixed(0)} /s per core)   peak RSS ${peakMb()} MB`);
   return perSecond;
 }
 

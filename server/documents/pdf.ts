@@ -6,6 +6,7 @@
 // the same bytes: no creation date, and the file identifier derives from the document.
 import { createHash } from 'node:crypto';
 import * as fontkit from 'fontkit';
+import type { Font } from 'fontkit';
 import PDFDocument from 'pdfkit';
 import { countryName } from '../../resources/rules/countries.ts';
 import { readAsset } from '../assets.ts';
@@ -13,10 +14,37 @@ import type { DocumentData } from './data.ts';
 import { formatAmount, formatMoney, plainDecimal } from './money.ts';
 
 const FONT_FILES = { regular: 'ttf/DejaVuSans.ttf', bold: 'ttf/DejaVuSans-Bold.ttf' } as const;
-type Font = ReturnType<typeof fontkit.create>;
-// Parsed once: fontkit keeps each font's tables and glyph layouts, which every document reuses.
-let fonts: { regular: Font; bold: Font } | undefined;
-const loadFonts = () => (fonts ??= { regular: fontkit.create(readAsset('fonts', FONT_FILES.regular)), bold: fontkit.create(readAsset('fonts', FONT_FILES.bold)) });
+type FontName = keyof typeof FONT_FILES;
+
+/**
+ * The fonts, parsed once, and what every document can share instead of redoing it: PDFKit's
+ * cache of shaped words (per font; words repeat from one document to the next), and each
+ * glyph's decoded outline, which fontkit decodes again for every subset it embeds.
+ */
+let fonts: Record<FontName, Font> | undefined;
+let layouts: Record<FontName, Record<string, unknown>> | undefined;
+let shapedWords = 0;
+let rendered = 0;
+const MAX_SHAPED_WORDS = 50_000;
+
+function loadFonts(): Record<FontName, Font> {
+  if (fonts) return fonts;
+  fonts = { regular: fontkit.create(readAsset('fonts', FONT_FILES.regular)) as Font, bold: fontkit.create(readAsset('fonts', FONT_FILES.bold)) as Font };
+  const glyph = Object.getPrototypeOf(fonts.regular.getGlyph(0)) as { _decode?: (this: { decoded?: unknown }) => unknown };
+  const decode = glyph._decode;
+  // Glyph objects are cached per font and their decoded outline is only read: decode each once.
+  if (typeof decode === 'function') glyph._decode = function () { return (this.decoded ??= decode.call(this)); };
+  return fonts;
+}
+
+function layoutCaches(): Record<FontName, Record<string, unknown>> {
+  // Bounded: the words of the documents are the users' text.
+  if (!layouts || shapedWords > MAX_SHAPED_WORDS) {
+    layouts = { regular: Object.create(null), bold: Object.create(null) };
+    shapedWords = 0;
+  }
+  return layouts;
+}
 
 const INK = '#1b1f24';
 const MUTED = '#5b6470';
@@ -69,8 +97,12 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
     doc.on('error', reject);
   });
 
-  doc.registerFont('regular', f.regular as never);
-  doc.registerFont('bold', f.bold as never);
+  const caches = layoutCaches();
+  for (const name of ['bold', 'regular'] as const) {
+    doc.registerFont(name, f[name] as never);
+    doc.font(name);
+    (doc as unknown as { _font: { layoutCache: Record<string, unknown> } })._font.layoutCache = caches[name];
+  }
   const W = doc.page.width;
   const H = doc.page.height;
   const left = MARGIN;
@@ -239,6 +271,7 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
     text(`${d.number} · page ${i - range.start + 1} of ${range.count}`, right - 130, fy, { size: 8, color: MUTED, width: 130, align: 'right' });
   }
   doc.end();
+  if (++rendered % 64 === 0) shapedWords = Object.keys(caches.regular).length + Object.keys(caches.bold).length;
   return done;
 }
 

@@ -52,7 +52,7 @@ export function update({ parts, checkReferences, hooks, owners, children }: Upda
     derive(r, data);
     const api = hooks.inTransaction(tx, p, r, loaded);
     await r.hooks.beforeWrite?.(api, { op: 'update', data, existing, input: n.data });
-    const values: Record<string, unknown> = { id: existing.id, now: new Date().toISOString() };
+    const values: Record<string, unknown> = { id: existing.id, company: p.company.id, now: new Date().toISOString() };
     const numbered = unnumbered(r, data);
     const columns = bindColumns(r, storable(r, data), values, numbered);
     const key = `update|${r.name}|${columns.map((f) => f.name).join(',')}|${numbered.map((f) => f.name).join(',')}`;

@@ -10,9 +10,12 @@ import type { Model, ModelField, ModelResource } from './model.ts';
 import { windowBounds, type Condition, type ListQuery, type Order, type Slice, type SliceQuery } from './query.ts';
 import { recordJson, type Projection } from './projection.ts';
 import { iso } from './sql-text.ts';
+import type { TextField } from './descriptor.ts';
 import type { AnyTable, Tables } from './tables.ts';
 import { compileValidator, decimalString, isUuid, sameValue, type Normalised, type PendingRef, type ResourceValidator, type WriteMode } from './validate.ts';
 import { uuidv7 } from './uuid.ts';
+import { createEvents, eventTypes, type Outbox, type WriteKind } from './events.ts';
+import { maskedText } from './sql-text.ts';
 import { createShapeKey, writeStatements, type CreateShape } from './write-statements.ts';
 
 export interface Page {
@@ -66,6 +69,10 @@ export interface Engine {
   readonly rawReads: RawReads | undefined;
   /** Runs `fn` in one transaction; `bind` gives the engine's API inside it (used by scheduled jobs). */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Records events `types` for records `ids` of `r` in `tx` (changes made without the engine, by scheduled jobs). */
+  emit(tx: Tx, r: ModelResource, ids: readonly string[], types: readonly string[]): Promise<void>;
+  /** Every event type the model can emit. */
+  eventTypes(): string[];
   /** The hook API (reads, locks, creates with validation and hooks) in `tx`, acting as `p`. */
   bind(tx: Tx, p: Principal, r: ModelResource): HookApi;
 }
@@ -94,6 +101,8 @@ export interface EngineOptions {
    * mapping was a quarter of a GraphQL request's CPU).
    */
   raw?: RawQuery;
+  /** Where the events of writes go (engine/events.ts); none are recorded without it. */
+  outbox?: Outbox;
 }
 
 export function createEngine(db: Db, model: Model, tables: Tables, options: EngineOptions = {}): Engine {
@@ -113,6 +122,15 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       if (f.kind === 'ref') foreignKeys.set(`${r.table}_${f.column}_${model.get(f.target!).table}_id_fk`, { from: r, field: f, to: f.target! });
     }
   }
+
+  // Secret fields (a text field's `mask`): every record the engine reads shows them masked, an
+  // update never writes them back, and only the create that set one returns it whole.
+  const secrets = new Map(model.resources.map((r) => [r.name, r.stored.filter((f) => f.def.kind === 'text' && f.def.mask !== undefined)]));
+  /** The created record `rec` with the secrets `data` set, unmasked. */
+  const revealed = (r: ModelResource, rec: Rec, data: Rec): Rec => {
+    for (const f of secrets.get(r.name)!) if (typeof data[f.name] === 'string') rec[f.name] = data[f.name];
+    return rec;
+  };
 
   // ---- reading ---------------------------------------------------------------------------
 
@@ -201,6 +219,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
   function fromRow(r: ModelResource, row: Record<string, unknown>): Rec {
     // Rows are fresh objects from the driver: converted in place, not copied.
     const rec: Rec = row;
+    for (const f of secrets.get(r.name)!) rec[f.name] = maskedText(rec[f.name], (f.def as TextField).mask!);
     for (const f of r.stored) if (f.kind === 'decimal' && typeof rec[f.name] === 'string') rec[f.name] = Number(rec[f.name]);
     for (const f of r.embedded) {
       const child = model.get(f.target!);
@@ -536,6 +555,22 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
   }
 
   const writes = writeStatements(model, tables, rawColumnsOf);
+  const events_ = createEvents(model, options.outbox);
+
+  /** Records the events of a write of record `id` (engine/events.ts): one statement, in `tx`. */
+  async function emitWrite(tx: Tx, r: ModelResource, id: string, kind: WriteKind, existing: Rec | null, data: Rec): Promise<void> {
+    const types = events_.forWrite(r, kind, existing, data);
+    if (!types.length) return;
+    const where = sql`${sql.identifier(r.table)}.${sql.identifier('id')} = ${sql.placeholder('id')}`;
+    await runCompiled(tx, `events|${r.name}|${types.join(',')}`, () => events_.statement(r, types, where)!, { id });
+  }
+
+  /** Records events `types` for records `ids` of `r`, as they are now (one statement). */
+  async function emit(tx: Tx, r: ModelResource, ids: readonly string[], types: readonly string[]): Promise<void> {
+    if (!options.outbox || !ids.length || !types.length) return;
+    const where = sql`${sql.identifier(r.table)}.${sql.identifier('id')} in (select jsonb_array_elements_text(${sql.placeholder('ids')}::text::jsonb)::uuid)`;
+    await runCompiled(tx, `emit|${r.name}|${types.join(',')}`, () => events_.statement(r, types, where)!, { ids: JSON.stringify(ids) });
+  }
 
   /**
    * Runs the statement cached under `key` (compiled from `build` on first use) with named values,
@@ -777,6 +812,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
         return rec && rec.companyId === p.company.id ? rec : null;
       },
       create: (name, input) => createIn(tx, p, model.get(name), input),
+      emit: (name, id, types) => emit(tx, model.get(name), [id], types),
     };
   }
 
@@ -808,6 +844,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       },
       lock: async () => need(),
       create: async () => need(),
+      emit: async () => need(),
     };
   }
 
@@ -847,7 +884,8 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     await recomputeOwner(tx, p, r, ownerId);
     await r.hooks.afterWrite?.(api, { op: 'create', id, data, existing: null, input: n.data });
     await assignSequences(tx, p, r, id, data);
-    return (await fetch(tx, r, id))!;
+    await emitWrite(tx, r, id, 'created', null, data);
+    return revealed(r, (await fetch(tx, r, id))!, data);
   }
 
   /**
@@ -888,8 +926,9 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       throw e;
     }
     const { shape, values } = statement;
-    const [row] = await runCompiled(db, createShapeKey(r, shape), () => writes.create(r, shape), values);
-    return fromRawRow(r, row!);
+    const events = events_.forWrite(r, 'created', null, data);
+    const [row] = await runCompiled(db, `${createShapeKey(r, shape)}|${events.join(',')}`, () => writes.create(r, shape, events_.statement(r, events, sql`${sql.identifier(r.table)}.${sql.identifier('id')} = ${sql.placeholder('id')}`)), values);
+    return revealed(r, fromRawRow(r, row!), data);
   }
 
   /**
@@ -901,7 +940,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     for (const f of r.stored) {
       const v = stored[f.name];
       if (v === undefined || except.includes(f)) continue;
-      values[`v${columns.length}`] = f.kind === 'list' ? JSON.stringify(v) : v instanceof Date ? v.toISOString() : v;
+      values[`v${columns.length}`] = f.kind === 'list' || f.kind === 'textList' ? JSON.stringify(v) : v instanceof Date ? v.toISOString() : v;
       columns.push(f);
     }
     return columns;
@@ -940,7 +979,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     const api = hookApi(tx, p, r, seen);
     await r.hooks.beforeWrite?.(api, { op: 'update', data, existing, input: n.data });
     const values: Record<string, unknown> = { id: existing.id, now: new Date().toISOString() };
-    const columns = bindColumns(r, storable(r, data), values);
+    const columns = bindColumns(r, storable(r, data), values, secrets.get(r.name));
     await runCompiled(tx, `update|${r.name}|${columns.map((f) => f.name).join(',')}`, () => writes.update(r, columns), values);
     await writeChildren(tx, p, r, existing.id as string, n.children, true);
     if (r.computed?.on.some((name) => n.children.has(name) || (name in n.data && !sameValue(n.data[name], existing[name])))) {
@@ -949,6 +988,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     await recomputeOwner(tx, p, r, ownerId);
     await r.hooks.afterWrite?.(api, { op: 'update', id: existing.id as string, data, existing, input: n.data });
     await assignSequences(tx, p, r, existing.id as string, data);
+    await emitWrite(tx, r, existing.id as string, 'updated', existing, data);
     return (await fetch(tx, r, existing.id as string))!;
   }
 
@@ -958,6 +998,8 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     checkDeletable(r, existing);
     const api = hookApi(tx, p, r);
     await r.hooks.beforeDelete?.(api, existing);
+    // The payload of a delete is the record as it was: written before the row goes.
+    await emitWrite(tx, r, existing.id as string, 'deleted', existing, existing);
     const t = tables.get(r);
     await tx.delete(t).where(eq(t.id, existing.id as string));
     await recomputeOwner(tx, p, r, ownerId);
@@ -1013,6 +1055,8 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     },
     rawReads: raw ? { query: raw, condition: (r, c, bind, as) => conditionSql(aliased(r, as), c, bind), shape: conditionShape } : undefined,
     transaction: (fn) => write(fn),
+    emit: (tx, r, ids, types) => emit(tx, r, ids, types),
+    eventTypes: () => eventTypes(model),
     bind: (tx, p, r) => hookApi(tx, p, r),
   };
 }

@@ -74,6 +74,10 @@ export function fieldSchema(model: Model, f: ModelField, mode: 'read' | 'write')
     s = Type.Array(Type.Unsafe({ type: 'object', properties: props, ...(required.length ? { required } : {}) }), withDescription({}, f.def.description));
     return s;
   }
+  if (f.def.kind === 'textList') {
+    const item = Type.String(f.def.itemMax !== undefined ? { maxLength: f.def.itemMax } : {});
+    return Type.Array(item, withDescription({ ...(f.required ? { minItems: 1 } : {}), ...(f.def.maxItems !== undefined ? { maxItems: f.def.maxItems } : {}) }, f.def.description));
+  }
   if (f.def.kind === 'children') throw new Error(`fieldSchema: ${f.name} is a to-many relation`);
   s = scalarSchema(model, f.def);
   return f.required ? s : nullable(s);

@@ -48,6 +48,7 @@ function column(f: ModelField, tableOf: (name: string) => AnyTable): PgColumnBui
       break;
     }
     case 'list':
+    case 'textList':
       c = jsonb(f.column).default(sql`'[]'::jsonb`);
       break;
     default:

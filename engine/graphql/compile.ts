@@ -20,11 +20,11 @@ import {
   type OperationDefinitionNode, type FragmentSpreadNode, type SelectionSetNode, type ValidationRule, type ValueNode,
 } from 'graphql';
 import type { Principal } from '../context.ts';
-import type { IntegerField, ListField } from '../descriptor.ts';
+import type { IntegerField, ListField, TextField } from '../descriptor.ts';
 import type { ModelField, ModelResource } from '../model.ts';
 import { lowerFirst } from '../names.ts';
 import { driverError, type Engine } from '../operations.ts';
-import { iso, literal } from '../sql-text.ts';
+import { iso, literal, masked } from '../sql-text.ts';
 import type { Order, SliceQuery, Window } from '../query.ts';
 import { childrenOrder, sliceQuery } from './arguments.ts';
 import { checkCost, checkOperationCost, type Limits } from './limits.ts';
@@ -346,8 +346,12 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
         const target = model.get(f.target!);
         return (a) => sql`(${text(`${target.iri}/`)} || ${column(a)})`;
       }
-      case 'text':
+      case 'text': {
+        const mask = (f.def as TextField).mask;
+        return mask ? (a) => masked(column(a), mask) : column;
+      }
       case 'enum':
+      case 'textList':
         return column;
       default:
         throw new Unsupported(f.kind);

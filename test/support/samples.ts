@@ -81,6 +81,8 @@ export function sampleBody(r: ModelResource, ref: (target: string) => string | u
     if (d.kind === 'children') {
       // Embedded children travel in REST bodies only; one item each.
       body[f.name] = [sampleBody(model.get(d.target), ref, 'create', true)];
+    } else if (d.kind === 'textList') {
+      body[f.name] = d.choices ? [d.choices(model).find((c) => c !== '*') ?? d.choices(model)[0]] : [`${f.name} ${unique()}`];
     } else if (d.kind === 'list') {
       const item: Body = {};
       for (const [n, sub] of Object.entries(d.of)) {

@@ -70,6 +70,11 @@ export interface EnumField<V extends string = string> extends Common {
   order?: boolean;
 }
 
+export interface BooleanField extends Common {
+  kind: 'boolean';
+  default?: boolean;
+}
+
 export interface DateField extends Common {
   kind: 'date';
   default?: 'today';
@@ -123,7 +128,7 @@ export interface TextListField extends Common {
   choices?: (model: Model) => readonly string[];
 }
 
-export type ScalarField = TextField | IntegerField | DecimalField | EnumField | DateField | TimestampField | RefField;
+export type ScalarField = TextField | IntegerField | DecimalField | EnumField | BooleanField | DateField | TimestampField | RefField;
 export type Field = ScalarField | ChildrenField | ListField | TextListField;
 export type Fields = Record<string, Field>;
 
@@ -222,6 +227,7 @@ export const integer = (o: Opts<IntegerField> = {}): IntegerField => ({ kind: 'i
 export const money = (o: Opts<IntegerField> = {}): IntegerField => ({ kind: 'integer', money: true, ...o });
 export const decimal = (o: Opts<DecimalField>): DecimalField => ({ kind: 'decimal', ...o });
 export const oneOf = <const V extends string>(values: readonly V[], o: Opts<Omit<EnumField<V>, 'values'>> = {}): EnumField<V> => ({ kind: 'enum', values, ...o });
+export const boolean = (o: Opts<BooleanField> = {}): BooleanField => ({ kind: 'boolean', ...o });
 export const date = (o: Opts<DateField> = {}): DateField => ({ kind: 'date', ...o });
 export const timestamp = (o: Opts<TimestampField> = {}): TimestampField => ({ kind: 'timestamp', ...o });
 export const ref = (target: string, o: Opts<Omit<RefField, 'target'>> = {}): RefField => ({ kind: 'ref', target, ...o });

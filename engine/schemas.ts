@@ -48,6 +48,8 @@ export function scalarSchema(model: Model, def: ScalarField): TSchema {
       if (def.above !== undefined) o.exclusiveMinimum = def.above;
       return Type.Number(withDescription(o, `${def.description ? `${def.description}. ` : ''}Exact decimal, at most ${def.scale} decimal places.`));
     }
+    case 'boolean':
+      return Type.Boolean(withDescription({ ...dflt }, def.description));
     case 'enum':
       return Type.Unsafe(withDescription({ type: 'string', enum: [...def.values], ...dflt }, def.description));
     case 'date':

@@ -2,7 +2,7 @@
 // order fields, unique constraints. drizzle-kit generates the migrations from these.
 import { sql } from 'drizzle-orm';
 import {
-  bigint, date, index, integer as pgInteger, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid,
+  bigint, boolean as pgBoolean, date, index, integer as pgInteger, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid,
   type AnyPgColumn, type PgColumnBuilderBase, type PgTableWithColumns,
 } from 'drizzle-orm/pg-core';
 import type { Model, ModelField, ModelResource } from './model.ts';
@@ -28,6 +28,9 @@ function column(f: ModelField, tableOf: (name: string) => AnyTable): PgColumnBui
       break;
     case 'enum':
       c = text(f.column);
+      break;
+    case 'boolean':
+      c = pgBoolean(f.column);
       break;
     case 'integer':
       c = bigint(f.column, { mode: 'number' });

@@ -137,6 +137,9 @@ function scalarChecker(model: Model, f: ScalarField, name: string): Checker {
         if (f.above !== undefined && !(value > f.above)) return v.add(path, `This value should be greater than ${f.above}.`, C.range);
         return value;
       }
+      case 'boolean':
+        if (typeof value !== 'boolean') return v.add(path, 'This value should be of type boolean.', C.type);
+        return value;
       case 'enum': {
         if (typeof value !== 'string' || !f.values.includes(value)) {
           return v.add(path, `The value you selected is not a valid choice. Allowed: ${f.values.map((x) => `"${x}"`).join(', ')}.`, C.choice);

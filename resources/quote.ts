@@ -49,5 +49,12 @@ export default defineResource({
     compute: (api, id) => recomputeDocument(api, 'Quote', id),
     computeNew: computeNewDocument,
   },
+  events: {
+    states: [
+      { to: 'sent', from: ['draft'], type: 'quote.sent' },
+      { to: 'accepted', type: 'quote.accepted' },
+      { to: 'declined', type: 'quote.declined' },
+    ],
+  },
   hooks: quoteRules,
 });

@@ -351,6 +351,7 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
         return mask ? (a) => masked(column(a), mask) : column;
       }
       case 'enum':
+      case 'boolean':
       case 'textList':
         return column;
       default:

@@ -90,6 +90,8 @@ function scalarOf(d: ScalarField): GraphQLScalarType {
       return d.money ? GraphQLMoney : GraphQLInt;
     case 'decimal':
       return GraphQLFloat;
+    case 'boolean':
+      return GraphQLBoolean;
     default:
       return GraphQLString;
   }

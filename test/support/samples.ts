@@ -55,6 +55,8 @@ export function sampleScalar(d: ScalarField, name: string, ref: (target: string)
     }
     case 'enum':
       return d.values[0];
+    case 'boolean':
+      return d.default ?? true;
     case 'date':
       return '2026-01-15';
     case 'timestamp':

@@ -24,6 +24,10 @@ import { model, tables } from './model.ts';
 import type { Clock } from './rate-limit.ts';
 import { registerTokenApi, TOKEN_TAG, tokenComponents } from './token-api.ts';
 import { registerWeb } from './web/routes.ts';
+import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
+import { webhookOutbox } from './webhooks/outbox.ts';
+import { registerWebhookRoutes } from './webhooks/routes.ts';
+import { WebhookWorker } from './webhooks/worker.ts';
 
 const GRAPHQL_PATH = '/api/graphql';
 
@@ -42,6 +46,7 @@ export interface App {
   engine: Engine;
   gate: Gate;
   history: HistoryRecorder;
+  webhooks: WebhookWorker;
 }
 
 /** Log options: token values never reach a log line. */
@@ -84,7 +89,16 @@ export async function buildApp(o: AppOptions): Promise<App> {
       return reply.code(p.status).headers(p.headers).send(JSON.stringify(p.body));
     },
   });
-  const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw });
+  // Webhooks: events written with each change (the outbox), delivered by the worker after commit.
+  setAllowPrivate(o.config.webhooks.allowPrivate);
+  const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw, outbox: webhookOutbox });
+  const webhooks = new WebhookWorker(o.database.background, o.config.webhooks, app.log);
+  // Stopped when the server closes: claims stop, attempts in flight finish (pending ones stay queued).
+  app.addHook('onClose', () => webhooks.stop());
+  // A write may have queued deliveries: look now rather than at the next poll.
+  app.addHook('onResponse', async (req) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') webhooks.wake();
+  });
   const formats = defaultFormats();
 
   // JSON-based request media types all parse as JSON (with prototype-poisoning protection).
@@ -126,6 +140,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     },
   );
 
+  registerWebhookRoutes(app, { db: o.database.db, engine, formats, principal: principalOf, worker: webhooks });
   registerRest(app, { engine, formats, principal: principalOf });
   const schema = buildGraphqlSchema(model, engine);
   const graphiql = registerGraphiql(app, { schema, endpoint: GRAPHQL_PATH });
@@ -140,5 +155,5 @@ export async function buildApp(o: AppOptions): Promise<App> {
     clock: gate.clock,
     sharedThrottle: gate.sharedThrottle(),
   });
-  return { fastify: app, engine, gate, history };
+  return { fastify: app, engine, gate, history, webhooks };
 }

@@ -9,8 +9,8 @@ import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
-import { openDatabase } from '../server/db.ts';
-import { rowsOf } from '../server/db.ts';
+import { scheduleRun } from '../server/commands.ts';
+import { openDatabase, rowsOf } from '../server/db.ts';
 import { call, client, freshDatabase, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 
 const ENV = {
@@ -309,6 +309,36 @@ describe('events and deliveries', () => {
     await counted();
     expect(await counted()).toBe(2);
     await receiver.waitFor('/counted', 2);
+  });
+});
+
+describe('events of scheduled jobs and of GraphQL', () => {
+  it('schedule:run emits recurring_invoice.issued and invoice.overdue', async () => {
+    await hook(api, '/schedule', ['recurring_invoice.issued', 'invoice.overdue']);
+    const r = await api.post('/api/recurring-invoices', { client: clientIri, frequency: 'monthly', startDate: '2026-03-01', lines: [{ description: 'Hosting', price: 900 }] });
+    expect((await api.patch(r.body['@id'], { status: 'active' })).status).toBe(200);
+    const late = await api.post('/api/invoices', { client: clientIri, status: 'pending', invoiceDate: '2026-03-01', dueDate: '2026-03-02', lines: [{ description: 'Late', price: 100 }] });
+    expect(late.status).toBe(201);
+    const summary = await scheduleRun({ db: t.db.database.db }, { date: '2026-03-10' });
+    expect(summary.created).toBe(1);
+    const got = await receiver.waitFor('/schedule', 2);
+    const issued = got.find((x) => x.verified.type === 'recurring_invoice.issued')!;
+    expect(issued.verified.data).toMatchObject({ id: r.body.id, lastRunDate: '2026-03-10', nextRunDate: '2026-04-01' });
+    const overdue = got.filter((x) => x.verified.type === 'invoice.overdue').map((x) => x.verified.data.id);
+    expect(overdue).toContain(late.body.id);
+    expect(got.find((x) => x.verified.data.id === late.body.id)!.verified.data.status).toBe('overdue');
+  });
+
+  it('GraphQL writes emit the same events, and its create returns the secret whole', async () => {
+    const res = await api.post('/api/graphql', { query: `mutation { createWebhook(input: {url: "${receiver.url}/gql", events: ["tax.created", "tax.deleted"]}) { webhook { id secret active } } }` }, { contentType: 'application/json' });
+    const created = res.body.data.createWebhook.webhook;
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    receiver.secrets.set('/gql', created.secret);
+    const tax = await api.post('/api/graphql', { query: 'mutation { createTax(input: {name: "GQL tax", rate: 7}) { tax { id } } }' }, { contentType: 'application/json' });
+    const taxId = tax.body.data.createTax.tax.id;
+    await api.post('/api/graphql', { query: `mutation { deleteTax(input: {id: "${taxId}"}) { tax { id } } }` }, { contentType: 'application/json' });
+    const got = await receiver.waitFor('/gql', 2);
+    expect(got.map((x) => [x.verified.type, x.verified.data['@id'] ?? `/api/taxes/${x.verified.data.id}`])).toEqual([['tax.created', taxId], ['tax.deleted', taxId]]);
   });
 });
 

@@ -40,6 +40,4 @@ CREATE INDEX "webhook_deliveries_due_idx" ON "webhook_deliveries" USING btree ("
 --> statement-breakpoint
 CREATE INDEX "webhook_deliveries_webhook_idx" ON "webhook_deliveries" USING btree ("webhook_id","created_at","id");
 --> statement-breakpoint
-CREATE INDEX "webhooks_company_url_idx" ON "webhooks" USING btree ("company_id","url");
---> statement-breakpoint
 CREATE INDEX "webhooks_company_created_idx" ON "webhooks" USING btree ("company_id","created_at","id");

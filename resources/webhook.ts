@@ -7,7 +7,7 @@ export default defineResource({
   plural: 'webhooks',
   description: 'An endpoint that receives the company\'s events, signed as Standard Webhooks (see the README).',
   fields: {
-    url: text({ required: true, max: 2048, format: 'url', filter: 'partial', order: true, description: 'http or https; private and link-local addresses are refused' }),
+    url: text({ required: true, max: 2048, format: 'url', description: 'http or https; private and link-local addresses are refused' }),
     events: textList({
       required: true,
       maxItems: 200,

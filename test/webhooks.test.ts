@@ -3,6 +3,8 @@
 // verifies every signature with the `standardwebhooks` package, retries with the same
 // webhook-id, timeouts, nothing for a rolled-back write, tenancy, deliveries that survive a
 // server that stopped before delivering, and two instances delivering each event once.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
@@ -11,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { scheduleRun } from '../server/commands.ts';
 import { openDatabase, rowsOf } from '../server/db.ts';
-import { call, client, freshDatabase, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
+import { call, client, freePort, freshDatabase, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 
 const ENV = {
   WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -388,6 +390,40 @@ describe('durability', () => {
       await db.drop();
     }
   });
+
+  it.skipIf(!process.env.DATABASE_URL)('a server killed (SIGKILL) with attempts in flight loses nothing: another takes them over', async () => {
+    const db = await freshDatabase();
+    const seed = await startTestServer(ENV, { db });
+    const token = await tokenFor(seed, { email: 'k@hooks.test', company: 'Killed' });
+    await seed.running.stop();
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], {
+      env: { ...process.env, ...ENV, WEBHOOK_TIMEOUT: '1s', DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'silent', SCHEDULER: 'off', REDIS_URL: '' },
+      stdio: 'ignore',
+    });
+    const base = { url: `http://127.0.0.1:${port}` };
+    await expect.poll(async () => (await call(base, 'GET', '/readyz').catch(() => ({ status: 0 }))).status, { timeout: 90_000, interval: 200 }).toBe(200);
+    const c = client(base, token);
+    const res = await c.post('/api/webhooks', { url: `${receiver.url}/killed`, events: ['client.created'] });
+    receiver.secrets.set('/killed', res.body.secret);
+    // The first attempts get no answer in time; the process dies while they are in flight.
+    receiver.plan.set('/killed', ['hang', 'hang', 'hang', 'hang', 'hang', 'hang', 'hang', 'hang']);
+    for (let i = 0; i < 10; i++) expect((await c.post('/api/clients', { name: `Killed ${i}` })).status).toBe(201);
+    await receiver.waitFor('/killed', 3);
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+    receiver.plan.set('/killed', []);
+    const next = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s' }, { db });
+    try {
+      const names = () => new Set(receiver.at('/killed').map((r) => r.verified.data.name));
+      await waitUntil(async () => names().size === 10 && rowsOf<{ n: number }>(await db.database.db.execute(sql`select count(*)::int as n from webhook_deliveries where status <> 'succeeded'`))[0]!.n === 0, 60_000);
+      expect(names().size).toBe(10);
+    } finally {
+      await next.close();
+      await db.drop();
+    }
+  }, 240_000);
 
   it.skipIf(!process.env.DATABASE_URL)('two instances deliver each event once', async () => {
     const db = await freshDatabase();

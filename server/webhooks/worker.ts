@@ -55,7 +55,7 @@ export class WebhookWorker {
 
   /** How long a claimed attempt is its instance's before another may take it over. */
   private get leaseMs(): number {
-    return this.settings.timeoutMs + 50_000;
+    return this.settings.timeoutMs + 15_000;
   }
 
   start(): void {

@@ -6,11 +6,12 @@
 // business (the server's webhooks); the engine only says what happened, with the record as its
 // plain JSON representation after the change (before it, for a delete).
 import { sql, type SQL } from 'drizzle-orm';
-import type { Rec } from './context.ts';
 import type { Model, ModelResource } from './model.ts';
 import { snake } from './names.ts';
 import { recordJson, type Projection } from './projection.ts';
 import { iso, literal } from './sql-text.ts';
+import type { Statements } from './statements.ts';
+import type { FieldValues, Tx } from './types.ts';
 
 export type WriteKind = 'created' | 'updated' | 'deleted';
 
@@ -26,7 +27,7 @@ export interface Outbox {
 }
 
 /** The payload's record: the plain JSON representation (no leading members), as a GET returns it. */
-const PLAIN: Projection = { name: 'event', lead: () => [] };
+const PLAIN: Projection = { name: 'event', leadingMembers: () => [] };
 
 /** The name events of `r` start with: its name in snake case (`invoice_line`). */
 export const eventPrefix = (r: ModelResource): string => snake(r.name);
@@ -46,7 +47,7 @@ export function eventTypes(model: Model): string[] {
 
 export interface Events {
   /** The event types a write emits: its kind's, and the state events it triggers. */
-  forWrite(r: ModelResource, kind: WriteKind, existing: Rec | null, data: Rec): string[];
+  forWrite(r: ModelResource, kind: WriteKind, existing: FieldValues | null, data: FieldValues): string[];
   /**
    * The statement recording events `types` for the records of `r` matching `where` (a condition
    * on the table named as `r.table`), or undefined when there is nothing to record.
@@ -84,6 +85,35 @@ export function createEvents(model: Model, outbox: Outbox | undefined): Events {
         from ${t} cross join (values ${values}) as ${sql.identifier('__types')}(${type})
         where ${where} and ${outbox.listening(sql`${t}."company_id"`, typed)}`;
       return outbox.record(events);
+    },
+  };
+}
+
+/** Events as the writes record them, in their statement or transaction. */
+export interface EventWriter extends Events {
+  /** Records the events of a write of record `id`: one statement, in `tx` (none without events). */
+  write(tx: Tx, r: ModelResource, id: string, kind: WriteKind, existing: FieldValues | null, data: FieldValues): Promise<void>;
+  /** Records events `types` for records `ids` of `r`, as they are now: one statement, in `tx`. */
+  emit(tx: Tx, r: ModelResource, ids: readonly string[], types: readonly string[]): Promise<void>;
+  /** The condition "`r`'s row is record `$id`", for statement(). */
+  byId(r: ModelResource): SQL;
+}
+
+export function eventWriter(model: Model, outbox: Outbox | undefined, statements: Statements): EventWriter {
+  const events = createEvents(model, outbox);
+  const byId = (r: ModelResource): SQL => sql`${sql.identifier(r.table)}.${sql.identifier('id')} = ${sql.placeholder('id')}`;
+  return {
+    ...events,
+    byId,
+    async write(tx, r, id, kind, existing, data) {
+      const types = events.forWrite(r, kind, existing, data);
+      if (!types.length) return;
+      await statements.run(tx, { key: `events|${r.name}|${types.join(',')}`, build: () => events.statement(r, types, byId(r))! }, { id });
+    },
+    async emit(tx, r, ids, types) {
+      if (!outbox || !ids.length || !types.length) return;
+      const where = sql`${sql.identifier(r.table)}.${sql.identifier('id')} in (select jsonb_array_elements_text(${sql.placeholder('ids')}::text::jsonb)::uuid)`;
+      await statements.run(tx, { key: `emit|${r.name}|${types.join(',')}`, build: () => events.statement(r, types, where)! }, { ids: JSON.stringify(ids) });
     },
   };
 }

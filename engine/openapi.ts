@@ -7,7 +7,7 @@ import type { Formats } from '../formats/negotiate.ts';
 import type { RestOperation } from './descriptor.ts';
 import type { Model, ModelResource } from './model.ts';
 import { DATE_OPS } from './query.ts';
-import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from './schemas.ts';
+import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from './json-schemas.ts';
 
 export type DocOperation = RestOperation | 'entrypoint';
 

@@ -9,9 +9,5 @@ export const literal = (s: string): SQL => sql.raw(`'${s.replace(/'/g, "''")}'`)
 export const masked = (col: SQL, mask: { prefix: string; last: number }): SQL =>
   sql`case when ${col} is null then null else ${literal(`${mask.prefix}…`)} || right(${col}, ${sql.raw(String(Math.trunc(mask.last)))}) end`;
 
-/** The same mask in JavaScript. */
-export const maskedText = (v: unknown, mask: { prefix: string; last: number }): unknown =>
-  typeof v === 'string' ? `${mask.prefix}…${v.slice(-Math.trunc(mask.last))}` : v;
-
 /** A timestamp as RFC 3339 in UTC with milliseconds, as JavaScript's toISOString writes it. */
 export const iso = (col: SQL): SQL => sql`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

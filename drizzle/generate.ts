@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { generateDrizzleJson, generateMigration } from 'drizzle-kit/api';
 import * as system from '../server/schema.ts';
 import { tables } from '../server/model.ts';
+import { webhookDeliveries } from '../server/webhooks/schema.ts';
 
 const check = process.argv.includes('--check');
 const args = process.argv.slice(2).filter((a) => a !== '--check');
@@ -24,7 +25,7 @@ const last = journal.entries.at(-1);
 const prev = last
   ? JSON.parse(readFileSync(join(meta, `${String(last.idx).padStart(4, '0')}_snapshot.json`), 'utf8'))
   : generateDrizzleJson({});
-const all: Record<string, unknown> = { ...system, engineSequences: tables.sequences };
+const all: Record<string, unknown> = { ...system, engineSequences: tables.sequences, webhookDeliveries };
 for (const [name, t] of tables.byResource) all[name] = t;
 const cur = generateDrizzleJson(all, prev.id);
 const statements = await generateMigration(prev, cur);

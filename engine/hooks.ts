@@ -24,6 +24,12 @@ export interface HookApi {
   lock(resource: string, id: string): Promise<FieldValues | null>;
   /** Creates a record through the engine, with validation and hooks, as the principal. */
   create(resource: string, input: FieldValues): Promise<FieldValues>;
+  /**
+   * Records events of types `types` (declared in the descriptor's `events`) for a record of
+   * `resource`, in the transaction, with the record as it is now: for changes a rule makes
+   * without the engine (a payment settling its invoice).
+   */
+  emit(resource: string, id: string, types: readonly string[]): Promise<void>;
 }
 
 export interface WriteEvent {

@@ -48,6 +48,8 @@ export function scalarSchema(model: Model, def: ScalarField): TSchema {
       if (def.above !== undefined) o.exclusiveMinimum = def.above;
       return Type.Number(withDescription(o, `${def.description ? `${def.description}. ` : ''}Exact decimal, at most ${def.scale} decimal places.`));
     }
+    case 'boolean':
+      return Type.Boolean(withDescription({ ...dflt }, def.description));
     case 'enum':
       return Type.Unsafe(withDescription({ type: 'string', enum: [...def.values], ...dflt }, def.description));
     case 'date':
@@ -73,6 +75,10 @@ export function fieldSchema(model: Model, f: ModelField, mode: 'read' | 'write')
     }
     s = Type.Array(Type.Unsafe({ type: 'object', properties: props, ...(required.length ? { required } : {}) }), withDescription({}, f.def.description));
     return s;
+  }
+  if (f.def.kind === 'textList') {
+    const item = Type.String(f.def.itemMax !== undefined ? { maxLength: f.def.itemMax } : {});
+    return Type.Array(item, withDescription({ ...(f.required ? { minItems: 1 } : {}), ...(f.def.maxItems !== undefined ? { maxItems: f.def.maxItems } : {}) }, f.def.description));
   }
   if (f.def.kind === 'children') throw new Error(`fieldSchema: ${f.name} is a to-many relation`);
   s = scalarSchema(model, f.def);

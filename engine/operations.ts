@@ -8,6 +8,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import { dbErrorTranslator } from './db-errors.ts';
 import type { EngineParts } from './engine-parts.ts';
 import { ApiError } from './errors.ts';
+import { eventTypes, eventWriter, type Outbox } from './events.ts';
 import type { HookApi } from './hooks.ts';
 import type { Model, ModelResource } from './model.ts';
 import type { Projection } from './projection.ts';
@@ -77,6 +78,10 @@ export interface Engine {
   readonly rawReads: RawReads;
   /** Runs `fn` in one transaction; `bind` gives the engine's API inside it (used by scheduled jobs). */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Records events `types` for records `ids` of `r` in `tx` (changes made without the engine, by scheduled jobs). */
+  emit(tx: Tx, r: ModelResource, ids: readonly string[], types: readonly string[]): Promise<void>;
+  /** Every event type the model can emit. */
+  eventTypes(): string[];
   /** The hook API (reads, locks, creates with validation and hooks) in `tx`, acting as `p`. */
   bind(tx: Tx, p: Principal, r: ModelResource): HookApi;
 }
@@ -101,6 +106,8 @@ export interface EngineOptions {
    * transactions.
    */
   raw?: RawQuery;
+  /** Where the events of writes go (engine/events.ts); none are recorded without it. */
+  outbox?: Outbox;
 }
 
 export function createEngine(db: Db, model: Model, tables: Tables, options: EngineOptions = {}): Engine {
@@ -116,6 +123,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
   const statements = createStatements(db, options.raw);
   const columns = createSelectLists(model, tables);
   const reads = createReads(db, model, tables, statements, columns);
+  const secrets = new Map(model.resources.map((r) => [r.name, r.stored.filter((f) => f.def.kind === 'text' && f.def.mask !== undefined)]));
   const parts: EngineParts = {
     db,
     model,
@@ -126,6 +134,8 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     writeSql: writeStatements(model, tables, columns.of),
     translateDbError: dbErrorTranslator(model),
     validator: (r) => validators.get(r.name)!,
+    events: eventWriter(model, options.outbox, statements),
+    secrets: (r) => secrets.get(r.name)!,
   };
 
   const checkReferences = referenceCheck(parts);
@@ -193,6 +203,8 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     },
     rawReads: { query: statements.query, condition: (r, c, bind, as) => conditionSql(aliased(r, as), c, bind), shape: conditionShape },
     transaction: (fn) => write(fn),
+    emit: (tx, r, ids, types) => parts.events.emit(tx, r, ids, types),
+    eventTypes: () => eventTypes(model),
     bind: (tx, p, r) => hooks.inTransaction(tx, p, r),
   };
 }

@@ -7,7 +7,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { ScalarField } from './descriptor.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
-import { iso, literal } from './sql-text.ts';
+import { iso, literal, masked } from './sql-text.ts';
 
 /** Fields shown in REST bodies: stored fields and embedded children (other to-many relations are filters). */
 export const shownFields = (r: ModelResource): readonly ModelField[] => r.fields.filter((f) => f.stored || r.embedded.includes(f));
@@ -68,7 +68,9 @@ export function recordJson(model: Model, r: ModelResource, alias: string, projec
   for (const f of shownFields(r)) {
     if (f.kind === 'children') add(f.name, childrenJson(model, r, f, alias, projection));
     else if (f.kind === 'list') add(f.name, wireList(model, f, col(f.column)));
-    else add(f.name, wireScalar(model, f.kind, f.target, col(f.column)));
+    else if (f.def.kind === 'textList') add(f.name, col(f.column));
+    else if (f.def.kind === 'text' && f.def.mask) add(f.name, masked(col(f.column), f.def.mask));
+    else add(f.name, wireScalar(model, f.kind as ScalarField['kind'], f.target, col(f.column)));
   }
   add('createdAt', iso(col('created_at')));
   add('updatedAt', iso(col('updated_at')));

@@ -2,7 +2,7 @@
 // order fields, unique constraints. drizzle-kit generates the migrations from these.
 import { sql } from 'drizzle-orm';
 import {
-  bigint, date, index, integer as pgInteger, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid,
+  bigint, boolean as pgBoolean, date, index, integer as pgInteger, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid,
   type AnyPgColumn, type PgColumnBuilderBase, type PgTableWithColumns,
 } from 'drizzle-orm/pg-core';
 import type { Model, ModelField, ModelResource } from './model.ts';
@@ -29,6 +29,9 @@ function column(f: ModelField, tableOf: (name: string) => AnyTable): PgColumnBui
     case 'enum':
       c = text(f.column);
       break;
+    case 'boolean':
+      c = pgBoolean(f.column);
+      break;
     case 'integer':
       c = bigint(f.column, { mode: 'number' });
       if (f.readOnly) c = c.default(0);
@@ -48,6 +51,7 @@ function column(f: ModelField, tableOf: (name: string) => AnyTable): PgColumnBui
       break;
     }
     case 'list':
+    case 'textList':
       c = jsonb(f.column).default(sql`'[]'::jsonb`);
       break;
     default:

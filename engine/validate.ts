@@ -1,7 +1,7 @@
 // Input normalisation and field validation, compiled once per resource from the model. Both APIs
 // send their input through here, so a value is accepted or refused the same way everywhere.
 import type { FieldValues } from './types.ts';
-import type { ScalarField } from './descriptor.ts';
+import type { ScalarField, TextListField } from './descriptor.ts';
 import { ApiError, Violations, ViolationCode as C } from './errors.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
 
@@ -65,6 +65,28 @@ export interface Normalised {
   refs: PendingRef[];
 }
 
+/** A list of texts: each trimmed, non-blank, at most `itemMax` long; duplicates dropped. */
+function textListChecker(model: Model, f: TextListField): Checker {
+  const choices = f.choices ? new Set(f.choices(model)) : undefined;
+  return (value, path, v) => {
+    if (value === null || value === undefined) value = [];
+    if (!Array.isArray(value)) return v.add(path, 'This value should be of type array.', C.type);
+    if (f.required && !value.length) return v.add(path, 'This collection should contain 1 element or more.', C.blank);
+    if (f.maxItems !== undefined && value.length > f.maxItems) return v.add(path, `This collection should contain ${f.maxItems} elements or less.`, C.length);
+    const out: string[] = [];
+    value.forEach((item, i) => {
+      const at = `${path}[${i}]`;
+      if (typeof item !== 'string') return v.add(at, 'This value should be of type string.', C.type);
+      const s = item.trim();
+      if (!s || s.includes('\u0000')) return v.add(at, 'This value should not be blank.', C.blank);
+      if (f.itemMax !== undefined && s.length > f.itemMax) return v.add(at, `This value is too long. It should have ${f.itemMax} characters or less.`, C.length);
+      if (choices && !choices.has(s)) return v.add(at, `The value you selected is not a valid choice: "${s.slice(0, 100)}".`, C.choice);
+      if (!out.includes(s)) out.push(s);
+    });
+    return out;
+  };
+}
+
 type Checker = (value: unknown, path: string, v: Violations, refs: PendingRef[]) => unknown;
 
 function scalarChecker(model: Model, f: ScalarField, name: string): Checker {
@@ -115,6 +137,9 @@ function scalarChecker(model: Model, f: ScalarField, name: string): Checker {
         if (f.above !== undefined && !(value > f.above)) return v.add(path, `This value should be greater than ${f.above}.`, C.range);
         return value;
       }
+      case 'boolean':
+        if (typeof value !== 'boolean') return v.add(path, 'This value should be of type boolean.', C.type);
+        return value;
       case 'enum': {
         if (typeof value !== 'string' || !f.values.includes(value)) {
           return v.add(path, `The value you selected is not a valid choice. Allowed: ${f.values.map((x) => `"${x}"`).join(', ')}.`, C.choice);
@@ -203,6 +228,8 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
           return out;
         });
       });
+    } else if (f.def.kind === 'textList') {
+      checkers.set(f.name, textListChecker(model, f.def));
     } else if (f.stored) {
       checkers.set(f.name, scalarChecker(model, f.def, f.name));
     }
@@ -243,7 +270,7 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
         const dflt = 'default' in f.def ? f.def.default : undefined;
         // A field with a default is never empty (its column is NOT NULL): null means the default.
         if (dflt !== undefined && (value === null || mode !== 'update')) value = resolveDefault(dflt);
-        else if (value === undefined && f.def.kind === 'list') value = [];
+        else if (value === undefined && (f.def.kind === 'list' || f.def.kind === 'textList')) value = [];
         else if (value === undefined && f.kind === 'children') value = mode === 'create' && !present ? undefined : [];
         if (value === undefined && f.def.kind === 'text' && f.def.sequence) continue;
         if (value === undefined && f.kind === 'children') continue;

@@ -46,5 +46,10 @@ export default defineResource({
   computed: documentComputed('Invoice', 'balance'),
   // One invoice per recurring invoice and run date, whatever runs schedule:run at the same time.
   unique: [{ fields: ['recurringInvoice', 'invoiceDate'], message: 'This recurring invoice already has an invoice for this date.' }],
+  // invoice.paid comes from payments (rules/payment.ts), invoice.overdue from schedule:run.
+  events: {
+    states: [{ to: 'pending', from: ['draft'], type: 'invoice.sent' }, { to: 'cancelled', type: 'invoice.cancelled' }],
+    emitted: ['invoice.paid', 'invoice.overdue'],
+  },
   hooks: invoiceRules,
 });

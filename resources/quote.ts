@@ -38,5 +38,12 @@ export default defineResource({
     deletable: ['draft', 'declined', 'cancelled'],
   },
   computed: documentComputed('Quote'),
+  events: {
+    states: [
+      { to: 'sent', from: ['draft'], type: 'quote.sent' },
+      { to: 'accepted', type: 'quote.accepted' },
+      { to: 'declined', type: 'quote.declined' },
+    ],
+  },
   hooks: quoteRules,
 });

@@ -37,5 +37,6 @@ export default defineResource({
     on: ['lines', 'discountType', 'discountValue'],
     compute: (api, id) => recomputeTemplate(api, id),
   },
+  events: { emitted: ['recurring_invoice.issued'] }, // by schedule:run (rules/schedule.ts)
   hooks: recurringRules,
 });

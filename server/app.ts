@@ -27,6 +27,10 @@ import { COMPANY_TAG, companyComponents, registerCompanyApi } from './company-ap
 import { withCompany } from './company-graphql.ts';
 import { documentsOf } from './documents/index.ts';
 import { registerWeb } from './web/routes.ts';
+import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
+import { webhookOutbox } from './webhooks/outbox.ts';
+import { registerWebhookRoutes } from './webhooks/routes.ts';
+import { WebhookWorker } from './webhooks/worker.ts';
 
 const GRAPHQL_PATH = '/api/graphql';
 
@@ -45,6 +49,7 @@ export interface App {
   engine: Engine;
   gate: Gate;
   history: HistoryRecorder;
+  webhooks: WebhookWorker;
 }
 
 /** Log options: token values never reach a log line. */
@@ -87,7 +92,16 @@ export async function buildApp(o: AppOptions): Promise<App> {
       return reply.code(p.status).headers(p.headers).send(JSON.stringify(p.body));
     },
   });
-  const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw });
+  // Webhooks: events written with each change (the outbox), delivered by the worker after commit.
+  setAllowPrivate(o.config.webhooks.allowPrivate);
+  const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw, outbox: webhookOutbox });
+  const webhooks = new WebhookWorker(o.database.background, o.config.webhooks, app.log);
+  // Stopped when the server closes: claims stop, attempts in flight finish (pending ones stay queued).
+  app.addHook('onClose', () => webhooks.stop());
+  // A write may have queued deliveries: look now rather than at the next poll.
+  app.addHook('onResponse', async (req) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') webhooks.wake();
+  });
   const formats = defaultFormats();
 
   // JSON-based request media types all parse as JSON (with prototype-poisoning protection).
@@ -129,6 +143,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     },
   );
 
+  registerWebhookRoutes(app, { db: o.database.db, engine, formats, principal: principalOf, worker: webhooks });
   registerRest(app, { engine, formats, principal: principalOf, documents: documentsOf(engine, o.database.db) });
   registerCompanyApi(app, { db: o.database.db, formats, principal: principalOf });
   const schema = withCompany(buildGraphqlSchema(model, engine), o.database.db);
@@ -144,5 +159,5 @@ export async function buildApp(o: AppOptions): Promise<App> {
     clock: gate.clock,
     sharedThrottle: gate.sharedThrottle(),
   });
-  return { fastify: app, engine, gate, history };
+  return { fastify: app, engine, gate, history, webhooks };
 }

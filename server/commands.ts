@@ -12,6 +12,7 @@ import { model, tables } from './model.ts';
 import { hashPassword } from './passwords.ts';
 import { apiTokens, companies, memberships, users } from './schema.ts';
 import { hashToken, newTokenValue } from './tokens.ts';
+import { webhookOutbox } from './webhooks/outbox.ts';
 
 export class CommandError extends Error {}
 
@@ -103,7 +104,8 @@ export function systemPrincipals(db: Db): (companyId: string) => Promise<Princip
 export async function scheduleRun(ctx: CommandContext, args: Args): Promise<ScheduleSummary> {
   const date = args.date?.trim() || today();
   if (!isDate(date)) throw new CommandError(`--date "${date}" is not a date (YYYY-MM-DD).`);
-  const engine = ctx.engine ?? createEngine(ctx.db, model, tables);
+  // With the webhooks' outbox: a CLI run's events are delivered by the running servers.
+  const engine = ctx.engine ?? createEngine(ctx.db, model, tables, { outbox: webhookOutbox });
   return runSchedule(engine, date, systemPrincipals(ctx.db));
 }
 

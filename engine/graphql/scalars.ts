@@ -1,5 +1,5 @@
 // The GraphQL scalars fields are served as, and what the schema says of them.
-import { GraphQLError, GraphQLFloat, GraphQLInt, GraphQLScalarType, GraphQLString, Kind } from 'graphql';
+import { GraphQLBoolean, GraphQLError, GraphQLFloat, GraphQLInt, GraphQLScalarType, GraphQLString, Kind } from 'graphql';
 import type { ScalarField } from '../descriptor.ts';
 import type { ModelField } from '../model.ts';
 
@@ -34,6 +34,8 @@ export function scalarOf(d: ScalarField): GraphQLScalarType {
       return d.money ? GraphQLMoney : GraphQLInt;
     case 'decimal':
       return GraphQLFloat;
+    case 'boolean':
+      return GraphQLBoolean;
     default:
       return GraphQLString;
   }

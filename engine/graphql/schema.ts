@@ -128,6 +128,8 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
       } else if (d.kind === 'list') {
         const item = listItemType(r, f);
         fields[f.name] = { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(item))), description: d.description, resolve: (rec) => rec[f.name] ?? [] };
+      } else if (d.kind === 'textList') {
+        fields[f.name] = { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))), description: d.description, resolve: (rec) => rec[f.name] ?? [] };
       } else if (d.kind === 'ref' && isExposed(d.target)) {
         fields[f.name] = refField(model.get(d.target), f.name, d.description);
       } else if (d.kind === 'ref') {
@@ -277,7 +279,8 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
       let item = filterInputs.get(name);
       if (!item) filterInputs.set(name, (item = new GraphQLInputObjectType({ name, fields })));
       t = new GraphQLList(new GraphQLNonNull(item));
-    } else t = d.kind === 'ref' ? GraphQLString : scalarOf(d);
+    } else if (d.kind === 'textList') t = new GraphQLList(new GraphQLNonNull(GraphQLString));
+    else t = d.kind === 'ref' ? GraphQLString : scalarOf(d);
     const sequence = d.kind === 'text' && d.sequence;
     const needed = mode === 'create' && f.required && !('default' in d && d.default !== undefined) && !sequence;
     return needed ? new GraphQLNonNull(t) : t;

@@ -3,7 +3,7 @@
 // text, dates as text), embedded children as one JSON array each.
 import { sql, type SQL } from 'drizzle-orm';
 import type { Model, ModelField, ModelResource } from '../model.ts';
-import { iso } from '../sql-text.ts';
+import { iso, masked } from '../sql-text.ts';
 import type { Tables } from '../tables.ts';
 import type { FieldValues } from '../types.ts';
 
@@ -38,6 +38,8 @@ export function createSelectLists(model: Model, tables: Tables): SelectLists {
       if (f.kind === 'integer' || f.kind === 'decimal') cols.push(sql`${c}::float8 as ${q(f.name)}`);
       else if (f.kind === 'timestamp') cols.push(sql`${iso(c)} as ${q(f.name)}`);
       else if (f.kind === 'date') cols.push(sql`${c}::text as ${q(f.name)}`);
+      // A secret (a text field's `mask`) is read masked everywhere; only its create shows it whole.
+      else if (f.def.kind === 'text' && f.def.mask) cols.push(sql`${masked(c, f.def.mask)} as ${q(f.name)}`);
       else cols.push(sql`${c} as ${q(f.name)}`);
     }
     cols.push(sql`${iso(t.createdAt)} as ${q('createdAt')}`, sql`${iso(t.updatedAt)} as ${q('updatedAt')}`);

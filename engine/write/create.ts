@@ -6,7 +6,10 @@
 //   child written through its owner;
 // - otherwise in a transaction: the same checks and the same insert statement, then the computed
 //   fields, the owner's recompute and afterWrite.
-// Either way the hooks run once, and sequence numbers are taken by the insert statement.
+// Either way the hooks run once, and sequence numbers are taken by the insert statement. The
+// write's events (engine/events.ts) are one more CTE of the insert in one statement, one more
+// statement at the end of the transaction otherwise; the response shows the secrets it set.
+import { revealed } from '../engine-parts.ts';
 import type { EngineParts } from '../engine-parts.ts';
 import type { HookApi } from '../hooks.ts';
 import type { ModelField, ModelResource } from '../model.ts';
@@ -62,9 +65,12 @@ export function creates({ parts, checkReferences, hooks, owners, children }: Cre
     return { shape: { columns: cols, numbered, children: withRows }, values };
   }
 
-  async function insert(tx: Tx, r: ModelResource, statement: { shape: CreateShape; values: Record<string, unknown> }): Promise<FieldValues> {
+  /** Runs the insert statement; with `events` (event types), it records them too. */
+  async function insert(tx: Tx, r: ModelResource, statement: { shape: CreateShape; values: Record<string, unknown> }, events: readonly string[] = []): Promise<FieldValues> {
     const { shape, values } = statement;
-    const [row] = await statements.run(tx, { key: createShapeKey(r, shape), build: () => writeSql.create(r, shape) }, values);
+    const key = `${createShapeKey(r, shape)}|${events.join(',')}`;
+    const build = () => writeSql.create(r, shape, parts.events.statement(r, events, parts.events.byId(r)));
+    const [row] = await statements.run(tx, { key, build }, values);
     return columns.decode(r, row!);
   }
 
@@ -91,8 +97,9 @@ export function creates({ parts, checkReferences, hooks, owners, children }: Cre
       if (computeAfter) await r.computed!.compute(hookApi, id);
       await owners.recompute(tx, p, r, ownerId);
       await r.hooks.afterWrite?.(hookApi, { op: 'create', id, data, existing: null, input: n.data });
+      await parts.events.write(tx, r, id, 'created', null, data);
       // What ran after the insert may have changed the record (or its children's computed values).
-      return computeAfter || ownerId !== undefined || r.hooks.afterWrite ? (await reads.fetch(tx, r, id))! : rec;
+      return revealed(parts, r, computeAfter || ownerId !== undefined || r.hooks.afterWrite ? (await reads.fetch(tx, r, id))! : rec, data);
     },
 
     async outsideTransaction(p, r, input) {
@@ -104,7 +111,8 @@ export function creates({ parts, checkReferences, hooks, owners, children }: Cre
       // Taken before afterWrite: what it changes in `data` is not written (as after an insert).
       const statement = insertOf(p, r, id, data, n.children);
       await r.hooks.afterWrite?.(hooks.withoutTransaction(p, r, loaded, true), { op: 'create', id, data, existing: null, input: n.data });
-      return insert(db, r, statement);
+      const events = parts.events.forWrite(r, 'created', null, data);
+      return revealed(parts, r, await insert(db, r, statement, events), data);
     },
   };
 }

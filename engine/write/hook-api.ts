@@ -37,6 +37,7 @@ export function hookApis(parts: EngineParts, create: Create): HookApis {
         },
         lock: async (name, id) => own(p, await reads.fetch(tx, model.get(name), id, true)),
         create: (name, input) => create(tx, p, model.get(name), input),
+        emit: (name, id, types) => parts.events.emit(tx, model.get(name), [id], types),
       };
     },
 
@@ -60,6 +61,7 @@ export function hookApis(parts: EngineParts, create: Create): HookApis {
         },
         lock: async () => refuse('lock'),
         create: async () => refuse('create'),
+        emit: async () => refuse('emit'),
       };
     },
   };

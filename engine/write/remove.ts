@@ -19,6 +19,8 @@ export function remove(parts: EngineParts, hooks: HookApis, owners: Owners): Rem
     checkDeletable(r, existing);
     const api = hooks.inTransaction(tx, p, r);
     await r.hooks.beforeDelete?.(api, existing);
+    // The payload of a delete is the record as it was: written before the row goes.
+    await parts.events.write(tx, r, existing.id as string, 'deleted', existing, existing);
     const t = tables.get(r);
     await statements.run(tx, { key: `delete|${r.name}`, build: () => sql`delete from ${t} where ${t.id} = ${sql.placeholder('id')}` }, { id: existing.id });
     await owners.recompute(tx, p, r, ownerId);

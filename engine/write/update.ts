@@ -54,7 +54,8 @@ export function update({ parts, checkReferences, hooks, owners, children }: Upda
     await r.hooks.beforeWrite?.(api, { op: 'update', data, existing, input: n.data });
     const values: Record<string, unknown> = { id: existing.id, company: p.company.id, now: new Date().toISOString() };
     const numbered = unnumbered(r, data);
-    const columns = bindColumns(r, storable(r, data), values, numbered);
+    // Secrets are read masked: never written back (engine-parts.ts).
+    const columns = bindColumns(r, storable(r, data), values, [...numbered, ...parts.secrets(r)]);
     const key = `update|${r.name}|${columns.map((f) => f.name).join(',')}|${numbered.map((f) => f.name).join(',')}`;
     await statements.run(tx, { key, build: () => writeSql.update(r, columns, numbered) }, values);
     await replaceChildren(tx, p, r, existing.id as string, n.children);
@@ -63,6 +64,7 @@ export function update({ parts, checkReferences, hooks, owners, children }: Upda
     }
     await owners.recompute(tx, p, r, ownerId);
     await r.hooks.afterWrite?.(api, { op: 'update', id: existing.id as string, data, existing, input: n.data });
+    await parts.events.write(tx, r, existing.id as string, 'updated', existing, data);
     return (await reads.fetch(tx, r, existing.id as string))!;
   };
 }

@@ -26,7 +26,7 @@ export function bindColumns(r: ModelResource, stored: FieldValues, values: Recor
   for (const f of r.stored) {
     const v = stored[f.name];
     if (v === undefined || except.includes(f)) continue;
-    values[`v${columns.length}`] = f.kind === 'list' ? JSON.stringify(v) : v instanceof Date ? v.toISOString() : v;
+    values[`v${columns.length}`] = f.kind === 'list' || f.kind === 'textList' ? JSON.stringify(v) : v instanceof Date ? v.toISOString() : v;
     columns.push(f);
   }
   return columns;

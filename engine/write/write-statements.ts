@@ -36,7 +36,7 @@ export interface WriteStatements {
    * the next numbers of its sequences in one statement, which PostgreSQL runs atomically, and
    * returns the record as `rawColumnsOf(r, true)` shapes it.
    */
-  create(r: ModelResource, shape: CreateShape): SQL;
+  create(r: ModelResource, shape: CreateShape, events?: SQL): SQL;
   /**
    * Sets the columns of record `id` to `v0`, `v1`, …, its sequence fields `numbered` to the next
    * numbers of their counters (as a create does), and its updatedAt to `now`.
@@ -108,7 +108,7 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
   }
 
   /** Placeholder `v<i>` as the value of column `f` (JSON columns travel as text). */
-  const value = (f: ModelField, i: number): SQL => (f.kind === 'list' ? sql`${sql.placeholder(`v${i}`)}::text::jsonb` : sql`${sql.placeholder(`v${i}`)}`);
+  const value = (f: ModelField, i: number): SQL => (f.kind === 'list' || f.kind === 'textList' ? sql`${sql.placeholder(`v${i}`)}::text::jsonb` : sql`${sql.placeholder(`v${i}`)}`);
 
   return {
     refs(targets) {
@@ -123,7 +123,7 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
       return sql`select ${sql.join(parts, sql`, `)}`;
     },
 
-    create(r, shape) {
+    create(r, shape, events) {
       const t = tables.get(r);
       const ctes: SQL[] = shape.numbered.map((f, i) => sql`${q(`__n${i}`)} as (${nextValue(r, f)})`);
       const columns = [q('id'), q('company_id'), ...shape.columns.map((f) => q(f.column)), ...shape.numbered.map((f) => q(f.column)), q('created_at'), q('updated_at')];
@@ -138,6 +138,8 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
       // The CTEs take the tables' names: the select list below reads the inserted rows through them.
       ctes.push(shadowingCte(r.table, sql`insert into ${t} (${sql.join(columns, sql`, `)}) values (${sql.join(values, sql`, `)}) returning *`));
       shape.children.forEach((f, i) => ctes.push(shadowingCte(model.get(f.target!).table, childrenInsert(model.get(f.target!), `c${i}`, true))));
+      // Last: the events (engine/events.ts) read the record and its children through the CTEs above.
+      if (events) ctes.push(sql`${q('__events')} as (${events})`);
       return sql`with ${sql.join(ctes, sql`, `)} select ${rawColumnsOf(r, true)} from ${q(r.table)}`;
     },
 

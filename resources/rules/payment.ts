@@ -31,6 +31,7 @@ async function settle(api: HookApi, invoiceId: string, paidAt: Date | null): Pro
     paid = null;
   }
   await api.tx.update(inv).set({ amountPaid, balance, status, paidAt: paid, updatedAt: new Date() }).where(eq(inv.id, invoiceId));
+  await api.emit('Invoice', invoiceId, status === 'paid' && invoice.status !== 'paid' ? ['invoice.updated', 'invoice.paid'] : ['invoice.updated']);
 }
 
 export const paymentRules: HookSet = {

@@ -6,9 +6,9 @@
 // the value and writes UNSERVABLE in its place when the resolvers would fail on it; the compiler
 // then leaves the request to the normal path, which answers with their errors.
 import { sql, type SQL } from 'drizzle-orm';
-import type { IntegerField, ScalarField } from '../../descriptor.ts';
+import type { IntegerField, ScalarField, TextField } from '../../descriptor.ts';
 import type { Model, ModelField } from '../../model.ts';
-import { iso, literal } from '../../sql-text.ts';
+import { iso, literal, masked } from '../../sql-text.ts';
 
 /** A value read from a row, as SQL over the row's alias. */
 export type Value = (row: SQL) => SQL;
@@ -57,8 +57,13 @@ export function scalar(model: Model, f: ModelField): Value {
       const target = model.get(f.target!);
       return (a) => sql`(${text(`${target.iri}/`)} || ${column(a)})`;
     }
-    case 'text':
+    case 'text': {
+      const mask = (f.def as TextField).mask;
+      return mask ? (a) => masked(column(a), mask) : column;
+    }
     case 'enum':
+    case 'boolean':
+    case 'textList':
       return column;
     default:
       throw new Unsupported(f.kind);

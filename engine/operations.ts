@@ -14,6 +14,16 @@ import type { AnyTable, Tables } from './tables.ts';
 import { compileValidator, decimalString, isUuid, sameValue, type Normalised, type PendingRef, type ResourceValidator, type WriteMode } from './validate.ts';
 import { uuidv7 } from './uuid.ts';
 import { createShapeKey, writeStatements, type CreateShape } from './write-statements.ts';
+import { checkPrecondition, type Precondition } from './versions.ts';
+import { IDEMPOTENCY_PKEY, keepValues, keepInsert, KeptResponses, keyTaken, type Keep } from './idempotency.ts';
+
+/** What a write may require and keep besides its change (CONTRACT §12). */
+export interface WriteOptions {
+  /** The versions the record must have (If-Match, GraphQL's `version`): 412 otherwise, nothing changed. */
+  precondition?: Precondition;
+  /** Keeps the result under an Idempotency-Key, in the same transaction as the change. */
+  keep?: Keep;
+}
 
 export interface Page {
   items: Rec[];
@@ -29,6 +39,8 @@ export interface JsonReads {
   list(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<{ members: string; total: number }>;
   /** One record as a JSON object text; 404 when missing, 403 when it belongs to another company. */
   read(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<string>;
+  /** `read`, with the record's version (its ETag). */
+  readVersioned(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<{ text: string; version: number }>;
 }
 
 export interface Engine {
@@ -55,9 +67,15 @@ export interface Engine {
    * (one parent's children, for many parents), in one statement whatever the number of parents.
    */
   sliceMany(p: Principal, r: ModelResource, via: string, parents: readonly string[], q: SliceQuery): Promise<Map<string, Slice>>;
-  create(p: Principal, r: ModelResource, input: Rec): Promise<Rec>;
-  update(p: Principal, r: ModelResource, id: string, input: Rec, mode: 'update' | 'replace'): Promise<Rec>;
-  remove(p: Principal, r: ModelResource, id: string): Promise<Rec>;
+  create(p: Principal, r: ModelResource, input: Rec, o?: WriteOptions): Promise<Rec>;
+  update(p: Principal, r: ModelResource, id: string, input: Rec, mode: 'update' | 'replace', o?: WriteOptions): Promise<Rec>;
+  remove(p: Principal, r: ModelResource, id: string, o?: WriteOptions): Promise<Rec>;
+  /** A record's version alone (for If-None-Match); 404 when missing, 403 when another company's. */
+  version(p: Principal, r: ModelResource, id: string): Promise<number>;
+  /** Responses kept under Idempotency-Keys. */
+  readonly kept: KeptResponses;
+  /** A result kept by a write (Kept.result) as the record the write returned. */
+  decodeKept(r: ModelResource, result: string): Rec;
   /**
    * For an adapter that compiles a whole read into one statement of its own (the GraphQL
    * compiler): the driver's raw query and the SQL of a collection condition, so that its
@@ -123,6 +141,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     for (const f of r.stored) sel[f.name] = t[f.name];
     sel.createdAt = t.createdAt;
     sel.updatedAt = t.updatedAt;
+    sel.version = t.version;
     for (const f of r.embedded) sel[f.name] = childrenJson(r, f);
     return sel;
   }
@@ -157,7 +176,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       else if (f.kind === 'date') cols.push(sql`${c}::text as ${q(f.name)}`);
       else cols.push(sql`${c} as ${q(f.name)}`);
     }
-    cols.push(sql`${iso(t.createdAt)} as ${q('createdAt')}`, sql`${iso(t.updatedAt)} as ${q('updatedAt')}`);
+    cols.push(sql`${iso(t.createdAt)} as ${q('createdAt')}`, sql`${iso(t.updatedAt)} as ${q('updatedAt')}`, sql`${t.version} as ${q('version')}`);
     if (embedded) for (const f of r.embedded) cols.push(sql`${childrenJson(r, f)} as ${q(f.name)}`);
     return sql.join(cols, sql`, `);
   }
@@ -514,19 +533,29 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     return { members: row!.members as string, total: Number(row!.total) };
   }
 
-  async function readJson(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<string> {
+  async function readJson(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<{ text: string; version: number }> {
     if (!isUuid(id)) throw ApiError.notFound();
     const t = tables.get(r);
     const rows = await runRaw(
       `json-read|${projection.name}|${r.name}`,
-      () => sql`select ${t.companyId} as "companyId", ${recordJson(model, r, r.table, projection, true)}::text as "body" from ${t} where ${t.id} = ${sql.placeholder('id')}`,
+      () => sql`select ${t.companyId} as "companyId", ${t.version} as "version", ${recordJson(model, r, r.table, projection, true)}::text as "body" from ${t} where ${t.id} = ${sql.placeholder('id')}`,
       () => {},
       { id: id.toLowerCase() },
     );
     const row = rows[0];
     if (!row) throw ApiError.notFound();
     if (row.companyId !== p.company.id) throw ApiError.forbidden('This record belongs to another company.');
-    return row.body as string;
+    return { text: row.body as string, version: Number(row.version) };
+  }
+
+  /** The version of a record, reading nothing else. */
+  async function versionOf(p: Principal, r: ModelResource, id: string): Promise<number> {
+    if (!isUuid(id)) throw ApiError.notFound();
+    const t = tables.get(r);
+    const [row] = await runCompiled(db, `version|${r.name}`, () => sql`select ${t.companyId} as "companyId", ${t.version} as "version" from ${t} where ${t.id} = ${sql.placeholder('id')}`, { id: id.toLowerCase() });
+    if (!row) throw ApiError.notFound();
+    if (row.companyId !== p.company.id) throw ApiError.forbidden('This record belongs to another company.');
+    return Number(row.version);
   }
 
   // ---- writing ---------------------------------------------------------------------------
@@ -869,7 +898,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
    * checks as createIn, in the same order. Returns null when a hook needs a transaction: the
    * caller then runs createIn, with the references already checked in `seen`.
    */
-  async function createAtOnce(p: Principal, r: ModelResource, input: Rec, seen: Map<string, Rec>): Promise<Rec | null> {
+  async function createAtOnce(p: Principal, r: ModelResource, input: Rec, seen: Map<string, Rec>, keep?: Keep): Promise<Rec | null> {
     const n = validator(r).normalise(input, 'create', null);
     await checkRefs(db, p, n, seen);
     const data = n.data;
@@ -881,7 +910,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       await r.hooks.beforeWrite?.(api, { op: 'create', data, existing: null, input: n.data });
       if (r.computed && !(await r.computed.computeNew!(api, data, n.children))) return null;
       // Taken before afterWrite: what it changes in `data` is not written (as after an insert).
-      statement = createValues(p, r, id, data, n.children);
+      statement = createValues(p, r, id, data, n.children, keep);
       await r.hooks.afterWrite?.(deferredApi(p, r, seen, true), { op: 'create', id, data, existing: null, input: n.data });
     } catch (e) {
       if (e instanceof NeedsTransaction) return null;
@@ -908,7 +937,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
   }
 
   /** The shape and values of createAtOnce's statement. */
-  function createValues(p: Principal, r: ModelResource, id: string, data: Rec, children: Map<string, Rec[]>): { shape: CreateShape; values: Record<string, unknown> } {
+  function createValues(p: Principal, r: ModelResource, id: string, data: Rec, children: Map<string, Rec[]>, keep?: Keep): { shape: CreateShape; values: Record<string, unknown> } {
     const now = new Date().toISOString();
     const stored = storable(r, data);
     const numbered: ModelField[] = [];
@@ -922,13 +951,15 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       values[`c${withRows.length}`] = JSON.stringify(childRows(p, f, id, now, items));
       withRows.push(f);
     }
-    return { shape: { columns, numbered, children: withRows }, values };
+    if (keep) Object.assign(values, keepValues(keep, r.name));
+    return { shape: { columns, numbered, children: withRows, keep: Boolean(keep) }, values };
   }
 
-  async function updateIn(tx: Tx, p: Principal, r: ModelResource, id: string, input: Rec, mode: WriteMode): Promise<Rec> {
+  async function updateIn(tx: Tx, p: Principal, r: ModelResource, id: string, input: Rec, mode: WriteMode, pre?: Precondition): Promise<Rec> {
     // An embedded child's owner is locked before the child, as every write of the owner does.
     const ownerId = r.owner ? await lockOwner(tx, p, r, (await readIn(tx, p, r, id))[r.owner.field.name]) : undefined;
     const existing = await readIn(tx, p, r, id, true);
+    checkPrecondition(pre, existing.version);
     const n = validator(r).normalise(input, mode, existing);
     const seen = new Map<string, Rec>();
     await checkRefs(tx, p, n, seen);
@@ -952,9 +983,10 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     return (await fetch(tx, r, existing.id as string))!;
   }
 
-  async function removeIn(tx: Tx, p: Principal, r: ModelResource, id: string): Promise<Rec> {
+  async function removeIn(tx: Tx, p: Principal, r: ModelResource, id: string, pre?: Precondition): Promise<Rec> {
     const ownerId = r.owner ? await lockOwner(tx, p, r, (await readIn(tx, p, r, id))[r.owner.field.name]) : undefined;
     const existing = await readIn(tx, p, r, id, true);
+    checkPrecondition(pre, existing.version);
     checkDeletable(r, existing);
     const api = hookApi(tx, p, r);
     await r.hooks.beforeDelete?.(api, existing);
@@ -974,10 +1006,21 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     }
   }
 
+  /** A write whose result is kept under `keep` (when given) before its transaction commits. */
+  function kept(p: Principal, r: ModelResource, keep: Keep | undefined, fn: (tx: Tx) => Promise<Rec>): Promise<Rec> {
+    if (!keep) return write(fn);
+    return write(async (tx) => {
+      const rec = await fn(tx);
+      const values = { ...keepValues(keep, r.name), company: p.company.id, result: JSON.stringify(rec) };
+      await runCompiled(tx, 'keep', () => keepInsert(tables.idempotency, sql`${sql.placeholder('result')}::text`), values);
+      return rec;
+    });
+  }
+
   return {
     model,
     tables,
-    json: raw ? { list: listJson, read: readJson } : undefined,
+    json: raw ? { list: listJson, read: async (p, r, id, projection) => (await readJson(p, r, id, projection)).text, readVersioned: readJson } : undefined,
     list: (p, r, q) => list(p, r, q),
     read: (p, r, id) => readIn(db, p, r, id),
     async find(p, r, id) {
@@ -991,26 +1034,29 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       const valid = [...new Set(parents.filter(isUuid).map((i) => i.toLowerCase()))];
       return valid.length ? windows(p, r, q, { field: via, parents: valid }) : new Map();
     },
-    async create(p, r, input) {
+    async create(p, r, input, o = {}) {
       assertWriter(p);
-      if (!atOnce.get(r.name)) return write((tx) => createIn(tx, p, r, input));
+      if (!atOnce.get(r.name)) return kept(p, r, o.keep, (tx) => createIn(tx, p, r, input));
       const seen = new Map<string, Rec>();
       let rec: Rec | null;
       try {
-        rec = await createAtOnce(p, r, input, seen);
+        rec = await createAtOnce(p, r, input, seen, o.keep);
       } catch (e) {
         throw translateDbError(e, uniqueIndexes, foreignKeys);
       }
-      return rec ?? write((tx) => createIn(tx, p, r, input, seen));
+      return rec ?? kept(p, r, o.keep, (tx) => createIn(tx, p, r, input, seen));
     },
-    update(p, r, id, input, mode) {
+    update(p, r, id, input, mode, o = {}) {
       assertWriter(p);
-      return write((tx) => updateIn(tx, p, r, id, input, mode));
+      return kept(p, r, o.keep, (tx) => updateIn(tx, p, r, id, input, mode, o.precondition));
     },
-    remove(p, r, id) {
+    remove(p, r, id, o = {}) {
       assertWriter(p);
-      return write((tx) => removeIn(tx, p, r, id));
+      return kept(p, r, o.keep, (tx) => removeIn(tx, p, r, id, o.precondition));
     },
+    version: versionOf,
+    kept: new KeptResponses(db, tables.idempotency),
+    decodeKept: (r, result) => fromRawRow(r, JSON.parse(result) as Record<string, unknown>),
     rawReads: raw ? { query: raw, condition: (r, c, bind, as) => conditionSql(aliased(r, as), c, bind), shape: conditionShape } : undefined,
     transaction: (fn) => write(fn),
     bind: (tx, p, r) => hookApi(tx, p, r),
@@ -1091,6 +1137,7 @@ function translateDbError(e: unknown, unique: Map<string, { path: string; messag
   if (e instanceof ApiError) return e;
   const d = driverError(e);
   if (!d) return e;
+  if (d.code === '23505' && d.constraint === IDEMPOTENCY_PKEY) return keyTaken();
   if (d.code === '23505') {
     const u = d.constraint ? unique.get(d.constraint) : undefined;
     return ApiError.validation([{ propertyPath: u?.path ?? 'id', message: u?.message ?? 'This value is already used.', code: C.unique }]);

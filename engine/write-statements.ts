@@ -5,6 +5,7 @@ import { is, sql, SQL } from 'drizzle-orm';
 import type { TextField } from './descriptor.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
 import type { Tables } from './tables.ts';
+import { keepInsert } from './idempotency.ts';
 
 const q = (name: string) => sql.identifier(name);
 const literal = (s: string) => sql.raw(`'${s.replace(/'/g, "''")}'`);
@@ -17,10 +18,12 @@ export interface CreateShape {
   readonly numbered: readonly ModelField[];
   /** Embedded children fields with rows to insert, as JSON arrays in `c0`, `c1`, … */
   readonly children: readonly ModelField[];
+  /** The result is kept under an Idempotency-Key (`k_…` values, see engine/idempotency.ts). */
+  readonly keep?: boolean;
 }
 
 export const createShapeKey = (r: ModelResource, s: CreateShape): string =>
-  `create|${r.name}|${s.columns.map((f) => f.name).join(',')}|${s.numbered.map((f) => f.name).join(',')}|${s.children.map((f) => f.name).join(',')}`;
+  `create|${r.name}|${s.columns.map((f) => f.name).join(',')}|${s.numbered.map((f) => f.name).join(',')}|${s.children.map((f) => f.name).join(',')}${s.keep ? '|keep' : ''}`;
 
 export interface WriteStatements {
   /**
@@ -143,6 +146,9 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
       // The CTE takes the table's name: the select list below reads the inserted row through it.
       ctes.push(sql`${q(r.table)} as (insert into ${t} (${sql.join(columns, sql`, `)}) values (${sql.join(values, sql`, `)}) returning *)`);
       shape.children.forEach((f, i) => ctes.push(sql`${q(model.get(f.target!).table)} as (${childrenInsert(model.get(f.target!), `c${i}`, true)})`));
+      // The kept result is the record as this statement returns it, in the same statement: kept
+      // exactly when the record is written (a taken key fails the whole statement).
+      if (shape.keep) ctes.push(sql`${q('__kept')} as (${keepInsert(tables.idempotency, sql`select row_to_json(x)::text from (select ${rawColumnsOf(r, true)} from ${q(r.table)}) as x`)})`);
       return sql`with ${sql.join(ctes, sql`, `)} select ${rawColumnsOf(r, true)} from ${q(r.table)}`;
     },
 

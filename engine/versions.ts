@@ -4,11 +4,12 @@
 // directly (a payment settles its invoice, a tax edit recomputes drafts, schedule:run marks
 // invoices overdue), and a version kept by the engine's own statements alone would miss them.
 //
-// - Every UPDATE of a record's row moves its version (unless the statement sets it itself).
-// - Every statement that inserts, updates or deletes embedded children moves each owner's
-//   version once, unless the owner row was already written by the same transaction (its version
-//   has moved already; and a create's single statement returns its record with version 1, which
-//   must stay what is stored).
+// The version counts the transactions that changed the record:
+// - an UPDATE of a record's row moves its version, unless the same transaction wrote the row
+//   already (its version has moved, or it was inserted at 1) or the statement sets it itself;
+// - a statement that inserts, updates or deletes embedded children moves each owner's version,
+//   under the same rule (so a create, in one statement or in a transaction, returns version 1,
+//   which is what is stored).
 import { integer } from 'drizzle-orm/pg-core';
 import { ApiError } from './errors.ts';
 import type { Model } from './model.ts';
@@ -24,16 +25,20 @@ const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
  * changes (a resource or an embedded relation added).
  */
 export function versionTriggers(model: Model): string[] {
-  const out: string[] = [
-    `CREATE OR REPLACE FUNCTION engine_version_bump() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF NEW.version = OLD.version THEN NEW.version := OLD.version + 1; END IF;
-  RETURN NEW;
-END $$;`,
-  ];
+  const out: string[] = [];
   for (const r of model.resources) {
-    out.push(`DROP TRIGGER IF EXISTS ${ident(`${r.table}_version`)} ON ${ident(r.table)};`);
-    out.push(`CREATE TRIGGER ${ident(`${r.table}_version`)} BEFORE UPDATE ON ${ident(r.table)} FOR EACH ROW EXECUTE FUNCTION engine_version_bump();`);
+    // Once per transaction: a row this transaction wrote already (inserted, or updated and
+    // bumped) keeps its version, so a create's later updates (totals, numbers) leave it at 1.
+    const fn = ident(`${r.table}_version`);
+    out.push(`CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.version = OLD.version AND NOT EXISTS (SELECT 1 FROM ${ident(r.table)} WHERE id = OLD.id AND xmin = pg_current_xact_id()::xid) THEN
+    NEW.version := OLD.version + 1;
+  END IF;
+  RETURN NEW;
+END $$;`);
+    out.push(`DROP TRIGGER IF EXISTS ${fn} ON ${ident(r.table)};`);
+    out.push(`CREATE TRIGGER ${fn} BEFORE UPDATE ON ${ident(r.table)} FOR EACH ROW EXECUTE FUNCTION ${fn}();`);
   }
   for (const owner of model.resources) {
     for (const f of owner.embedded) {

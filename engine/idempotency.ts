@@ -6,7 +6,7 @@
 //
 // The HTTP side (which requests carry keys, what is replayed) is the adapters' (see
 // server/idempotency.ts); this module is the storage.
-import { and, eq, lte, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { index, integer, pgTable, primaryKey, text, timestamp, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from './context.ts';
 import { ApiError } from './errors.ts';
@@ -98,9 +98,10 @@ export class KeptResponses {
     return rows.length > 0;
   }
 
-  /** Adds the response as sent to a kept write result (GraphQL: the whole response). */
-  async attachBody(scope: string, key: string, body: string): Promise<void> {
-    await this.db.update(this.t).set({ body }).where(and(eq(this.t.scope, scope), eq(this.t.key, key)));
+  /** Adds the response as sent to a kept write result (GraphQL: the whole response); false when there is none. */
+  async attachBody(scope: string, key: string, body: string): Promise<boolean> {
+    const rows = await this.db.update(this.t).set({ body }).where(and(eq(this.t.scope, scope), eq(this.t.key, key), isNull(this.t.body))).returning({ key: this.t.key });
+    return rows.length > 0;
   }
 
   /** Deletes the keys expired at `now`; returns how many. */

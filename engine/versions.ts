@@ -121,3 +121,14 @@ export function noneMatchHits(list: TagList, current: string): boolean {
   const opaque = current.slice(1, -1);
   return list.tags.some((t) => t.opaque === opaque);
 }
+
+/** The precondition an If-Match header sets (none for `*`: the record only has to exist). */
+export function ifMatch(value: string | string[] | undefined): Precondition | undefined {
+  if (value === undefined) return undefined;
+  const list = parseTagList('If-Match', Array.isArray(value) ? value.join(',') : value);
+  return list === '*' ? undefined : { versions: versionsOf(list) };
+}
+
+/** The If-None-Match list of a request, if any. */
+export const ifNoneMatch = (value: string | string[] | undefined): TagList | undefined =>
+  value === undefined ? undefined : parseTagList('If-None-Match', Array.isArray(value) ? value.join(',') : value);

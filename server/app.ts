@@ -17,6 +17,7 @@ import type { Database } from './db.ts';
 import { installErrorHandling, toApiError } from './errors.ts';
 import { Gate } from './gate.ts';
 import { HistoryRecorder, installHistory } from './history.ts';
+import { installIdempotency } from './idempotency.ts';
 import { problem, PROBLEM } from '../formats/problem.ts';
 import { registerGraphiql, wantsGraphiql } from './graphiql.ts';
 import { installDocs } from './docs.ts';
@@ -126,6 +127,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     },
   );
 
+  installIdempotency(app, { engine, formats, clock: gate.clock });
   registerRest(app, { engine, formats, principal: principalOf });
   const schema = buildGraphqlSchema(model, engine);
   const graphiql = registerGraphiql(app, { schema, endpoint: GRAPHQL_PATH });

@@ -88,6 +88,9 @@ export function installIdempotency(app: FastifyInstance, o: IdempotencyOptions):
   const marks = new WeakMap<FastifyRequest, string>();
 
   app.decorateRequest('idempotency', null);
+  // Tests only (test/retries.test.ts): the process dies once a keyed write has committed, before
+  // its response leaves, as a crash at the worst moment would.
+  const dieAfterCommit = process.env.INVOICING_TEST_DIE_AFTER_COMMIT === '1';
 
   function fingerprint(req: FastifyRequest): string {
     return createHash('sha256').update(`${req.method} ${req.url}\n${JSON.stringify(req.body ?? null)}`).digest('base64url');
@@ -157,6 +160,7 @@ export function installIdempotency(app: FastifyInstance, o: IdempotencyOptions):
     if (!s || typeof payload !== 'string') return payload;
     state.delete(req);
     const status = reply.statusCode;
+    if (dieAfterCommit && status < 300) process.kill(process.pid, 'SIGKILL');
     try {
       // REST: a success was kept by the write itself. GraphQL: a mutation that wrote kept its
       // result; the whole response is added to it, and replayed as it is from then on.

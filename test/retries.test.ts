@@ -308,6 +308,27 @@ describe('Idempotency-Key', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('names the headers of every item operation and its 304, 409, 412 and 422 answers', async () => {
+    const doc = (await call(t, 'GET', '/api/docs.json')).body;
+    const names = (op: { parameters?: { in: string; name: string }[] }) => (op.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name.toLowerCase());
+    for (const path of ['/api/invoices', '/api/clients', '/api/payments']) {
+      const item = doc.paths[`${path}/{id}`];
+      expect(names(doc.paths[path].post)).toContain('idempotency-key');
+      expect(Object.keys(doc.paths[path].post.responses)).toEqual(expect.arrayContaining(['201', '409', '422']));
+      expect(Object.keys(doc.paths[path].post.responses['201'].headers)).toEqual(expect.arrayContaining(['location', 'etag', 'idempotent-replayed']));
+      expect(names(item.get)).toContain('if-none-match');
+      expect(Object.keys(item.get.responses)).toContain('304');
+      expect(item.get.responses['200'].headers.etag).toBeDefined();
+      expect(names(item.patch)).toEqual(expect.arrayContaining(['if-match', 'idempotency-key']));
+      expect(Object.keys(item.patch.responses)).toEqual(expect.arrayContaining(['409', '412', '422']));
+      if (item.put) expect(names(item.put)).toContain('if-match');
+      expect(names(item.delete)).toContain('if-match');
+      expect(Object.keys(item.delete.responses)).toContain('412');
+    }
+  });
+});
+
 describe('a retry after the server died between the commit and the response', () => {
   const root = join(import.meta.dirname, '..');
   const PG = process.env.DATABASE_URL;

@@ -8,8 +8,10 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeptResponses } from '../engine/idempotency.ts';
+import { createEngine } from '../engine/operations.ts';
+import { lookupToken } from '../server/tokens.ts';
 import { rowsOf } from '../server/db.ts';
-import { tables } from '../server/model.ts';
+import { model, tables } from '../server/model.ts';
 import { call, client, freePort, freshDatabase, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -262,6 +264,19 @@ describe('Idempotency-Key', () => {
     expect(quoted.status).toBe(201);
     const plain = await api.post('/api/clients', { name: 'Quoted' }, keyed('q-1'));
     expect(plain.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('a write under a key another request took fails as a whole (409), in one statement or in a transaction', async () => {
+    const engine = createEngine(t.db.database.db, model, tables);
+    const principal = (await lookupToken(t.db.database.db, api.token))!;
+    const keep = { scope: principal.tokenId!, key: 'taken', fingerprint: 'f', status: 201, mediaType: null, createdAt: new Date(), expiresAt: new Date(Date.now() + DAY) };
+    await engine.create(principal, model.get('Client'), { name: 'Taken 1' }, { keep });
+    await expect(engine.create(principal, model.get('Client'), { name: 'Taken 2' }, { keep })).rejects.toMatchObject({ status: 409 });
+    expect((await api.get('/api/clients?name=Taken 2')).body.totalItems).toBe(0);
+    const inv = await pendingInvoice(3_000);
+    await expect(engine.create(principal, model.get('Payment'), { invoice: inv.id, amount: 1_000 }, { keep })).rejects.toMatchObject({ status: 409 });
+    expect((await api.get(`/api/payments?invoice=${encodeURIComponent(inv['@id'])}`)).body.totalItems).toBe(0);
+    expect((await api.get(inv['@id'])).body.balance).toBe(3_000);
   });
 
   it('adds one statement to the one-statement create, none when no key is sent', async () => {

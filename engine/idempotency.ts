@@ -8,7 +8,7 @@
 // server/idempotency.ts); this module is the storage.
 import { and, eq, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { index, integer, pgTable, primaryKey, text, timestamp, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
-import type { Db } from './context.ts';
+import type { Db } from './types.ts';
 import { ApiError } from './errors.ts';
 
 /** What a write keeps with its result, under a key. */

@@ -7,7 +7,7 @@ import type { Formats } from '../formats/negotiate.ts';
 import type { RestOperation } from './descriptor.ts';
 import type { Model, ModelResource } from './model.ts';
 import { DATE_OPS } from './query.ts';
-import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from './schemas.ts';
+import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from './json-schemas.ts';
 
 export type DocOperation = RestOperation | 'entrypoint';
 
@@ -55,7 +55,7 @@ const BODY_TYPES: Record<WriteMode, string[]> = {
 const snakePath = (r: ModelResource) => r.path.replace(/-/g, '_');
 
 // Conditional requests and retries (CONTRACT §12): the headers each operation reads and sends.
-const ETAG = { etag: { type: 'string', description: 'Strong entity-tag of this representation of the record; changes with the record and its embedded lines.' } };
+const ETAG = { etag: { type: 'string', description: 'Strong entity-tag of this representation of the record; changes with the record and its embedded lines. Documents (PDF, UBL) have none.' } };
 const REPLAYED = { 'idempotent-replayed': { type: 'string', enum: ['true'], description: 'Present when this is the response kept for the Idempotency-Key, sent again.' } };
 const IDEMPOTENCY_KEY = Type.Optional(Type.String({
   minLength: 1,

@@ -24,6 +24,9 @@ import { installDocs } from './docs.ts';
 import { model, tables } from './model.ts';
 import type { Clock } from './rate-limit.ts';
 import { registerTokenApi, TOKEN_TAG, tokenComponents } from './token-api.ts';
+import { COMPANY_TAG, companyComponents, registerCompanyApi } from './company-api.ts';
+import { withCompany } from './company-graphql.ts';
+import { documentsOf } from './documents/index.ts';
 import { registerWeb } from './web/routes.ts';
 
 const GRAPHQL_PATH = '/api/graphql';
@@ -114,7 +117,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   // Documentation first: @fastify/swagger collects the routes registered after it.
-  await installDocs(app, { model, formats, more: { components: tokenComponents(formats), tags: [TOKEN_TAG] } });
+  await installDocs(app, { model, formats, more: { components: { ...tokenComponents(formats), ...companyComponents(formats) }, tags: [TOKEN_TAG, COMPANY_TAG] } });
 
   const contextTypes = ['application/ld+json', 'application/json'];
   app.get<{ Params: { name: string } }>(
@@ -128,8 +131,9 @@ export async function buildApp(o: AppOptions): Promise<App> {
   );
 
   installIdempotency(app, { engine, formats, clock: gate.clock });
-  registerRest(app, { engine, formats, principal: principalOf });
-  const schema = buildGraphqlSchema(model, engine);
+  registerRest(app, { engine, formats, principal: principalOf, documents: documentsOf(engine, o.database.db) });
+  registerCompanyApi(app, { db: o.database.db, formats, principal: principalOf });
+  const schema = withCompany(buildGraphqlSchema(model, engine), o.database.db);
   const graphiql = registerGraphiql(app, { schema, endpoint: GRAPHQL_PATH });
   await registerGraphql(app, { engine, schema, principal: principalOf, toApiError, path: GRAPHQL_PATH, ide: graphiql, compile: o.config.graphqlCompile });
   registerTokenApi(app, { db: o.database.db, formats, principal: principalOf, history, revoked: (id) => gate.revoked(id), clock: gate.clock });

@@ -4,7 +4,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import mercurius from 'mercurius';
-import type { Principal } from '../context.ts';
+import type { Principal } from '../types.ts';
 import { ApiError } from '../errors.ts';
 import type { Engine } from '../operations.ts';
 import { aliasRule, checkCost, DEFAULT_LIMITS, depthRule, introspectionRule, type Limits } from './limits.ts';

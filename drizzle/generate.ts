@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateDrizzleJson, generateMigration } from 'drizzle-kit/api';
 import * as system from '../server/schema.ts';
-import { tables } from '../server/model.ts';
+import { model, tables } from '../server/model.ts';
+import { versionTriggers } from '../engine/versions.ts';
 import { webhookDeliveries } from '../server/webhooks/schema.ts';
 
 const check = process.argv.includes('--check');
@@ -25,10 +26,19 @@ const last = journal.entries.at(-1);
 const prev = last
   ? JSON.parse(readFileSync(join(meta, `${String(last.idx).padStart(4, '0')}_snapshot.json`), 'utf8'))
   : generateDrizzleJson({});
-const all: Record<string, unknown> = { ...system, engineSequences: tables.sequences, webhookDeliveries };
+const all: Record<string, unknown> = { ...system, engineSequences: tables.sequences, engineIdempotency: tables.idempotency, webhookDeliveries };
 for (const [name, t] of tables.byResource) all[name] = t;
 const cur = generateDrizzleJson(all, prev.id);
 const statements = await generateMigration(prev, cur);
+// What drizzle-kit does not derive: the engine's triggers (engine/versions.ts), written again
+// whenever they change (they replace what is there). meta/engine_triggers.sql holds the checked-in
+// ones: the check compares against it and writes nothing.
+const triggersPath = join(meta, 'engine_triggers.sql');
+const triggers = versionTriggers(model).join('\n');
+if (!existsSync(triggersPath) || readFileSync(triggersPath, 'utf8') !== `${triggers}\n`) {
+  statements.push(...versionTriggers(model));
+  if (!check) writeFileSync(triggersPath, `${triggers}\n`);
+}
 if (!statements.length) {
   console.log(check ? 'db:check: the checked-in migrations match the descriptors.' : 'No schema changes.');
   process.exit(0);

@@ -3,6 +3,7 @@
 // (409), a serialisation failure or deadlock a conflict to retry (409).
 import { ApiError, ViolationCode as C } from './errors.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
+import { IDEMPOTENCY_PKEY, keyTaken } from './idempotency.ts';
 
 /** The driver's error behind drizzle's wrapper, if any. */
 export function driverError(e: unknown): { code?: string; constraint?: string; detail?: string } | undefined {
@@ -39,6 +40,7 @@ export function dbErrorTranslator(model: Model): DbErrorTranslator {
     if (e instanceof ApiError) return e;
     const d = driverError(e);
     if (!d) return e;
+    if (d.code === '23505' && d.constraint === IDEMPOTENCY_PKEY) return keyTaken();
     if (d.code === '23505') {
       const u = d.constraint ? uniqueIndexes.get(d.constraint) : undefined;
       return ApiError.validation([{ propertyPath: u?.path ?? 'id', message: u?.message ?? 'This value is already used.', code: C.unique }]);

@@ -3,7 +3,7 @@
 // these functions, so both APIs always agree. This module is the engine's interface and puts it
 // together; the work is done in engine/read/ (one read path for every read, in a transaction or
 // not) and engine/write/ (one module per operation, the state rules, the hooks' API).
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { dbErrorTranslator } from './db-errors.ts';
 import type { EngineParts } from './engine-parts.ts';
@@ -28,9 +28,19 @@ import { remove as removeOf } from './write/remove.ts';
 import { update as updateOf } from './write/update.ts';
 import { childRows } from './write/values.ts';
 import { writeStatements } from './write/write-statements.ts';
+import type { Precondition } from './versions.ts';
+import { keepInsert, keepValues, KeptResponses, type Keep } from './idempotency.ts';
 
 export type { Page } from './read/reads.ts';
 export { driverError } from './db-errors.ts';
+
+/** What a write may require and keep besides its change (CONTRACT §12). */
+export interface WriteOptions {
+  /** The versions the record must have (If-Match, GraphQL's `version`): 412 otherwise, nothing changed. */
+  precondition?: Precondition;
+  /** Keeps the result under an Idempotency-Key, in the same transaction as the change. */
+  keep?: Keep;
+}
 
 /**
  * Reads whose records come out of the database as JSON text in a format's representation
@@ -41,6 +51,8 @@ export interface JsonReads {
   list(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<{ members: string; total: number }>;
   /** One record as a JSON object text; 404 when missing, 403 when it belongs to another company. */
   read(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<string>;
+  /** `read`, with the record's version (its ETag). */
+  readVersioned(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<{ text: string; version: number }>;
 }
 
 export interface Engine {
@@ -67,9 +79,15 @@ export interface Engine {
    * (one parent's children, for many parents), in one statement whatever the number of parents.
    */
   sliceMany(p: Principal, r: ModelResource, via: string, parents: readonly string[], q: SliceQuery): Promise<Map<string, Slice>>;
-  create(p: Principal, r: ModelResource, input: FieldValues): Promise<FieldValues>;
-  update(p: Principal, r: ModelResource, id: string, input: FieldValues, mode: 'update' | 'replace'): Promise<FieldValues>;
-  remove(p: Principal, r: ModelResource, id: string): Promise<FieldValues>;
+  create(p: Principal, r: ModelResource, input: FieldValues, o?: WriteOptions): Promise<FieldValues>;
+  update(p: Principal, r: ModelResource, id: string, input: FieldValues, mode: 'update' | 'replace', o?: WriteOptions): Promise<FieldValues>;
+  remove(p: Principal, r: ModelResource, id: string, o?: WriteOptions): Promise<FieldValues>;
+  /** A record's version alone (for If-None-Match); 404 when missing, 403 when another company's. */
+  version(p: Principal, r: ModelResource, id: string): Promise<number>;
+  /** Responses kept under Idempotency-Keys. */
+  readonly kept: KeptResponses;
+  /** A result kept by a write (Kept.result) as the record the write returned. */
+  decodeKept(r: ModelResource, result: string): FieldValues;
   /**
    * For an adapter that compiles a whole read into one statement of its own (the GraphQL
    * compiler): the query that runs a SQL text, and the SQL of a collection condition, so that
@@ -159,6 +177,17 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     }
   }
 
+  /** A write whose result is kept under `keep` (when given) before its transaction commits. */
+  function kept(p: Principal, r: ModelResource, keep: Keep | undefined, fn: (tx: Tx) => Promise<FieldValues>): Promise<FieldValues> {
+    if (!keep) return write(fn);
+    return write(async (tx) => {
+      const rec = await fn(tx);
+      const values = { ...keepValues(keep, r.name), company: p.company.id, result: JSON.stringify(rec) };
+      await statements.run(tx, { key: 'keep', build: () => keepInsert(tables.idempotency, sql`${sql.placeholder('result')}::text`) }, values);
+      return rec;
+    });
+  }
+
   const aliases = new Map<string, AnyTable>();
   /** `r`'s table under another name, for statements that read it at several levels. */
   function aliased(r: ModelResource, as: string): AnyTable {
@@ -174,7 +203,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
   return {
     model,
     tables,
-    json: { list: reads.listJson, read: reads.readJson },
+    json: { list: reads.listJson, read: async (p, r, id, projection) => (await reads.readJson(p, r, id, projection)).text, readVersioned: reads.readJson },
     list: (p, r, q) => reads.list(p, r, q),
     read: (p, r, id) => reads.readIn(db, p, r, id),
     async find(p, r, id) {
@@ -184,23 +213,26 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     findMany: (p, r, ids, opts) => reads.findMany(p, r, ids, opts?.embedded ?? true),
     slice: reads.slice,
     sliceMany: reads.sliceMany,
-    async create(p, r, input) {
+    async create(p, r, input, o = {}) {
       assertWriter(p);
-      if (!create.inOneStatement(r)) return write((tx) => create.inTransaction(tx, p, r, input));
+      if (!create.inOneStatement(r)) return kept(p, r, o.keep, (tx) => create.inTransaction(tx, p, r, input));
       try {
-        return await create.outsideTransaction(p, r, input);
+        return await create.outsideTransaction(p, r, input, o.keep);
       } catch (e) {
         throw parts.translateDbError(e);
       }
     },
-    update(p, r, id, input, mode) {
+    update(p, r, id, input, mode, o = {}) {
       assertWriter(p);
-      return write((tx) => update(tx, p, r, id, input, mode));
+      return kept(p, r, o.keep, (tx) => update(tx, p, r, id, input, mode, o.precondition));
     },
-    remove(p, r, id) {
+    remove(p, r, id, o = {}) {
       assertWriter(p);
-      return write((tx) => remove(tx, p, r, id));
+      return kept(p, r, o.keep, (tx) => remove(tx, p, r, id, o.precondition));
     },
+    version: reads.version,
+    kept: new KeptResponses(db, tables.idempotency),
+    decodeKept: (r, result) => columns.decode(r, JSON.parse(result) as Record<string, unknown>),
     rawReads: { query: statements.query, condition: (r, c, bind, as) => conditionSql(aliased(r, as), c, bind), shape: conditionShape },
     transaction: (fn) => write(fn),
     emit: (tx, r, ids, types) => parts.events.emit(tx, r, ids, types),

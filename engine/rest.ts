@@ -10,6 +10,7 @@ import { parseRestFilters } from './query.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
 import type { Format, ItemDocument, Rendered } from '../formats/types.ts';
 import { operationDoc, entrypointDoc, problems, type DocOperation } from './openapi.ts';
+import { etagOf, ifMatch, ifNoneMatch, noneMatchHits } from './versions.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -65,7 +66,16 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
   const formatOf = (req: FastifyRequest): Format => req.apiFormat ?? formats.negotiate(req.headers.accept);
   const route = (r: ModelResource | null, op: DocOperation) => ({
     onRequest: negotiate,
-    config: { openapi: r && op !== 'entrypoint' ? operationDoc(model, r, op, formats) : entrypointDoc(formats) },
+    config: {
+      openapi: r && op !== 'entrypoint' ? operationDoc(model, r, op, formats) : entrypointDoc(formats),
+      ...(op === 'create' || op === 'update' ? { idempotency: 'rest' as const } : {}),
+    },
+  });
+  // Conditional requests and kept results (CONTRACT §12, engine/versions.ts, server/idempotency.ts).
+  const tagged = (reply: FastifyReply, format: Format, rec: FieldValues) => reply.header('etag', etagOf(rec.version, format.name));
+  const writeOptions = (req: FastifyRequest, status: number, format: Format) => ({
+    precondition: ifMatch(req.headers['if-match']),
+    keep: req.idempotency?.keep(status, format.mediaType),
   });
 
   /** The read route of a resource with documents: Accept chooses among the formats and them. */
@@ -142,9 +152,9 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       collectionMethods.push('POST');
       app.post(collectionUrl, route(r, 'create'), async (req, reply) => {
         const format = formatOf(req);
-        const rec = await engine.create(o.principal(req), r, readBody(req, r, 'POST'));
+        const rec = await engine.create(o.principal(req), r, readBody(req, r, 'POST'), { keep: req.idempotency?.keep(201, format.mediaType) });
         reply.header('location', `${r.iri}/${String(rec.id)}`);
-        return send(reply, format, 201, format.item(model, r, rec));
+        return send(tagged(reply, format, rec), format, 201, format.item(model, r, rec));
       });
     }
     if (r.rest.has('read')) {
@@ -153,39 +163,52 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       app.get<{ Params: { id: string } }>(itemUrl, documents.length ? documentRoute(r, documents) : route(r, 'read'), async (req, reply) => {
         const document = req.apiDocument;
         if (document) {
+          // Documents (PDF, UBL) carry no ETag: they also show the company profile and other
+          // records (client, taxes), which the record's version does not follow. So If-None-Match
+          // can only match with "*" (the record exists).
+          if (ifNoneMatch(req.headers['if-none-match']) === '*') {
+            await engine.version(o.principal(req), r, req.params.id);
+            return reply.code(304).header('vary', 'Accept').send();
+          }
           const out = await document.render(o.principal(req), req.params.id);
           reply.code(200).header('content-type', out.contentType ?? document.mediaType).header('vary', 'Accept');
           if (out.headers) reply.headers(out.headers);
           return reply.send(out.body);
         }
         const format = formatOf(req);
+        const noneMatch = ifNoneMatch(req.headers['if-none-match']);
+        if (noneMatch) {
+          const etag = etagOf(await engine.version(o.principal(req), r, req.params.id), format.name);
+          if (noneMatchHits(noneMatch, etag)) return reply.code(304).header('etag', etag).header('vary', 'Accept').send();
+        }
         if (format.projection && engine.json) {
-          return send(reply, format, 200, { body: null, text: await engine.json.read(o.principal(req), r, req.params.id, format.projection) });
+          const { text, version } = await engine.json.readVersioned(o.principal(req), r, req.params.id, format.projection);
+          return send(reply.header('etag', etagOf(version, format.name)), format, 200, { body: null, text });
         }
         const rec = await engine.read(o.principal(req), r, req.params.id);
-        return send(reply, format, 200, format.item(model, r, rec));
+        return send(tagged(reply, format, rec), format, 200, format.item(model, r, rec));
       });
     }
     if (r.rest.has('update')) {
       itemMethods.push('PATCH');
       app.patch<{ Params: { id: string } }>(itemUrl, route(r, 'update'), async (req, reply) => {
         const format = formatOf(req);
-        const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PATCH'), 'update');
-        return send(reply, format, 200, format.item(model, r, rec));
+        const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PATCH'), 'update', writeOptions(req, 200, format));
+        return send(tagged(reply, format, rec), format, 200, format.item(model, r, rec));
       });
     }
     if (r.rest.has('replace')) {
       itemMethods.push('PUT');
       app.put<{ Params: { id: string } }>(itemUrl, route(r, 'replace'), async (req, reply) => {
         const format = formatOf(req);
-        const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PUT'), 'replace');
-        return send(reply, format, 200, format.item(model, r, rec));
+        const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PUT'), 'replace', { precondition: ifMatch(req.headers['if-match']) });
+        return send(tagged(reply, format, rec), format, 200, format.item(model, r, rec));
       });
     }
     if (r.rest.has('delete')) {
       itemMethods.push('DELETE');
       app.delete<{ Params: { id: string } }>(itemUrl, { config: { openapi: operationDoc(model, r, 'delete', formats) } }, async (req, reply) => {
-        await engine.remove(o.principal(req), r, req.params.id);
+        await engine.remove(o.principal(req), r, req.params.id, { precondition: ifMatch(req.headers['if-match']) });
         return reply.code(204).send();
       });
     }

@@ -7,6 +7,8 @@ import {
 } from 'drizzle-orm/pg-core';
 import type { Model, ModelField, ModelResource } from './model.ts';
 import { snake } from './names.ts';
+import { versionColumn } from './versions.ts';
+import { buildIdempotencyTable, type IdempotencyTable } from './idempotency.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTable = PgTableWithColumns<any>;
@@ -16,6 +18,8 @@ export interface Tables {
   get(resource: ModelResource | string): AnyTable;
   /** Per-company counters behind `sequence` text fields. */
   readonly sequences: AnyTable;
+  /** Kept write results behind Idempotency-Key (engine/idempotency.ts). */
+  readonly idempotency: IdempotencyTable;
 }
 
 function column(f: ModelField, tableOf: (name: string) => AnyTable): PgColumnBuilderBase | null {
@@ -74,6 +78,7 @@ export function buildTables(model: Model, scope: { table: AnyTable; column: AnyP
     }
     cols.createdAt = timestamp('created_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow();
     cols.updatedAt = timestamp('updated_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow();
+    cols.version = versionColumn();
     const table = pgTable(r.table, cols, (t) => {
       const extras = [];
       const indexed = new Set<string>();
@@ -109,6 +114,7 @@ export function buildTables(model: Model, scope: { table: AnyTable; column: AnyP
   return {
     byResource,
     sequences,
+    idempotency: buildIdempotencyTable(scope.column),
     get(resource) {
       const t = byResource.get(typeof resource === 'string' ? resource : resource.name);
       if (!t) throw new Error(`No table for ${typeof resource === 'string' ? resource : resource.name}`);

@@ -17,6 +17,7 @@ import type { Database } from './db.ts';
 import { installErrorHandling, toApiError } from './errors.ts';
 import { Gate } from './gate.ts';
 import { HistoryRecorder, installHistory } from './history.ts';
+import { installIdempotency } from './idempotency.ts';
 import { problem, PROBLEM } from '../formats/problem.ts';
 import { registerGraphiql, wantsGraphiql } from './graphiql.ts';
 import { installDocs } from './docs.ts';
@@ -144,6 +145,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   );
 
   registerWebhookRoutes(app, { db: o.database.db, engine, formats, principal: principalOf, worker: webhooks });
+  installIdempotency(app, { engine, formats, clock: gate.clock });
   registerRest(app, { engine, formats, principal: principalOf, documents: documentsOf(engine, o.database.db) });
   registerCompanyApi(app, { db: o.database.db, formats, principal: principalOf });
   const schema = withCompany(buildGraphqlSchema(model, engine), o.database.db);

@@ -148,6 +148,25 @@ describe('PDF', () => {
     expect((await admin.patch(id, { notes: 'n' }, { accept: PDF })).status).toBe(406);
   });
 
+  it('carry no ETag (they also show the company profile and other records): If-None-Match matches only "*"', async () => {
+    const iri = await clientWith('Tag Client', 'EUR', 'FR');
+    const inv = await admin.post('/api/invoices', { client: iri, lines: [{ description: 'x', price: 100 }] });
+    const id = inv.body['@id'];
+    const etag = (await admin.get(id)).headers.get('etag')!;
+    expect(etag).toMatch(/^"1-/);
+    for (const type of [PDF, UBL]) {
+      const res = await fetch(t.url + id, { headers: { 'x-api-token': admin.token, accept: type, 'if-none-match': etag } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('etag')).toBeNull();
+      await res.arrayBuffer();
+      const any = await fetch(t.url + id, { headers: { 'x-api-token': admin.token, accept: type, 'if-none-match': '*' } });
+      expect(any.status).toBe(304);
+      expect(any.headers.get('etag')).toBeNull();
+    }
+    const missing = await fetch(`${t.url}/api/invoices/0190a1b2-0000-7000-8000-000000000000`, { headers: { 'x-api-token': admin.token, accept: PDF, 'if-none-match': '*' } });
+    expect(missing.status).toBe(404);
+  });
+
   it('lists the media types in OpenAPI', async () => {
     const doc = (await call(t, 'GET', '/api/docs.json')).body;
     const inv = doc.paths['/api/invoices/{id}'].get.responses;

@@ -14,7 +14,8 @@ import type { ScalarField } from '../descriptor.ts';
 import { ApiError } from '../errors.ts';
 import type { Model, ModelField, ModelResource } from '../model.ts';
 import { lowerFirst, upperFirst } from '../names.ts';
-import type { Engine } from '../operations.ts';
+import type { Engine, WriteOptions } from '../operations.ts';
+import type { Keep } from '../idempotency.ts';
 import { DATE_OPS } from '../query.ts';
 import { childrenOrder, sliceQuery, type Args } from './arguments.ts';
 import { connection } from './connection.ts';
@@ -30,6 +31,11 @@ export interface GraphqlContext {
   loaders: Loaders;
   /** The operation the request names, for the checks that run before execution. */
   operationName?: string | undefined;
+  /**
+   * The request's Idempotency-Key (CONTRACT §12): the mutation keeps its result with `keep`, or
+   * answers with `replay`, a result kept by a first request that died before its response.
+   */
+  writes?: { keep?: Keep; replay?: FieldValues } | undefined;
 }
 
 type Field = GraphQLFieldConfig<FieldValues, GraphqlContext, Args>;
@@ -140,6 +146,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
       }
     }
     fields.createdAt = { type: new GraphQLNonNull(GraphQLString), description: 'RFC 3339 date-time, UTC.', resolve: (rec) => isoOf(rec.createdAt) };
+    fields.version = { type: new GraphQLNonNull(GraphQLInt), description: 'Moves on every change of the record (and of its embedded lines); give it to update to refuse a lost update.' };
     fields.updatedAt = { type: new GraphQLNonNull(GraphQLString), description: 'RFC 3339 date-time, UTC.', resolve: (rec) => isoOf(rec.updatedAt) };
     return fields;
   }
@@ -289,6 +296,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
   function mutationInput(r: ModelResource, mode: 'create' | 'update' | 'delete'): GraphQLInputObjectType {
     const fields: GraphQLInputFieldConfigMap = {};
     if (mode !== 'create') fields.id = { type: new GraphQLNonNull(GraphQLID), description: `The IRI (${r.iri}/<id>).` };
+    if (mode === 'update') fields.version = { type: GraphQLInt, description: 'The version you read: when the record has another, nothing changes and the error has status 412.' };
     if (mode !== 'delete') {
       for (const f of mode === 'create' ? r.creatable : r.updatable) {
         const t = inputTypeOf(r, f, mode);
@@ -303,7 +311,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
   function bodyOf(input: Args): FieldValues {
     const body: FieldValues = {};
     for (const [k, v] of Object.entries(input)) {
-      if (k === 'id' || k === 'clientMutationId' || v === undefined) continue;
+      if (k === 'id' || k === 'clientMutationId' || k === 'version' || v === undefined) continue;
       body[k] = Array.isArray(v) ? v.map((item) => (item && typeof item === 'object' ? { ...(item as FieldValues) } : item)) : v;
     }
     return body;
@@ -320,6 +328,12 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
       throw e;
     }
   }
+
+  /** A mutation's engine options: its Idempotency-Key's, and the expected version. */
+  const writeOptions = (ctx: GraphqlContext, input: Args): WriteOptions => ({
+    keep: ctx.writes?.keep,
+    precondition: typeof input.version === 'number' ? { versions: [input.version] } : undefined,
+  });
 
   const mutation: GraphQLFieldConfigMap<unknown, GraphqlContext> = {};
   for (const r of exposed) {
@@ -338,7 +352,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
         type: payload('create'),
         description: `Creates a ${r.name}.`,
         args: { input: { type: new GraphQLNonNull(mutationInput(r, 'create')) } },
-        resolve: async (_src, { input }, ctx) => done(ctx, input as Args, await engine.create(ctx.principal, r, bodyOf(input as Args))),
+        resolve: async (_src, { input }, ctx) => done(ctx, input as Args, ctx.writes?.replay ?? (await engine.create(ctx.principal, r, bodyOf(input as Args), writeOptions(ctx, input as Args)))),
       };
     }
     if (r.graphql.has('update')) {
@@ -351,7 +365,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
           const rec = await onVisible(ctx, i.id, async () => {
             const id = idFromIri(model, r, i.id);
             if (!id) throw ApiError.notFound();
-            return engine.update(ctx.principal, r, id, bodyOf(i), 'update');
+            return ctx.writes?.replay ?? engine.update(ctx.principal, r, id, bodyOf(i), 'update', writeOptions(ctx, i));
           });
           return done(ctx, i, rec);
         },
@@ -367,7 +381,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
           const rec = await onVisible(ctx, i.id, async () => {
             const id = idFromIri(model, r, i.id);
             if (!id) throw ApiError.notFound();
-            return engine.remove(ctx.principal, r, id);
+            return ctx.writes?.replay ?? engine.remove(ctx.principal, r, id, writeOptions(ctx, i));
           });
           return done(ctx, i, rec);
         },

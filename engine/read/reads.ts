@@ -30,7 +30,10 @@ export interface Reads {
   slice(p: Principal, r: ModelResource, q: SliceQuery): Promise<Slice>;
   sliceMany(p: Principal, r: ModelResource, via: string, parents: readonly string[], q: SliceQuery): Promise<Map<string, Slice>>;
   listJson(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<{ members: string; total: number }>;
-  readJson(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<string>;
+  /** One record as JSON text, with its version (its ETag). */
+  readJson(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<{ text: string; version: number }>;
+  /** A record's version alone (If-None-Match): 404 when missing, 403 when another company's. */
+  version(p: Principal, r: ModelResource, id: string): Promise<number>;
 }
 
 export function createReads(db: Db, model: Model, tables: Tables, statements: Statements, columns: SelectLists): Reads {
@@ -159,14 +162,24 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     return { members: row!.members as string, total: Number(row!.total) };
   }
 
-  async function readJson(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<string> {
+  async function readJson(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<{ text: string; version: number }> {
     if (!isUuid(id)) throw ApiError.notFound();
     const t = tables.get(r);
-    const build = () => sql`select ${t.companyId} as "companyId", ${recordJson(model, r, r.table, projection, true)}::text as "body" from ${t} where ${t.id} = ${sql.placeholder('id')}`;
+    const build = () => sql`select ${t.companyId} as "companyId", ${t.version} as "version", ${recordJson(model, r, r.table, projection, true)}::text as "body" from ${t} where ${t.id} = ${sql.placeholder('id')}`;
     const [row] = await run(db, { key: `json-read|${projection.name}|${r.name}`, build }, { id: id.toLowerCase() });
     if (!row) throw ApiError.notFound();
     if (row.companyId !== p.company.id) throw ApiError.forbidden('This record belongs to another company.');
-    return row.body as string;
+    return { text: row.body as string, version: Number(row.version) };
+  }
+
+  async function version(p: Principal, r: ModelResource, id: string): Promise<number> {
+    if (!isUuid(id)) throw ApiError.notFound();
+    const t = tables.get(r);
+    const build = () => sql`select ${t.companyId} as "companyId", ${t.version} as "version" from ${t} where ${t.id} = ${sql.placeholder('id')}`;
+    const [row] = await run(db, { key: `version|${r.name}`, build }, { id: id.toLowerCase() });
+    if (!row) throw ApiError.notFound();
+    if (row.companyId !== p.company.id) throw ApiError.forbidden('This record belongs to another company.');
+    return Number(row.version);
   }
 
   return {
@@ -182,6 +195,7 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     },
     listJson,
     readJson,
+    version,
   };
 }
 

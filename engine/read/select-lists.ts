@@ -42,7 +42,7 @@ export function createSelectLists(model: Model, tables: Tables): SelectLists {
       else if (f.def.kind === 'text' && f.def.mask) cols.push(sql`${masked(c, f.def.mask)} as ${q(f.name)}`);
       else cols.push(sql`${c} as ${q(f.name)}`);
     }
-    cols.push(sql`${iso(t.createdAt)} as ${q('createdAt')}`, sql`${iso(t.updatedAt)} as ${q('updatedAt')}`);
+    cols.push(sql`${iso(t.createdAt)} as ${q('createdAt')}`, sql`${iso(t.updatedAt)} as ${q('updatedAt')}`, sql`${t.version} as ${q('version')}`);
     if (embedded) for (const f of r.embedded) cols.push(sql`${childrenJson(r, f)} as ${q(f.name)}`);
     return sql.join(cols, sql`, `);
   }

@@ -21,14 +21,15 @@ import type { CheckReferences, LoadedRecords } from './references.ts';
 import { checkNew } from './state-rules.ts';
 import { bindColumns, storable, unnumbered, type ChildRows } from './values.ts';
 import { createShapeKey, type CreateShape } from './write-statements.ts';
+import { keepValues, type Keep } from '../idempotency.ts';
 
 export interface Creates {
   /** Whether creates of `r` are written in one statement, outside a transaction. */
   inOneStatement(r: ModelResource): boolean;
   /** Creates a record in `tx` (a transaction), with validation, rules and hooks. */
   inTransaction(tx: Tx, p: Principal, r: ModelResource, input: FieldValues): Promise<FieldValues>;
-  /** Creates a record of a resource written in one statement (see inOneStatement). */
-  outsideTransaction(p: Principal, r: ModelResource, input: FieldValues): Promise<FieldValues>;
+  /** Creates a record of a resource written in one statement (see inOneStatement); `keep`: its result kept in that statement. */
+  outsideTransaction(p: Principal, r: ModelResource, input: FieldValues, keep?: Keep): Promise<FieldValues>;
 }
 
 export interface CreateDeps {
@@ -50,7 +51,7 @@ export function creates({ parts, checkReferences, hooks, owners, children }: Cre
   );
 
   /** The shape and values of the insert statement. */
-  function insertOf(p: Principal, r: ModelResource, id: string, data: FieldValues, embedded: Map<string, FieldValues[]>): { shape: CreateShape; values: Record<string, unknown> } {
+  function insertOf(p: Principal, r: ModelResource, id: string, data: FieldValues, embedded: Map<string, FieldValues[]>, keep?: Keep): { shape: CreateShape; values: Record<string, unknown> } {
     const now = new Date().toISOString();
     const numbered = unnumbered(r, data);
     const withRows: ModelField[] = [];
@@ -62,7 +63,8 @@ export function creates({ parts, checkReferences, hooks, owners, children }: Cre
       values[`c${withRows.length}`] = JSON.stringify(children.rows(p, f, id, now, items));
       withRows.push(f);
     }
-    return { shape: { columns: cols, numbered, children: withRows }, values };
+    if (keep) Object.assign(values, keepValues(keep, r.name));
+    return { shape: { columns: cols, numbered, children: withRows, keep: Boolean(keep) }, values };
   }
 
   /** Runs the insert statement; with `events` (event types), it records them too. */
@@ -102,14 +104,14 @@ export function creates({ parts, checkReferences, hooks, owners, children }: Cre
       return revealed(parts, r, computeAfter || ownerId !== undefined || r.hooks.afterWrite ? (await reads.fetch(tx, r, id))! : rec, data);
     },
 
-    async outsideTransaction(p, r, input) {
+    async outsideTransaction(p, r, input, keep) {
       const { n, data, loaded, hookApi } = await prepare(db, p, r, input, (loaded) => hooks.withoutTransaction(p, r, loaded, false));
       checkNew(r, data);
       await r.hooks.beforeWrite?.(hookApi, { op: 'create', data, existing: null, input: n.data });
       await r.computed?.computeNew?.(hookApi, data, n.children);
       const id = uuidv7();
       // Taken before afterWrite: what it changes in `data` is not written (as after an insert).
-      const statement = insertOf(p, r, id, data, n.children);
+      const statement = insertOf(p, r, id, data, n.children, keep);
       await r.hooks.afterWrite?.(hooks.withoutTransaction(p, r, loaded, true), { op: 'create', id, data, existing: null, input: n.data });
       const events = parts.events.forWrite(r, 'created', null, data);
       return revealed(parts, r, await insert(db, r, statement, events), data);

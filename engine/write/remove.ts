@@ -8,14 +8,16 @@ import type { FieldValues, Principal, Tx } from '../types.ts';
 import type { HookApis } from './hook-api.ts';
 import type { Owners } from './owners.ts';
 import { checkDeletable } from './state-rules.ts';
+import { checkPrecondition, type Precondition } from '../versions.ts';
 
-export type Remove = (tx: Tx, p: Principal, r: ModelResource, id: string) => Promise<FieldValues>;
+export type Remove = (tx: Tx, p: Principal, r: ModelResource, id: string, pre?: Precondition) => Promise<FieldValues>;
 
 export function remove(parts: EngineParts, hooks: HookApis, owners: Owners): Remove {
   const { statements, tables, reads } = parts;
-  return async (tx, p, r, id) => {
+  return async (tx, p, r, id, pre) => {
     const ownerId = r.owner ? await owners.lock(tx, p, r, (await reads.readIn(tx, p, r, id))[r.owner.field.name]) : undefined;
     const existing = await reads.readIn(tx, p, r, id, true);
+    checkPrecondition(pre, existing.version);
     checkDeletable(r, existing);
     const api = hooks.inTransaction(tx, p, r);
     await r.hooks.beforeDelete?.(api, existing);

@@ -6,6 +6,7 @@ import type { EngineParts } from '../engine-parts.ts';
 import type { ModelResource } from '../model.ts';
 import type { FieldValues, Principal, Tx } from '../types.ts';
 import { sameValue, type WriteMode } from '../validate.ts';
+import { checkPrecondition, type Precondition } from '../versions.ts';
 import type { HookApis } from './hook-api.ts';
 import type { Owners } from './owners.ts';
 import type { CheckReferences, LoadedRecords } from './references.ts';
@@ -20,7 +21,7 @@ export interface UpdateDeps {
   children: ChildRows;
 }
 
-export type Update = (tx: Tx, p: Principal, r: ModelResource, id: string, input: FieldValues, mode: WriteMode) => Promise<FieldValues>;
+export type Update = (tx: Tx, p: Principal, r: ModelResource, id: string, input: FieldValues, mode: WriteMode, pre?: Precondition) => Promise<FieldValues>;
 
 export function update({ parts, checkReferences, hooks, owners, children }: UpdateDeps): Update {
   const { model, statements, writeSql, reads } = parts;
@@ -36,9 +37,10 @@ export function update({ parts, checkReferences, hooks, owners, children }: Upda
     }
   }
 
-  return async (tx, p, r, id, input, mode) => {
+  return async (tx, p, r, id, input, mode, pre) => {
     const ownerId = r.owner ? await owners.lock(tx, p, r, (await reads.readIn(tx, p, r, id))[r.owner.field.name]) : undefined;
     const existing = await reads.readIn(tx, p, r, id, true);
+    checkPrecondition(pre, existing.version);
     const n = parts.validator(r).normalise(input, mode, existing);
     const loaded: LoadedRecords = new Map();
     await checkReferences(tx, p, n, loaded);

@@ -8,6 +8,7 @@ import type { Model, ModelField, ModelResource } from '../model.ts';
 import { columnDefault, columnSqlType, shadowingCte } from '../drizzle-internals.ts';
 import { literal } from '../sql-text.ts';
 import type { Tables } from '../tables.ts';
+import { keepInsert } from '../idempotency.ts';
 
 const q = (name: string) => sql.identifier(name);
 
@@ -19,10 +20,12 @@ export interface CreateShape {
   readonly numbered: readonly ModelField[];
   /** Embedded children fields with rows to insert, as JSON arrays in `c0`, `c1`, … */
   readonly children: readonly ModelField[];
+  /** The result is kept under an Idempotency-Key (`k_…` values, see engine/idempotency.ts). */
+  readonly keep?: boolean;
 }
 
 export const createShapeKey = (r: ModelResource, s: CreateShape): string =>
-  `create|${r.name}|${s.columns.map((f) => f.name).join(',')}|${s.numbered.map((f) => f.name).join(',')}|${s.children.map((f) => f.name).join(',')}`;
+  `create|${r.name}|${s.columns.map((f) => f.name).join(',')}|${s.numbered.map((f) => f.name).join(',')}|${s.children.map((f) => f.name).join(',')}${s.keep ? '|keep' : ''}`;
 
 export interface WriteStatements {
   /**
@@ -138,8 +141,11 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
       // The CTEs take the tables' names: the select list below reads the inserted rows through them.
       ctes.push(shadowingCte(r.table, sql`insert into ${t} (${sql.join(columns, sql`, `)}) values (${sql.join(values, sql`, `)}) returning *`));
       shape.children.forEach((f, i) => ctes.push(shadowingCte(model.get(f.target!).table, childrenInsert(model.get(f.target!), `c${i}`, true))));
-      // Last: the events (engine/events.ts) read the record and its children through the CTEs above.
+      // The events (engine/events.ts) read the record and its children through the CTEs above.
       if (events) ctes.push(sql`${q('__events')} as (${events})`);
+      // The kept result is the record as this statement returns it, in the same statement: kept
+      // exactly when the record is written (a taken key fails the whole statement).
+      if (shape.keep) ctes.push(sql`${q('__kept')} as (${keepInsert(tables.idempotency, sql`select row_to_json(x)::text from (select ${rawColumnsOf(r, true)} from ${q(r.table)}) as x`)})`);
       return sql`with ${sql.join(ctes, sql`, `)} select ${rawColumnsOf(r, true)} from ${q(r.table)}`;
     },
 

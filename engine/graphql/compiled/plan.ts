@@ -155,6 +155,7 @@ export function planner(o: PlannerOptions): (query: string, operationName: strin
         if (name === '__typename') fields.push({ key, kind: 'value', value: () => text(r.name) });
         else if (name === 'id') fields.push({ key, kind: 'value', value: (a) => sql`(${text(`${r.iri}/`)} || ${a}."id")` });
         else if (name === '_id') fields.push({ key, kind: 'value', value: (a) => sql`${a}."id"` });
+        else if (name === 'version') fields.push({ key, kind: 'value', value: (a) => sql`${a}."version"` });
         else if (name === 'createdAt' || name === 'updatedAt') fields.push({ key, kind: 'value', value: (a) => iso(sql`${a}.${sql.identifier(name === 'createdAt' ? 'created_at' : 'updated_at')}`) });
         else if (!f) throw new Unsupported(name);
         else if (f.kind === 'children') {

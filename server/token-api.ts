@@ -8,12 +8,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ilike, or } from 'drizzle-orm';
 import type { Db, Principal, Rec } from '../engine/context.ts';
 import { ApiError } from '../engine/errors.ts';
-import { content, openapiComponents, operationDoc, problems, type RouteDoc } from '../engine/openapi.ts';
+import { content, openapiComponents, operationDoc, problems, type RouteDoc } from '../http/openapi.ts';
 import type { TSchema } from '@sinclair/typebox';
 import { parseRestFilters } from '../engine/query.ts';
-import { parseIntParam } from '../engine/rest.ts';
+import { parseIntParam } from '../http/rest.ts';
 import { json } from '../formats/json.ts';
-import { contextDocument, jsonld } from '../formats/jsonld.ts';
+import { jsonld } from '../formats/jsonld.ts';
 import { Formats } from '../formats/negotiate.ts';
 import type { Format } from '../formats/types.ts';
 import type { HistoryRecorder } from './history.ts';
@@ -38,6 +38,8 @@ import {
 export { tokenModel } from './token-service.ts';
 
 const ROOT = TOKEN.iri;
+/** Route paths, relative to the /api plugin's prefix. */
+const ROUTE = `/${TOKEN.path}`;
 
 export interface TokenApiOptions {
   db: Db;
@@ -93,14 +95,7 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
     });
   }
 
-  // The @context documents these responses name (static routes win over /api/contexts/:name).
-  for (const r of tokenModel.resources) {
-    app.get(`/api/contexts/${r.name}`, async (req, reply) =>
-      reply.type('application/ld+json; charset=utf-8').send(JSON.stringify(contextDocument(tokenModel, r.name, `${req.protocol}://${req.host}`))),
-    );
-  }
-
-  app.get(ROOT, { config: { openapi: docs.list } }, async (req, reply) => {
+  app.get(ROUTE, { config: { openapi: docs.list } }, async (req, reply) => {
     const format = o.formats.negotiate(req.headers.accept);
     const p = o.principal(req);
     const url = new URL(req.url, 'http://x');
@@ -120,7 +115,7 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
     return send(reply, format, 200, format.collection(tokenModel, { resource: TOKEN, items: rows.map(recOf), total, page, itemsPerPage, path: url.pathname, query: q }));
   });
 
-  app.post(ROOT, { config: { openapi: docs.create } }, async (req, reply) => {
+  app.post(ROUTE, { config: { openapi: docs.create } }, async (req, reply) => {
     const format = o.formats.negotiate(req.headers.accept);
     const p = o.principal(req);
     const { row, value } = await createToken(db, ownerOf(p), readBody(req, 'POST'));
@@ -129,9 +124,9 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
     // The value is shown here and never again: only its hash is stored.
     return send(reply, format, 201, { ...rendered, body: { ...(rendered.body as Rec), token: value } });
   });
-  methodNotAllowed(ROOT, ['GET', 'POST']);
+  methodNotAllowed(ROUTE, ['GET', 'POST']);
 
-  app.get(`${ROOT}/summary`, { config: { openapi: docs.summary } }, async (req, reply) => {
+  app.get(`${ROUTE}/summary`, { config: { openapi: docs.summary } }, async (req, reply) => {
     const format = documentFormats.negotiate(req.headers.accept);
     const p = o.principal(req);
     await settle(req);
@@ -142,31 +137,31 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
     const body = ld ? { '@context': '/api/contexts/ApiTokenSummary', '@id': `${ROOT}/summary`, '@type': 'ApiTokenSummary', ...fields } : fields;
     return send(reply, format, 200, { body });
   });
-  methodNotAllowed(`${ROOT}/summary`, ['GET']);
+  methodNotAllowed(`${ROUTE}/summary`, ['GET']);
 
-  app.get<{ Params: { id: string } }>(`${ROOT}/:id`, { config: { openapi: docs.read } }, async (req, reply) => {
+  app.get<{ Params: { id: string } }>(`${ROUTE}/:id`, { config: { openapi: docs.read } }, async (req, reply) => {
     const format = o.formats.negotiate(req.headers.accept);
     const p = o.principal(req);
     await settle(req);
     return send(reply, format, 200, format.item(tokenModel, TOKEN, recOf(await ownToken(db, ownerOf(p), req.params.id))));
   });
 
-  app.patch<{ Params: { id: string } }>(`${ROOT}/:id`, { config: { openapi: docs.update } }, async (req, reply) => {
+  app.patch<{ Params: { id: string } }>(`${ROUTE}/:id`, { config: { openapi: docs.update } }, async (req, reply) => {
     const format = o.formats.negotiate(req.headers.accept);
     const p = o.principal(req);
     const body = readBody(req, 'PATCH');
     return send(reply, format, 200, format.item(tokenModel, TOKEN, recOf(await updateToken(db, ownerOf(p), req.params.id, body))));
   });
 
-  app.delete<{ Params: { id: string } }>(`${ROOT}/:id`, { config: { openapi: docs.delete } }, async (req, reply) => {
+  app.delete<{ Params: { id: string } }>(`${ROUTE}/:id`, { config: { openapi: docs.delete } }, async (req, reply) => {
     const p = o.principal(req);
     const existing = await ownToken(db, ownerOf(p), req.params.id);
     for (const id of await revokeTokens(db, ownerOf(p), [existing.id])) await o.revoked(id);
     return reply.code(204).send();
   });
-  methodNotAllowed(`${ROOT}/:id`, ['GET', 'PATCH', 'DELETE']);
+  methodNotAllowed(`${ROUTE}/:id`, ['GET', 'PATCH', 'DELETE']);
 
-  app.get<{ Params: { id: string } }>(`${ROOT}/:id/history`, { config: { openapi: docs.history } }, async (req, reply) => {
+  app.get<{ Params: { id: string } }>(`${ROUTE}/:id/history`, { config: { openapi: docs.history } }, async (req, reply) => {
     const format = documentFormats.negotiate(req.headers.accept);
     const p = o.principal(req);
     const token = await ownToken(db, ownerOf(p), req.params.id);
@@ -178,12 +173,12 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
     const body = ld ? { '@context': '/api/contexts/ApiTokenHistoryEntry', '@id': path, '@type': 'Collection', totalItems: entries.length, member: entries } : entries;
     return send(reply, format, 200, { body });
   });
-  methodNotAllowed(`${ROOT}/:id/history`, ['GET']);
+  methodNotAllowed(`${ROUTE}/:id/history`, ['GET']);
 }
 
 /**
  * The OpenAPI descriptions of these routes: the token's own operations as every resource's
- * (engine/openapi.ts, from the token model), the summary and the history by hand, since they are
+ * (http/openapi.ts, from the token model), the summary and the history by hand, since they are
  * documents rather than records.
  */
 function tokenDocs(formats: Formats, documentFormats: Formats): Record<'list' | 'create' | 'read' | 'update' | 'delete' | 'summary' | 'history', RouteDoc> {

@@ -1,13 +1,13 @@
 // The OpenAPI description of each REST route, derived from the same model as the routes. Each
 // route carries its description in `config.openapi`; @fastify/swagger turns them into the
-// document (server/docs.ts). Fastify itself never sees these schemas, so they validate nothing:
+// document (http/docs.ts). Fastify itself never sees these schemas, so they validate nothing:
 // the engine validates input (engine/validate.ts) and parses queries (engine/query.ts).
 import { Type, type TSchema } from '@sinclair/typebox';
+import type { RestOperation } from '../engine/descriptor.ts';
+import type { Model, ModelResource } from '../engine/model.ts';
+import { DATE_OPS } from '../engine/query.ts';
+import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from '../engine/schemas.ts';
 import type { Formats } from '../formats/negotiate.ts';
-import type { RestOperation } from './descriptor.ts';
-import type { Model, ModelResource } from './model.ts';
-import { DATE_OPS } from './query.ts';
-import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from './schemas.ts';
 
 export type DocOperation = RestOperation | 'entrypoint';
 
@@ -200,7 +200,7 @@ export function openapiTags(model: Model): { name: string; description: string }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** This route's OpenAPI description, read by @fastify/swagger's transform (server/docs.ts). */
+    /** This route's OpenAPI description, read by @fastify/swagger's transform (http/docs.ts). */
     openapi?: RouteDoc;
   }
 }

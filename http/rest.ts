@@ -1,15 +1,18 @@
-// REST routes derived from the model: one route per allowed operation at `/api/<path>` and
-// `/api/<path>/<id>`; 405 with Allow for the others. Handlers only translate HTTP to an
-// operation call and the result to the negotiated format.
+// The REST adapter: routes derived from the model, one per allowed operation at `/<path>` and
+// `/<path>/<id>` under the plugin's prefix (`/api`, the prefix of the model's IRIs); 405 with
+// Allow for the others. Handlers only translate HTTP to an operation call and the result to the
+// negotiated format. Also the public entrypoint and JSON-LD @context documents.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { Principal, Rec } from './context.ts';
-import { ApiError } from './errors.ts';
-import type { ModelResource } from './model.ts';
-import type { Engine } from './operations.ts';
-import { parseRestFilters } from './query.ts';
-import type { Formats } from '../formats/negotiate.ts';
+import type { Principal, Rec } from '../engine/context.ts';
+import type { RestOperation } from '../engine/descriptor.ts';
+import { ApiError } from '../engine/errors.ts';
+import type { Model, ModelResource } from '../engine/model.ts';
+import type { Engine } from '../engine/operations.ts';
+import { parseRestFilters } from '../engine/query.ts';
+import { contextDocument } from '../formats/jsonld.ts';
+import { negotiateType, type Formats } from '../formats/negotiate.ts';
 import type { Format, Rendered } from '../formats/types.ts';
-import { operationDoc, entrypointDoc, type DocOperation } from './openapi.ts';
+import { contextDoc, entrypointDoc, operationDoc } from './openapi.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,29 +49,55 @@ export function parseIntParam(name: string, raw: string | null, min: number): nu
   return n;
 }
 
+/** Negotiation as a route's first hook: a 406 comes before body parsing and any query. */
+function negotiation(app: FastifyInstance, formats: Formats): onRequestAsyncHookHandler {
+  if (!app.hasRequestDecorator('apiFormat')) app.decorateRequest('apiFormat', null);
+  return async (req) => {
+    req.apiFormat = formats.negotiate(req.headers.accept);
+  };
+}
+
+const formatOf = (formats: Formats, req: FastifyRequest): Format => req.apiFormat ?? formats.negotiate(req.headers.accept);
+
+function send(reply: FastifyReply, format: Format, status: number, rendered: Rendered) {
+  reply.code(status).header('content-type', `${format.mediaType}; charset=utf-8`).header('vary', 'Accept');
+  if (rendered.headers) reply.headers(rendered.headers);
+  if (rendered.text !== undefined) return reply.send(rendered.text);
+  return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
+}
+
+/** `GET /` under the prefix: the API entrypoint, in every format. */
+export function registerEntrypoint(app: FastifyInstance, o: { model: Model; formats: Formats }): void {
+  const negotiate = negotiation(app, o.formats);
+  app.get('/', { onRequest: negotiate, config: { openapi: entrypointDoc(o.formats) } }, async (req, reply) => {
+    const format = formatOf(o.formats, req);
+    return send(reply, format, 200, format.entrypoint(o.model));
+  });
+}
+
+/** `GET /contexts/<Type>`: the JSON-LD @context of a type of any of `models` (the first that has it). */
+export function registerContexts(app: FastifyInstance, o: { models: readonly Model[] }): void {
+  const types = ['application/ld+json', 'application/json'];
+  app.get<{ Params: { name: string } }>(
+    '/contexts/:name',
+    { onRequest: async (req) => void negotiateType(req.headers.accept, types), config: { openapi: contextDoc() } },
+    async (req, reply) => {
+      const base = `${req.protocol}://${req.host}`;
+      let doc: Record<string, unknown> | null = null;
+      for (const m of o.models) if ((doc = contextDocument(m, req.params.name, base))) break;
+      if (!doc) throw ApiError.notFound();
+      return reply.type(`${negotiateType(req.headers.accept, types)}; charset=utf-8`).send(JSON.stringify(doc));
+    },
+  );
+}
+
 export function registerRest(app: FastifyInstance, o: RestOptions): void {
   const { engine, formats } = o;
   const model = engine.model;
   const perPage = o.itemsPerPage ?? 30;
   const maxPerPage = o.maxItemsPerPage ?? 100;
-
-  // Negotiation runs as the route's first hook: a 406 comes before body parsing and any query.
-  app.decorateRequest('apiFormat', null);
-  const negotiate: onRequestAsyncHookHandler = async (req) => {
-    req.apiFormat = formats.negotiate(req.headers.accept);
-  };
-  const formatOf = (req: FastifyRequest): Format => req.apiFormat ?? formats.negotiate(req.headers.accept);
-  const route = (r: ModelResource | null, op: DocOperation) => ({
-    onRequest: negotiate,
-    config: { openapi: r && op !== 'entrypoint' ? operationDoc(model, r, op, formats) : entrypointDoc(formats) },
-  });
-
-  function send(reply: FastifyReply, format: Format, status: number, rendered: Rendered) {
-    reply.code(status).header('content-type', `${format.mediaType}; charset=utf-8`).header('vary', 'Accept');
-    if (rendered.headers) reply.headers(rendered.headers);
-    if (rendered.text !== undefined) return reply.send(rendered.text);
-    return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
-  }
+  const negotiate = negotiation(app, formats);
+  const route = (r: ModelResource, op: RestOperation) => ({ onRequest: negotiate, config: { openapi: operationDoc(model, r, op, formats) } });
 
   function readBody(req: FastifyRequest, r: ModelResource, method: keyof typeof BODY_TYPES): Rec {
     const type = mediaTypeOf(req);
@@ -83,22 +112,18 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     return plain as Rec;
   }
 
-  app.get('/api', route(null, 'entrypoint'), async (req, reply) => {
-    const format = formatOf(req);
-    return send(reply, format, 200, format.entrypoint(model));
-  });
-
   for (const r of model.resources) {
     if (!r.rest.size) continue;
-    const collectionUrl = r.iri;
-    const itemUrl = `${r.iri}/:id`;
+    // Relative to the plugin's prefix, which is the IRIs' (`/api`).
+    const collectionUrl = `/${r.path}`;
+    const itemUrl = `/${r.path}/:id`;
     const collectionMethods: string[] = [];
     const itemMethods: string[] = [];
 
     if (r.rest.has('list')) {
       collectionMethods.push('GET', 'HEAD');
       app.get(collectionUrl, route(r, 'list'), async (req, reply) => {
-        const format = formatOf(req);
+        const format = formatOf(formats, req);
         const url = new URL(req.url, 'http://x');
         const q = format.readQuery ? format.readQuery(url.searchParams) : url.searchParams;
         const page = parseIntParam('page', q.get('page'), 1) ?? 1;
@@ -119,7 +144,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     if (r.rest.has('create')) {
       collectionMethods.push('POST');
       app.post(collectionUrl, route(r, 'create'), async (req, reply) => {
-        const format = formatOf(req);
+        const format = formatOf(formats, req);
         const rec = await engine.create(o.principal(req), r, readBody(req, r, 'POST'));
         reply.header('location', `${r.iri}/${String(rec.id)}`);
         return send(reply, format, 201, format.item(model, r, rec));
@@ -128,7 +153,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     if (r.rest.has('read')) {
       itemMethods.push('GET', 'HEAD');
       app.get<{ Params: { id: string } }>(itemUrl, route(r, 'read'), async (req, reply) => {
-        const format = formatOf(req);
+        const format = formatOf(formats, req);
         if (format.projection && engine.json) {
           return send(reply, format, 200, { body: null, text: await engine.json.read(o.principal(req), r, req.params.id, format.projection) });
         }
@@ -139,7 +164,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     if (r.rest.has('update')) {
       itemMethods.push('PATCH');
       app.patch<{ Params: { id: string } }>(itemUrl, route(r, 'update'), async (req, reply) => {
-        const format = formatOf(req);
+        const format = formatOf(formats, req);
         const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PATCH'), 'update');
         return send(reply, format, 200, format.item(model, r, rec));
       });
@@ -147,7 +172,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     if (r.rest.has('replace')) {
       itemMethods.push('PUT');
       app.put<{ Params: { id: string } }>(itemUrl, route(r, 'replace'), async (req, reply) => {
-        const format = formatOf(req);
+        const format = formatOf(formats, req);
         const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PUT'), 'replace');
         return send(reply, format, 200, format.item(model, r, rec));
       });

@@ -13,6 +13,8 @@ import { iso } from './sql-text.ts';
 import type { AnyTable, Tables } from './tables.ts';
 import { compileValidator, decimalString, isUuid, sameValue, type Normalised, type PendingRef, type ResourceValidator, type WriteMode } from './validate.ts';
 import { uuidv7 } from './uuid.ts';
+import { customOperations, isCustom, withCustomResources } from './custom.ts';
+import { assertWriter } from './roles.ts';
 import { createShapeKey, writeStatements, type CreateShape } from './write-statements.ts';
 
 export interface Page {
@@ -126,7 +128,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     for (const f of r.embedded) sel[f.name] = childrenJson(r, f);
     return sel;
   }
-  const selections = new Map(model.resources.map((r) => [r.name, selection(r)]));
+  const selections = new Map(model.resources.filter((r) => !isCustom(r)).map((r) => [r.name, selection(r)]));
 
   function childrenJson(r: ModelResource, f: ModelField): SQL {
     const def = f.def as { target: string; via: string; orderBy?: string };
@@ -530,10 +532,6 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
   }
 
   // ---- writing ---------------------------------------------------------------------------
-
-  function assertWriter(p: Principal): void {
-    if (p.role === 'viewer') throw ApiError.forbidden('A viewer may only read.');
-  }
 
   const writes = writeStatements(model, tables, rawColumnsOf);
 
@@ -974,7 +972,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     }
   }
 
-  return {
+  const engine: Engine = {
     model,
     tables,
     json: raw ? { list: listJson, read: readJson } : undefined,
@@ -992,7 +990,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       return valid.length ? windows(p, r, q, { field: via, parents: valid }) : new Map();
     },
     async create(p, r, input) {
-      assertWriter(p);
+      assertWriter(p, r);
       if (!atOnce.get(r.name)) return write((tx) => createIn(tx, p, r, input));
       const seen = new Map<string, Rec>();
       let rec: Rec | null;
@@ -1004,17 +1002,19 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       return rec ?? write((tx) => createIn(tx, p, r, input, seen));
     },
     update(p, r, id, input, mode) {
-      assertWriter(p);
+      assertWriter(p, r);
       return write((tx) => updateIn(tx, p, r, id, input, mode));
     },
     remove(p, r, id) {
-      assertWriter(p);
+      assertWriter(p, r);
       return write((tx) => removeIn(tx, p, r, id));
     },
     rawReads: raw ? { query: raw, condition: (r, c, bind, as) => conditionSql(aliased(r, as), c, bind), shape: conditionShape } : undefined,
     transaction: (fn) => write(fn),
     bind: (tx, p, r) => hookApi(tx, p, r),
   };
+  // Resources with their own provider and processor are served by engine/custom.ts.
+  return withCustomResources(engine, customOperations(db, model, validators));
 }
 
 /** Thrown by a hook API that has no transaction to give (see createAtOnce). */

@@ -5,7 +5,7 @@ import type { Rec } from '../engine/context.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
 import { readProperties, ref } from '../engine/schemas.ts';
 import { pageLinks } from './links.ts';
-import { entrypointLinks, iriOf, shownFields, wireScalar, wireValue } from './present.ts';
+import { entrypointLinks, iriOf, shownFields, shownOnce, wireScalar, wireValue } from './present.ts';
 import type { CollectionView, Format } from './types.ts';
 
 interface Link {
@@ -30,6 +30,7 @@ export function halItem(model: Model, r: ModelResource, rec: Rec): Record<string
   }
   out.createdAt = wireScalar(model, { kind: 'timestamp' }, rec.createdAt);
   out.updatedAt = wireScalar(model, { kind: 'timestamp' }, rec.updatedAt);
+  for (const [name, v] of shownOnce(model, r, rec)) out[name] = v;
   if (Object.keys(embedded).length) out._embedded = embedded;
   return out;
 }

@@ -8,7 +8,7 @@ import { ApiError } from '../engine/errors.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
 import { readProperties, ref, writeProperties, type WriteMode } from '../engine/schemas.ts';
 import { pageLinks } from './links.ts';
-import { entrypointLinks, iriOf, shownFields, wireScalar, wireValue } from './present.ts';
+import { entrypointLinks, iriOf, shownFields, shownOnce, wireScalar, wireValue } from './present.ts';
 import type { CollectionView, Format } from './types.ts';
 
 interface Identifier {
@@ -42,6 +42,7 @@ function resource(model: Model, r: ModelResource, rec: Rec, included: ResourceOb
   }
   attributes.createdAt = wireScalar(model, { kind: 'timestamp' }, rec.createdAt);
   attributes.updatedAt = wireScalar(model, { kind: 'timestamp' }, rec.updatedAt);
+  for (const [name, v] of shownOnce(model, r, rec)) attributes[attributeName(name)] = v;
   const out: ResourceObject = { id: iriOf(r, rec.id), type: r.name, attributes };
   if (Object.keys(relationships).length) out.relationships = relationships;
   return out;

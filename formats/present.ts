@@ -75,7 +75,14 @@ export function present(model: Model, r: ModelResource, rec: Rec, decorate?: Dec
   }
   out.createdAt = isoOf(rec.createdAt);
   out.updatedAt = isoOf(rec.updatedAt);
+  for (const [name, v] of shownOnce(model, r, rec)) out[name] = v;
   return out;
+}
+
+/** The `shownOnce` fields the record carries (only a processor's create response does), as wire values. */
+export function shownOnce(model: Model, r: ModelResource, rec: Rec): [string, unknown][] {
+  if (!r.shownOnce.length) return [];
+  return r.shownOnce.filter((f) => rec[f.name] !== undefined).map((f) => [f.name, wireValue(model, f, rec[f.name])]);
 }
 
 /** The collections the entrypoint lists, by lower-camel type name. */

@@ -5,6 +5,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { RestOperation } from '../engine/descriptor.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
+import { lowerFirst } from '../engine/names.ts';
 import { DATE_OPS } from '../engine/query.ts';
 import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from '../engine/schemas.ts';
 import type { Formats } from '../formats/negotiate.ts';
@@ -152,6 +153,7 @@ export function operationDoc(model: Model, r: ModelResource, op: RestOperation, 
     const moves = Object.entries(s.transitions).map(([from, to]) => `${from} → ${(to as string[]).join(', ')}`).join('; ');
     notes.push(`Changing \`${String(s.field)}\` moves its state machine: ${moves}. Other changes are a 422.`);
   }
+  if (op === 'create') for (const f of r.shownOnce) notes.push(`The response also carries \`${f.name}\`: ${lowerFirst(f.def.description ?? 'shown here only.')}`);
   if (op === 'update' || op === 'replace') {
     const fixed = r.creatable.filter((f) => !r.updatable.includes(f)).map((f) => f.name);
     if (fixed.length) notes.push(`Cannot change: ${fixed.join(', ')}.`);

@@ -21,10 +21,15 @@ declare module 'fastify' {
   }
 }
 
+/** What the adapter uses of an engine (engine/custom.ts's engine for provider-only models has just this). */
+export type RestEngine = Pick<Engine, 'model' | 'json' | 'list' | 'read' | 'create' | 'update' | 'remove'>;
+
 export interface RestOptions {
-  engine: Engine;
+  engine: RestEngine;
   formats: Formats;
   principal(req: FastifyRequest): Principal;
+  /** The resources to route; every one with REST operations when omitted. */
+  resources?: readonly ModelResource[];
   /** Default and maximum page sizes. */
   itemsPerPage?: number;
   maxItemsPerPage?: number;
@@ -112,8 +117,10 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     return plain as Rec;
   }
 
-  for (const r of model.resources) {
+  for (const r of o.resources ?? model.resources) {
     if (!r.rest.size) continue;
+    // Records built as JSON by the database, for resources the engine stores itself.
+    const json = r.provider ? undefined : engine.json;
     // Relative to the plugin's prefix, which is the IRIs' (`/api`).
     const collectionUrl = `/${r.path}`;
     const itemUrl = `/${r.path}/:id`;
@@ -133,8 +140,8 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         const query = { where, order, offset: (page - 1) * ipp, limit: ipp };
         const view = { resource: r, page, itemsPerPage: ipp, path: url.pathname, query: q };
         // Formats with a projection get the page as JSON text from the database.
-        if (format.projection && engine.json) {
-          const { members, total } = await engine.json.list(o.principal(req), r, query, format.projection);
+        if (format.projection && json) {
+          const { members, total } = await json.list(o.principal(req), r, query, format.projection);
           return send(reply, format, 200, format.collection(model, { ...view, items: [], membersText: members, total }));
         }
         const result = await engine.list(o.principal(req), r, query);
@@ -154,8 +161,8 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       itemMethods.push('GET', 'HEAD');
       app.get<{ Params: { id: string } }>(itemUrl, route(r, 'read'), async (req, reply) => {
         const format = formatOf(formats, req);
-        if (format.projection && engine.json) {
-          return send(reply, format, 200, { body: null, text: await engine.json.read(o.principal(req), r, req.params.id, format.projection) });
+        if (format.projection && json) {
+          return send(reply, format, 200, { body: null, text: await json.read(o.principal(req), r, req.params.id, format.projection) });
         }
         const rec = await engine.read(o.principal(req), r, req.params.id);
         return send(reply, format, 200, format.item(model, r, rec));

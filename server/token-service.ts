@@ -5,6 +5,7 @@
 import { and, asc, desc, eq, gt, gte, ilike, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Principal, Rec } from '../engine/context.ts';
 import { defineResource, integer, ref, text, timestamp } from '../engine/descriptor.ts';
+import { apiToken } from '../resources/api-token.ts';
 import { ApiError, ViolationCode } from '../engine/errors.ts';
 import { buildModel } from '../engine/model.ts';
 import { driverError } from '../engine/operations.ts';
@@ -14,19 +15,8 @@ import { rowsOf } from './db.ts';
 import { apiTokenHistory, apiTokenMonthly, apiTokens } from './schema.ts';
 import { hashToken, newTokenValue } from './tokens.ts';
 
-export const tokenModel = buildModel([
-  defineResource({
-    name: 'ApiToken',
-    plural: 'apiTokens',
-    description: "An API token of the calling user in the calling token's company. Its value is shown once, when it is created.",
-    fields: {
-      name: text({ required: true, max: 100, filter: 'partial', order: true }),
-      description: text({ filter: 'partial' }),
-      usageCount: integer({ readOnly: true, order: true, description: 'Requests made with the token' }),
-      lastUsedAt: timestamp({ readOnly: true, order: true, description: 'Time of the last request; null if never used' }),
-    },
-    operations: { rest: ['list', 'read', 'create', 'update', 'delete'], graphql: 'none' },
-  }),
+/** The documents the token API serves besides the tokens: a token's history, the summary. */
+export const tokenDocuments = [
   defineResource({
     name: 'ApiTokenHistoryEntry',
     plural: 'apiTokenHistoryEntries',
@@ -55,7 +45,10 @@ export const tokenModel = buildModel([
     },
     operations: { rest: ['read'], graphql: 'none' },
   }),
-]);
+];
+
+/** The tokens' fields and documents, for validation and the JSON-LD contexts (token-api.ts serves them). */
+export const tokenModel = buildModel([apiToken(), ...tokenDocuments]);
 
 export const TOKEN = tokenModel.get('ApiToken');
 /** History entries shown per token (spec §8). */

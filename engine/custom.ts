@@ -3,7 +3,7 @@
 // and processors. The engine still does everything around them (roles, input validation with
 // its 400s and 422s, 404s) and the adapters still do negotiation, formats, errors and the
 // OpenAPI document; no table, migration, SQL projection or GraphQL type is derived for them.
-import type { Db, Principal, Rec } from './context.ts';
+import type { Db, Principal, FieldValues } from './types.ts';
 import { ApiError } from './errors.ts';
 import type { Model, ModelResource } from './model.ts';
 import type { Engine, Page } from './operations.ts';
@@ -28,15 +28,15 @@ export interface Provider {
    */
   list(ctx: CustomContext, q: ListQuery): Promise<Page>;
   /** One record, or null when there is none (404). Throw `ApiError.forbidden()` for one the caller may not see. */
-  read(ctx: CustomContext, id: string): Promise<Rec | null>;
+  read(ctx: CustomContext, id: string): Promise<FieldValues | null>;
 }
 
 export interface Processor {
   /** `data`: every writable field, validated, defaults applied. Returns the record as read (plus its `shownOnce` fields). */
-  create(ctx: CustomContext, data: Rec): Promise<Rec>;
+  create(ctx: CustomContext, data: FieldValues): Promise<FieldValues>;
   /** `changes`: the validated fields the request sets (PATCH: those sent; PUT: every writable one). */
-  update(ctx: CustomContext, existing: Rec, changes: Rec): Promise<Rec>;
-  remove(ctx: CustomContext, existing: Rec): Promise<void>;
+  update(ctx: CustomContext, existing: FieldValues, changes: FieldValues): Promise<FieldValues>;
+  remove(ctx: CustomContext, existing: FieldValues): Promise<void>;
 }
 
 /** The engine's operations on resources with a provider (engine.ts dispatches to these). */
@@ -50,7 +50,7 @@ export function customOperations(db: Db, model: Model, validators = new Map<stri
   const processor = (r: ModelResource) => r.processor ?? fail(r, 'processor');
   const validator = (r: ModelResource) => compileValidator(model, r, validators);
 
-  async function read(c: CustomContext, id: string): Promise<Rec> {
+  async function read(c: CustomContext, id: string): Promise<FieldValues> {
     const rec = await provider(c.resource).read(c, id);
     if (!rec) throw ApiError.notFound();
     return rec;

@@ -1,7 +1,7 @@
 // The descriptor language: a resource is one plain, typed object built with these helpers.
 // Everything else (tables, routes, schemas, formats) is derived from it by the engine.
 import type { HookApi, HookSet } from './hooks.ts';
-import type { Rec, Role } from './context.ts';
+import type { FieldValues, Role } from './types.ts';
 import type { Processor, Provider } from './custom.ts';
 
 export type TextFormat = 'email' | 'url' | 'currency' | 'country';
@@ -149,11 +149,12 @@ export interface Computed<F extends Fields = Fields> {
   on: readonly (keyof F & string)[];
   compute(api: HookApi, id: string): Promise<void>;
   /**
-   * Optional shortcut for a new record: sets the computed fields on the values about to be
-   * inserted (and on its embedded children), so no recompute runs after the insert. Must agree
-   * with `compute`; returns false to fall back to it.
+   * For a new record: sets the computed fields on the values about to be inserted (and on its
+   * embedded children), so no recompute runs after the insert. Must agree with `compute`. It
+   * receives the create hooks' API (see HookSet.create): with `'references'`, it reads only the
+   * records the new record refers to.
    */
-  computeNew?(api: HookApi, data: Rec, children: ReadonlyMap<string, Rec[]>): Promise<boolean> | boolean;
+  computeNew?(api: HookApi, data: FieldValues, children: ReadonlyMap<string, FieldValues[]>): Promise<void> | void;
 }
 
 /** Several fields whose values together are unique within a company (rows with a null never clash). */

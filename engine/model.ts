@@ -1,7 +1,7 @@
 // Descriptors are normalised once, at start-up, into a complete frozen model. Request-time code
 // reads the model and never re-derives anything from descriptors.
 import type { AnyResourceDescriptor, Computed, Field, GraphqlOperation, RestOperation, StateMachine, Fields } from './descriptor.ts';
-import type { Role } from './context.ts';
+import type { Role } from './types.ts';
 import type { Processor, Provider } from './custom.ts';
 import type { HookSet } from './hooks.ts';
 import { kebab, snake, lowerFirst } from './names.ts';

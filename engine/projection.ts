@@ -13,15 +13,16 @@ import { iso, literal } from './sql-text.ts';
 export const shownFields = (r: ModelResource): readonly ModelField[] => r.fields.filter((f) => f.stored || r.embedded.includes(f));
 
 /** A member a format puts before a record's fields: a constant, or the record's IRI. */
-export type Lead = readonly [key: string, value: { readonly text: string } | 'iri'];
+export type LeadingMember = readonly [key: string, value: { readonly text: string } | 'iri'];
 
 /**
- * What a format asks of records built in SQL: its `name` keys compiled statements, `lead` gives
- * the members before the fields of a record (`top`: the response's own object, not an embedded one).
+ * What a format asks of records built in SQL: its `name` keys compiled statements,
+ * `leadingMembers` gives the members before the fields of a record (`top`: the response's own
+ * object, not an embedded one).
  */
 export interface Projection {
   readonly name: string;
-  lead(r: ModelResource, top: boolean): readonly Lead[];
+  leadingMembers(r: ModelResource, top: boolean): readonly LeadingMember[];
 }
 
 
@@ -62,7 +63,7 @@ export function recordJson(model: Model, r: ModelResource, alias: string, projec
   const col = (column: string) => sql`${sql.identifier(alias)}.${sql.identifier(column)}`;
   const members: SQL[] = [];
   const add = (key: string, value: SQL) => members.push(sql`${value} as ${sql.identifier(key)}`);
-  for (const [key, value] of projection.lead(r, top)) add(key, value === 'iri' ? sql`${literal(`${r.iri}/`)} || ${col('id')}` : literal(value.text));
+  for (const [key, value] of projection.leadingMembers(r, top)) add(key, value === 'iri' ? sql`${literal(`${r.iri}/`)} || ${col('id')}` : literal(value.text));
   add('id', col('id'));
   for (const f of shownFields(r)) {
     if (f.kind === 'children') add(f.name, childrenJson(model, r, f, alias, projection));

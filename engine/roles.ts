@@ -1,5 +1,5 @@
 // Who may write: a descriptor's `writers` (by default admins and members; viewers only read).
-import type { Principal } from './context.ts';
+import type { Principal } from './types.ts';
 import { ApiError } from './errors.ts';
 import type { ModelResource } from './model.ts';
 

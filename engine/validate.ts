@@ -1,6 +1,6 @@
 // Input normalisation and field validation, compiled once per resource from the model. Both APIs
 // send their input through here, so a value is accepted or refused the same way everywhere.
-import type { Rec } from './context.ts';
+import type { FieldValues } from './types.ts';
 import type { ScalarField } from './descriptor.ts';
 import { ApiError, Violations, ViolationCode as C } from './errors.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
@@ -59,9 +59,9 @@ export interface PendingRef {
 }
 
 export interface Normalised {
-  data: Rec;
+  data: FieldValues;
   /** Embedded children, per field name, already normalised. */
-  children: Map<string, Rec[]>;
+  children: Map<string, FieldValues[]>;
   refs: PendingRef[];
 }
 
@@ -145,7 +145,7 @@ export interface ResourceValidator {
    * Normalises a write body. `existing` is the stored record for update/replace.
    * Unknown fields are a 400; field problems are collected as 422 violations.
    */
-  normalise(input: Rec, mode: WriteMode, existing: Rec | null, prefix?: string): Normalised;
+  normalise(input: FieldValues, mode: WriteMode, existing: FieldValues | null, prefix?: string): Normalised;
 }
 
 const IGNORED = new Set(['@id', '@type', '@context', 'id', '_id', 'createdAt', 'updatedAt']);
@@ -170,7 +170,7 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
             return {};
           }
           try {
-            const n = childValidator.normalise(item as Rec, 'create', null, `${path}[${i}].`);
+            const n = childValidator.normalise(item as FieldValues, 'create', null, `${path}[${i}].`);
             refs.push(...n.refs);
             return n.data;
           } catch (e) {
@@ -194,9 +194,9 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
           }
           const unknown = Object.keys(item).filter((k) => !sub.some((s) => s.n === k) && !IGNORED.has(k));
           if (unknown.length) v.add(at, `Unknown field(s): ${unknown.join(', ')}.`, C.type);
-          const out: Rec = {};
+          const out: FieldValues = {};
           for (const s of sub) {
-            let x = (item as Rec)[s.n];
+            let x = (item as FieldValues)[s.n];
             if ((x === undefined || x === null) && 'default' in s.d && s.d.default !== undefined) x = s.d.default;
             out[s.n] = s.check(x, `${at}.${s.n}`, v, refs);
           }
@@ -218,8 +218,8 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
     const unknown = Object.keys(input).filter((k) => !IGNORED.has(k) && !allWritable.has(k) && !readOnly.has(k));
     if (unknown.length) throw ApiError.badRequest(`Unknown field(s) for ${r.name}: ${unknown.map((u) => `"${prefix}${u}"`).join(', ')}.`);
     const v = new Violations();
-    const data: Rec = {};
-    const children = new Map<string, Rec[]>();
+    const data: FieldValues = {};
+    const children = new Map<string, FieldValues[]>();
     const refs: PendingRef[] = [];
     const writable = writableOn(mode);
     const writableNames = new Set(writable.map((f) => f.name));
@@ -250,7 +250,7 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
       }
       const check = checkers.get(f.name)!;
       const out = check(value, prefix + f.name, v, refs);
-      if (f.kind === 'children') children.set(f.name, (out as Rec[] | undefined) ?? []);
+      if (f.kind === 'children') children.set(f.name, (out as FieldValues[] | undefined) ?? []);
       else data[f.name] = out;
     }
     v.throwIfAny();

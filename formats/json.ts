@@ -1,7 +1,7 @@
 // Plain JSON: records as objects with IRIs for relations; collections as bare arrays with the
 // pagination in Link and X-Total-Count headers.
 import { Type } from '@sinclair/typebox';
-import { ref } from '../engine/schemas.ts';
+import { ref } from '../engine/json-schemas.ts';
 import { linkHeaders } from './links.ts';
 import { entrypointLinks, present } from './present.ts';
 import type { Format } from './types.ts';
@@ -11,7 +11,7 @@ export const json: Format = {
   mediaType: 'application/json',
   accepts: ['application/json'],
   item: (model, r, rec) => ({ body: present(model, r, rec) }),
-  projection: { name: 'json', lead: () => [] },
+  projection: { name: 'json', leadingMembers: () => [] },
   collection: (model, view) => ({
     body: view.items.map((rec) => present(model, view.resource, rec)),
     ...(view.membersText !== undefined ? { text: view.membersText } : {}),

@@ -5,7 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import mercurius from 'mercurius';
-import type { Principal } from '../engine/context.ts';
+import type { Principal } from '../engine/types.ts';
 import { ApiError } from '../engine/errors.ts';
 import type { Engine } from '../engine/operations.ts';
 import { aliasRule, checkCost, DEFAULT_LIMITS, depthRule, introspectionRule, type Limits } from '../engine/graphql/limits.ts';

@@ -7,7 +7,7 @@ import type { RestOperation } from '../engine/descriptor.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
 import { lowerFirst } from '../engine/names.ts';
 import { DATE_OPS } from '../engine/query.ts';
-import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from '../engine/schemas.ts';
+import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from '../engine/json-schemas.ts';
 import type { Formats } from '../formats/negotiate.ts';
 
 export type DocOperation = RestOperation | 'entrypoint';

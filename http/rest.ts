@@ -3,7 +3,7 @@
 // Allow for the others. Handlers only translate HTTP to an operation call and the result to the
 // negotiated format. Also the public entrypoint and JSON-LD @context documents.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { Principal, Rec } from '../engine/context.ts';
+import type { FieldValues, Principal } from '../engine/types.ts';
 import type { RestOperation } from '../engine/descriptor.ts';
 import { ApiError } from '../engine/errors.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
@@ -11,13 +11,15 @@ import type { Engine } from '../engine/operations.ts';
 import { parseRestFilters } from '../engine/query.ts';
 import { contextDocument } from '../formats/jsonld.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
-import type { Format, Rendered } from '../formats/types.ts';
-import { contextDoc, entrypointDoc, operationDoc } from './openapi.ts';
+import type { Format, ItemDocument, Rendered } from '../formats/types.ts';
+import { contextDoc, entrypointDoc, operationDoc, problems } from './openapi.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The response format negotiated from Accept before any other work (406 otherwise). */
     apiFormat: Format | null;
+    /** A document representation (RestOptions.documents) chosen instead of a format. */
+    apiDocument: ItemDocument | null;
   }
 }
 
@@ -33,6 +35,8 @@ export interface RestOptions {
   /** Default and maximum page sizes. */
   itemsPerPage?: number;
   maxItemsPerPage?: number;
+  /** Document representations of a resource's items (PDF, e-invoice), offered on its read route. */
+  documents?(r: ModelResource): readonly ItemDocument[];
 }
 
 const BODY_TYPES = {
@@ -102,9 +106,27 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
   const perPage = o.itemsPerPage ?? 30;
   const maxPerPage = o.maxItemsPerPage ?? 100;
   const negotiate = negotiation(app, formats);
+  if (!app.hasRequestDecorator('apiDocument')) app.decorateRequest('apiDocument', null);
   const route = (r: ModelResource, op: RestOperation) => ({ onRequest: negotiate, config: { openapi: operationDoc(model, r, op, formats) } });
 
-  function readBody(req: FastifyRequest, r: ModelResource, method: keyof typeof BODY_TYPES): Rec {
+  /** The read route of a resource with documents: Accept chooses among the formats and them. */
+  function documentRoute(r: ModelResource, documents: readonly ItemDocument[]) {
+    const types = [...formats.mediaTypes, ...documents.map((d) => d.mediaType)];
+    const base = route(r, 'read');
+    const doc = base.config.openapi;
+    const ok = doc.response[200] as { content: Record<string, unknown> };
+    for (const d of documents) ok.content[d.mediaType] = { schema: { type: 'string', format: 'binary', description: d.description } };
+    Object.assign(doc.response, problems(422));
+    doc.description += `\n\nAlso as a document: ${documents.map((d) => `\`${d.mediaType}\` (${d.description})`).join('; ')}.`;
+    const onRequest: onRequestAsyncHookHandler = async (req) => {
+      const type = negotiateType(req.headers.accept, types);
+      req.apiDocument = documents.find((d) => d.mediaType === type) ?? null;
+      if (!req.apiDocument) req.apiFormat = formats.negotiate(req.headers.accept);
+    };
+    return { ...base, onRequest };
+  }
+
+  function readBody(req: FastifyRequest, r: ModelResource, method: keyof typeof BODY_TYPES): FieldValues {
     const type = mediaTypeOf(req);
     const allowed: readonly string[] = BODY_TYPES[method];
     if (!allowed.includes(type)) {
@@ -114,7 +136,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     const reader = formats.forContentType(type)?.readBody;
     const plain = reader ? reader(model, r, body) : body;
     if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) throw ApiError.badRequest('The request body must be a JSON object.');
-    return plain as Rec;
+    return plain as FieldValues;
   }
 
   for (const r of o.resources ?? model.resources) {
@@ -159,7 +181,15 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     }
     if (r.rest.has('read')) {
       itemMethods.push('GET', 'HEAD');
-      app.get<{ Params: { id: string } }>(itemUrl, route(r, 'read'), async (req, reply) => {
+      const documents = o.documents?.(r) ?? [];
+      app.get<{ Params: { id: string } }>(itemUrl, documents.length ? documentRoute(r, documents) : route(r, 'read'), async (req, reply) => {
+        const document = req.apiDocument;
+        if (document) {
+          const out = await document.render(o.principal(req), req.params.id);
+          reply.code(200).header('content-type', out.contentType ?? document.mediaType).header('vary', 'Accept');
+          if (out.headers) reply.headers(out.headers);
+          return reply.send(out.body);
+        }
         const format = formatOf(formats, req);
         if (format.projection && json) {
           return send(reply, format, 200, { body: null, text: await json.read(o.principal(req), r, req.params.id, format.projection) });

@@ -21,6 +21,9 @@ import { closeHistoryOnClose, HistoryRecorder } from './history.ts';
 import { model, tables } from './model.ts';
 import type { Clock } from './rate-limit.ts';
 import { TOKEN_TAG, tokenComponents } from './token-api.ts';
+import { COMPANY_TAG, companyComponents } from './company-api.ts';
+import { withCompany } from './company-graphql.ts';
+import { documentsOf } from './documents/index.ts';
 import { registerWeb } from './web/routes.ts';
 
 const VERSION = (JSON.parse(readAsset('app', 'package.json').toString('utf8')) as { version: string }).version;
@@ -108,11 +111,11 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   // Documentation first: @fastify/swagger collects the routes registered after it.
-  await registerOpenapi(app, { model, formats, version: VERSION, more: { components: tokenComponents(formats), tags: [TOKEN_TAG] } });
+  await registerOpenapi(app, { model, formats, version: VERSION, more: { components: { ...tokenComponents(formats), ...companyComponents(formats) }, tags: [TOKEN_TAG, COMPANY_TAG] } });
   const swaggerUi = { dir: assetDir('swagger-ui'), logo: readAsset('swagger-ui', 'logo.svg') };
   await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi }));
 
-  const graphqlSchema = buildGraphqlSchema(model, engine);
+  const graphqlSchema = withCompany(buildGraphqlSchema(model, engine), o.database.db);
   await app.register(apiPlugin, {
     prefix: API_PREFIX,
     db: o.database.db,
@@ -123,6 +126,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     compileGraphql: o.config.graphqlCompile,
     gate,
     history,
+    documents: documentsOf(engine, o.database.db),
   });
   registerGraphiqlAssets(app, { schema: graphqlSchema, endpoint: API_PREFIX + GRAPHQL_PATH, readAsset });
 

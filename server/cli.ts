@@ -1,4 +1,4 @@
-// `invoicing` — the one program: serve (default), migrate, user:create, token:create, schedule:run.
+// `invoicing` — the one program: serve (default), migrate, user:create, token:create, schedule:run, demo.
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { loadConfig } from './config.ts';
@@ -19,6 +19,10 @@ Commands:
   schedule:run [--date YYYY-MM-DD]
                               issues due recurring invoices and marks overdue invoices
                               for that day (default today, UTC), in every company
+  demo [--email demo@example.com] [--company "Demo Company"] [--currency USD] [--password P]
+                              seeds a demo company (clients, taxes, invoices in every state,
+                              quotes, a recurring invoice, payments) once, and prints only a
+                              new token for it
 Environment: PORT, HOST, DATABASE_URL, DATA_DIR, REDIS_URL, APP_SECRET, LOG_LEVEL, TRUST_PROXY
 `;
 

@@ -1,12 +1,13 @@
 // The CLI's commands as functions of a database, so the same code runs from the command line
 // or, while a server holds the embedded database, inside that server (see admin-socket.ts).
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db, Principal, Role } from '../engine/context.ts';
+import type { Db, Principal, Role } from '../engine/types.ts';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { isDate } from '../engine/validate.ts';
 import { uuidv7 } from '../engine/uuid.ts';
 import { today } from '../resources/rules/calendar.ts';
 import { describeSummary, runSchedule, type ScheduleSummary } from '../resources/rules/schedule.ts';
+import { demo } from './demo.ts';
 import { model, tables } from './model.ts';
 import { hashPassword } from './passwords.ts';
 import { apiTokens, companies, memberships, users } from './schema.ts';
@@ -63,17 +64,23 @@ export async function userCreate(ctx: CommandContext, args: Args): Promise<strin
   });
 }
 
+/** The user with this (lower-case) email in the company of this name (any case), or undefined. */
+export async function findMembership(db: Db, email: string, companyName: string) {
+  const [m] = await db
+    .select({ userId: users.id, companyId: companies.id, currency: companies.currency })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .innerJoin(companies, eq(companies.id, memberships.companyId))
+    .where(and(sql`lower(${users.email}) = ${email}`, sql`lower(${companies.name}) = lower(${companyName})`));
+  return m;
+}
+
 export async function tokenCreate(ctx: CommandContext, args: Args): Promise<string> {
   const email = need(args, 'email').toLowerCase();
   const companyName = need(args, 'company');
   const name = need(args, 'name');
   if (name.length > 100) throw new CommandError('--name must have at most 100 characters.');
-  const [m] = await ctx.db
-    .select({ userId: users.id, companyId: companies.id })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .innerJoin(companies, eq(companies.id, memberships.companyId))
-    .where(and(sql`lower(${users.email}) = ${email}`, sql`lower(${companies.name}) = lower(${companyName})`));
+  const m = await findMembership(ctx.db, email, companyName);
   if (!m) throw new CommandError(`No user ${email} in a company named "${companyName}". Create one with user:create.`);
   const [dup] = await ctx.db.select({ id: apiTokens.id }).from(apiTokens).where(and(eq(apiTokens.userId, m.userId), eq(apiTokens.companyId, m.companyId), eq(apiTokens.name, name)));
   if (dup) throw new CommandError(`A token named "${name}" already exists for ${email} in ${companyName}.`);
@@ -104,4 +111,5 @@ export const commands: Record<string, (ctx: CommandContext, args: Args) => Promi
   'user:create': userCreate,
   'token:create': tokenCreate,
   'schedule:run': async (ctx, args) => describeSummary(await scheduleRun(ctx, args)),
+  demo,
 };

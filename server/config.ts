@@ -15,7 +15,11 @@ export interface Config {
   redisUrl: string | undefined;
   /** Prefix of every Redis key (several deployments, or tests, can share one Redis). */
   redisPrefix: string;
-  /** Per-instance token cache: auto = on with PGlite or Redis, off on PostgreSQL without Redis. */
+  /**
+   * Per-instance token cache (TOKEN_CACHE): `auto` (default) caches while every revocation can
+   * reach this instance (always with PGlite; with Redis or PostgreSQL notifications while they are
+   * heard); `on` caches even while they cannot (one instance only); `off` reads every token.
+   */
   tokenCache: 'auto' | 'on' | 'off';
   appSecret: string | undefined;
   logLevel: string;

@@ -13,7 +13,7 @@
 // `maxQueued` entries, the oldest queued entries (logged).
 import type { FastifyBaseLogger, FastifyInstance, onResponseHookHandler } from 'fastify';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../engine/context.ts';
+import type { Db } from '../engine/types.ts';
 import { rowsOf } from './db.ts';
 
 export interface HistoryEntry {

@@ -7,7 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ilike, or } from 'drizzle-orm';
-import type { Db, Principal } from '../engine/context.ts';
+import type { Db, Principal } from '../engine/types.ts';
 import { customEngine, type Processor, type Provider } from '../engine/custom.ts';
 import { ApiError } from '../engine/errors.ts';
 import { buildModel } from '../engine/model.ts';

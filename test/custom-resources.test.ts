@@ -4,7 +4,7 @@
 // HTTP layer. The API token resource (test/api-tokens.test.ts) is the real one.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal, Rec, Role } from '../engine/context.ts';
+import type { Principal, FieldValues, Role } from '../engine/types.ts';
 import { customEngine, type Processor, type Provider } from '../engine/custom.ts';
 import { defineResource, text } from '../engine/descriptor.ts';
 import { buildModel } from '../engine/model.ts';
@@ -17,12 +17,12 @@ import { companies } from '../server/schema.ts';
 import { uuidv7 } from '../engine/uuid.ts';
 
 /** Notes kept by the processor itself, per company. */
-const store = new Map<string, Rec & { company: string }>();
+const store = new Map<string, FieldValues & { company: string }>();
 const visible = (p: Principal, id: string) => {
   const rec = store.get(id);
   return rec && rec.company === p.company.id ? rec : null;
 };
-const strip = ({ company: _, ...rec }: Rec & { company: string }): Rec => rec;
+const strip = ({ company: _, ...rec }: FieldValues & { company: string }): FieldValues => rec;
 
 const provider: Provider = {
   async list({ principal }, q) {
@@ -123,7 +123,7 @@ describe('REST through the provider and processor', () => {
 
     await call('POST', '/api/notes', { body: { title: 'Books' } });
     const list = await call('GET', '/api/notes?order[title]=asc', { accept: 'application/json' });
-    expect(list.body.map((n: Rec) => n.title)).toEqual(['Books', 'Groceries']);
+    expect(list.body.map((n: FieldValues) => n.title)).toEqual(['Books', 'Groceries']);
     expect(list.headers.get('x-total-count')).toBe('2');
     const filtered = await call('GET', '/api/notes?title=groc');
     expect(filtered.body).toMatchObject({ totalItems: 1, member: [{ title: 'Groceries' }] });

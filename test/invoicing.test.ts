@@ -2,7 +2,7 @@
 // through the engine): totals, numbers, states, edit and delete rules, payments, quotes.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../engine/context.ts';
+import type { Principal } from '../engine/types.ts';
 import { ApiError } from '../engine/errors.ts';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { computeTotals, type Discount } from '../resources/rules/totals.ts';
@@ -185,6 +185,15 @@ describe('numbers', () => {
     expect(violation(await other.post('/api/invoices', { client: c, number: 'ACME/7' }), 'number')).toMatch(/already used/);
     // Numbers are per company.
     expect((await api.post('/api/invoices', { client: clientIri, number: 'ACME/7' })).status).toBe(201);
+  });
+
+  it('numbers a draft again when an update clears its number (the update statement takes it)', async () => {
+    const other = client(t, await tokenFor(t, { email: 'renumber@inv.test', company: 'Renumber Co' }));
+    const c = (await other.post('/api/clients', { name: 'Renumber client' })).body['@id'];
+    const q = (await other.post('/api/quotes', { client: c, number: 'MINE-1' })).body;
+    const cleared = await other.patch(q['@id'], { number: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.number).toBe('QUO-000001');
   });
 });
 

@@ -34,6 +34,8 @@ async function settle(api: HookApi, invoiceId: string, paidAt: Date | null): Pro
 }
 
 export const paymentRules: HookSet = {
+  // A payment locks its invoice and settles it: its create runs in a transaction.
+  create: 'transaction',
   async beforeWrite(api, e) {
     if (e.op !== 'create') return;
     const invoice = await api.lock('Invoice', String(e.data.invoice));

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db, Rec } from '../../engine/context.ts';
+import type { Db, FieldValues } from '../../engine/types.ts';
 import { ApiError } from '../../engine/errors.ts';
 import type { HistoryRecorder } from '../history.ts';
 import { hashPassword, verifyPassword } from '../passwords.ts';
@@ -31,6 +31,7 @@ import {
   type TokenColumn,
   type TokenRow,
 } from '../token-service.ts';
+import { readCompany, updateCompany } from '../company.ts';
 import { CONTENT_SECURITY_POLICY, loginPage, messagePage, profilePage, setupPage } from './pages.ts';
 import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, SessionStore, setSessionCookie, type Session } from './sessions.ts';
 import { checkSetup, currencies, hasUsers, MAX_PASSWORD, runSetup } from './setup.ts';
@@ -38,6 +39,8 @@ import { registerStatic } from './static.ts';
 import { DEFAULT_THROTTLE, LoginThrottle, type SharedThrottle, type ThrottleOptions } from './throttle.ts';
 
 export const PROFILE_PATH = '/profile/api';
+/** Settings → Company: the company profile printed on invoices and quotes. */
+export const COMPANY_PAGE = '/profile/company';
 
 export interface WebOptions {
   db: Db;
@@ -165,7 +168,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
         }
         binding = s.value;
       }
-      const submitted = req.headers['x-csrf-token'] ?? (req.body as Rec | undefined)?._csrf;
+      const submitted = req.headers['x-csrf-token'] ?? (req.body as FieldValues | undefined)?._csrf;
       if (!store.checkCsrf(binding, submitted)) return refuse('The security token of this form is missing or wrong.');
     });
 
@@ -183,7 +186,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
 
     scope.post('/setup', async (req, reply) => {
       if (await anyUser()) return reply.redirect('/login?setup=done', 303);
-      const { input, errors } = checkSetup((req.body ?? {}) as Rec);
+      const { input, errors } = checkSetup((req.body ?? {}) as FieldValues);
       if (Object.keys(errors).length) {
         return html(reply, 422, setupPage({ csrf: store.csrfToken(preSession(req, reply)), input: { ...input, password: '' }, errors, currencies: [...currencies()] }));
       }
@@ -205,7 +208,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     });
 
     scope.post('/login', async (req, reply) => {
-      const body = (req.body ?? {}) as Rec;
+      const body = (req.body ?? {}) as FieldValues;
       const email = str(body.email, 254).trim().toLowerCase();
       const password = str(body.password, MAX_PASSWORD + 1);
       const next = safeNext(body.next);
@@ -251,6 +254,12 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       return html(reply, 200, profilePage({ csrf: store.csrfToken(s.value), historyLimit: HISTORY_LIMIT, ...meOf(s) }));
     });
 
+    scope.get(COMPANY_PAGE, async (req, reply) => {
+      const s = await sessionOf(req);
+      if (!s) return reply.redirect(`/login?next=${encodeURIComponent(COMPANY_PAGE)}`);
+      return html(reply, 200, profilePage({ csrf: store.csrfToken(s.value), ...meOf(s) }, { title: 'Company', script: 'company.js' }));
+    });
+
     // ---- JSON endpoints of the page ---------------------------------------------------------
 
     const json = (reply: FastifyReply, status: number, body: unknown) =>
@@ -266,10 +275,10 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       if (!s.company) throw ApiError.forbidden('You are not a member of any company.');
       return { userId: s.user.id, companyId: s.company.id };
     }
-    const objectBody = (req: FastifyRequest): Rec => {
+    const objectBody = (req: FastifyRequest): FieldValues => {
       const b = req.body;
       if (b === null || typeof b !== 'object' || Array.isArray(b)) throw ApiError.badRequest('The request body must be a JSON object.');
-      const { _csrf: _, ...rest } = b as Rec;
+      const { _csrf: _, ...rest } = b as FieldValues;
       return rest;
     };
     const settle = (req: FastifyRequest) => settleHistory(o.history, req);
@@ -281,6 +290,18 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       const companyId = str(objectBody(req).companyId, 100);
       if (!(await store.switchCompany(s, companyId))) throw ApiError.forbidden('You are not a member of that company.');
       return json(reply, 200, meOf({ ...s, company: s.companies.find((c) => c.id === companyId)! }));
+    });
+
+    // The active company's profile (company.ts: any member reads it, admins change it).
+    async function activeCompany(req: FastifyRequest) {
+      const s = await signedIn(req);
+      if (!s.company) throw ApiError.forbidden('You are not a member of any company.');
+      return s.company;
+    }
+    scope.get(`${PROFILE_PATH}/company-profile`, async (req, reply) => json(reply, 200, await readCompany(db, (await activeCompany(req)).id)));
+    scope.patch(`${PROFILE_PATH}/company-profile`, async (req, reply) => {
+      const company = await activeCompany(req);
+      return json(reply, 200, await updateCompany(db, { role: company.role, company }, objectBody(req)));
     });
 
     scope.get(`${PROFILE_PATH}/tokens`, async (req, reply) => {

@@ -1,13 +1,15 @@
 // The write path's SQL, built once per shape and run as raw text with named values: building
 // statements with drizzle on every request (and mapping every value to the driver) was most of a
 // create's CPU, and one round trip per statement most of its latency.
-import { is, sql, SQL } from 'drizzle-orm';
-import type { TextField } from './descriptor.ts';
-import type { Model, ModelField, ModelResource } from './model.ts';
-import type { Tables } from './tables.ts';
+import { sql, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { TextField } from '../descriptor.ts';
+import type { Model, ModelField, ModelResource } from '../model.ts';
+import { columnDefault, columnSqlType, shadowingCte } from '../drizzle-internals.ts';
+import { literal } from '../sql-text.ts';
+import type { Tables } from '../tables.ts';
 
 const q = (name: string) => sql.identifier(name);
-const literal = (s: string) => sql.raw(`'${s.replace(/'/g, "''")}'`);
 
 /** What decides the text of a create statement; values travel as named placeholders. */
 export interface CreateShape {
@@ -35,13 +37,11 @@ export interface WriteStatements {
    * returns the record as `rawColumnsOf(r, true)` shapes it.
    */
   create(r: ModelResource, shape: CreateShape): SQL;
-  /** Sets the columns of record `id` to `v0`, `v1`, … and its updatedAt to `now`. */
-  update(r: ModelResource, columns: readonly ModelField[]): SQL;
   /**
-   * Gives record `id` the next number of sequence field `f` (one statement): returns the
-   * number as `value`.
+   * Sets the columns of record `id` to `v0`, `v1`, …, its sequence fields `numbered` to the next
+   * numbers of their counters (as a create does), and its updatedAt to `now`.
    */
-  number(r: ModelResource, f: ModelField): SQL;
+  update(r: ModelResource, columns: readonly ModelField[], numbered: readonly ModelField[]): SQL;
   /**
    * Writes the children of owner `owner` through their ref field `via`: deletes the existing ones
    * (`replace`) and inserts the JSON array `rows` (`insert`), in one statement.
@@ -82,12 +82,7 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
       on conflict (company_id, name) do update set value = ${firstFree(r, f, sql`s.value + 1`)} returning value`;
   }
 
-  /** A column default as SQL, for children rows that leave the column out. */
-  function defaultOf(r: ModelResource, column: string): SQL | undefined {
-    const col = tables.get(r)[column] as unknown as { hasDefault: boolean; default?: unknown };
-    if (!col.hasDefault || col.default === undefined) return undefined;
-    return is(col.default, SQL) ? col.default : sql`${col.default}`;
-  }
+  const column = (r: ModelResource, name: string): PgColumn => tables.get(r)[name] as unknown as PgColumn;
 
   /**
    * Inserts the rows of one embedded field from a JSON array of objects keyed by field name (plus
@@ -103,9 +98,9 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
       { key: 'createdAt', column: 'created_at', name: 'createdAt' },
       { key: 'updatedAt', column: 'updated_at', name: 'updatedAt' },
     ];
-    const defs = fields.map((c) => sql`${q(c.key)} ${sql.raw((t[c.name] as unknown as { getSQLType(): string }).getSQLType())}`);
+    const defs = fields.map((c) => sql`${q(c.key)} ${sql.raw(columnSqlType(column(child, c.name)))}`);
     const values = fields.map((c) => {
-      const d = defaultOf(child, c.name);
+      const d = columnDefault(column(child, c.name));
       return d ? sql`coalesce(x.${q(c.key)}, ${d})` : sql`x.${q(c.key)}`;
     });
     return sql`insert into ${t} (${sql.join(fields.map((c) => q(c.column)), sql`, `)})
@@ -140,22 +135,21 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
         sql.placeholder('now'),
         sql.placeholder('now'),
       ];
-      // The CTE takes the table's name: the select list below reads the inserted row through it.
-      ctes.push(sql`${q(r.table)} as (insert into ${t} (${sql.join(columns, sql`, `)}) values (${sql.join(values, sql`, `)}) returning *)`);
-      shape.children.forEach((f, i) => ctes.push(sql`${q(model.get(f.target!).table)} as (${childrenInsert(model.get(f.target!), `c${i}`, true)})`));
+      // The CTEs take the tables' names: the select list below reads the inserted rows through them.
+      ctes.push(shadowingCte(r.table, sql`insert into ${t} (${sql.join(columns, sql`, `)}) values (${sql.join(values, sql`, `)}) returning *`));
+      shape.children.forEach((f, i) => ctes.push(shadowingCte(model.get(f.target!).table, childrenInsert(model.get(f.target!), `c${i}`, true))));
       return sql`with ${sql.join(ctes, sql`, `)} select ${rawColumnsOf(r, true)} from ${q(r.table)}`;
     },
 
-    update(r, columns) {
+    update(r, columns, numbered) {
       const t = tables.get(r);
-      const set = [...columns.map((f, i) => sql`${q(f.column)} = ${value(f, i)}`), sql`${q('updated_at')} = ${sql.placeholder('now')}`];
-      return sql`update ${t} set ${sql.join(set, sql`, `)} where ${t.id} = ${sql.placeholder('id')}`;
-    },
-
-    number(r, f) {
-      const t = tables.get(r);
-      return sql`with s as (${nextValue(r, f)})
-        update ${t} set ${q(f.column)} = ${formatted(f, sql`s.value`)} from s where ${t.id} = ${sql.placeholder('id')} returning ${t}.${q(f.column)} as value`;
+      const set = [
+        ...columns.map((f, i) => sql`${q(f.column)} = ${value(f, i)}`),
+        ...numbered.map((f, i) => sql`${q(f.column)} = (select ${formatted(f, sql`value`)} from ${q(`__n${i}`)})`),
+        sql`${q('updated_at')} = ${sql.placeholder('now')}`,
+      ];
+      const ctes = numbered.map((f, i) => sql`${q(`__n${i}`)} as (${nextValue(r, f)})`);
+      return sql`${ctes.length ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``}update ${t} set ${sql.join(set, sql`, `)} where ${t.id} = ${sql.placeholder('id')}`;
     },
 
     children(child, via, replace, insert) {

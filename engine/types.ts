@@ -1,3 +1,4 @@
+// The types every part of the engine shares: who calls, a record's values, the database handles.
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 
 export type Role = 'admin' | 'member' | 'viewer';
@@ -10,8 +11,11 @@ export interface Principal {
   readonly tokenId?: string;
 }
 
-/** A record as the engine sees it: field name → value; refs are bare ids. */
-export type Rec = Record<string, unknown>;
+/**
+ * The values of a record as the engine passes them around: field name → value (refs are bare
+ * ids, timestamps Dates, decimals numbers), plus `id`, `companyId`, `createdAt`, `updatedAt`.
+ */
+export type FieldValues = Record<string, unknown>;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Db = PgDatabase<PgQueryResultHKT, any, any>;

@@ -1,8 +1,9 @@
 // The descriptor language: a resource is one plain, typed object built with these helpers.
 // Everything else (tables, routes, schemas, formats) is derived from it by the engine.
 import type { HookApi, HookSet } from './hooks.ts';
-import type { FieldValues } from './types.ts';
+import type { FieldValues, Role } from './types.ts';
 import type { Model } from './model.ts';
+import type { Processor, Provider } from './custom.ts';
 
 export type TextFormat = 'email' | 'url' | 'currency' | 'country';
 
@@ -14,6 +15,11 @@ interface Common {
   required?: boolean;
   /** Documentation shown in OpenAPI and GraphQL. */
   description?: string;
+  /**
+   * Read-only and never stored: a value a processor returns only in the response to the create
+   * that made it (a secret shown once); left out of every other representation.
+   */
+  shownOnce?: boolean;
 }
 
 export interface TextField extends Common {
@@ -202,6 +208,15 @@ export interface ResourceDescriptor<F extends Fields = Fields> {
   hooks?: HookSet;
   /** Event types beyond `<resource>.created|updated|deleted` (engine/events.ts). */
   events?: ResourceEvents;
+  /** Roles that may create, change and delete records; admins and members when omitted. */
+  writers?: readonly Role[];
+  /**
+   * Reads (list, read) answered by this provider instead of the engine's tables, as API
+   * Platform's state providers: the resource then has no table, migration or GraphQL type.
+   */
+  provider?: Provider;
+  /** Writes (create, update, delete) done by this processor, after the engine's validation. */
+  processor?: Processor;
 }
 
 /** The events a resource declares besides `<resource>.created`, `.updated` and `.deleted`. */

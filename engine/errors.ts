@@ -1,5 +1,5 @@
 // Errors are values with a status, a title and a detail: raised anywhere, formatted in one place
-// (formats/problem.ts for REST, the GraphQL adapter for GraphQL).
+// (the problem+json format for REST, the GraphQL adapter for GraphQL).
 
 export interface Violation {
   propertyPath: string;

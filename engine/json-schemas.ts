@@ -1,6 +1,6 @@
 // JSON Schemas (TypeBox) derived from the model: the wire shape of each resource when read, the
 // bodies it accepts on create, update and replace, and the problem+json errors. The OpenAPI
-// document (engine/openapi.ts) and the formats' own schemas are built from these.
+// document (http/openapi.ts) and the formats' own schemas are built from these.
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { ScalarField } from './descriptor.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';

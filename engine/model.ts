@@ -1,6 +1,8 @@
 // Descriptors are normalised once, at start-up, into a complete frozen model. Request-time code
 // reads the model and never re-derives anything from descriptors.
 import type { AnyResourceDescriptor, Computed, Field, GraphqlOperation, RestOperation, ResourceEvents, StateMachine, Fields } from './descriptor.ts';
+import type { Role } from './types.ts';
+import type { Processor, Provider } from './custom.ts';
 import type { HookSet } from './hooks.ts';
 import { kebab, snake, lowerFirst } from './names.ts';
 
@@ -53,6 +55,13 @@ export interface ModelResource {
    * owner's children field that embeds it.
    */
   readonly owner: { readonly field: ModelField; readonly resource: string; readonly children: string } | undefined;
+  /** Roles that may write. */
+  readonly writers: readonly Role[];
+  /** Fields given only in the response to the create that made them (`shownOnce`). */
+  readonly shownOnce: readonly ModelField[];
+  /** Own storage (engine/custom.ts): reads from `provider`, writes through `processor`; no table. */
+  readonly provider: Provider | undefined;
+  readonly processor: Processor | undefined;
 }
 
 export interface ModelUnique {
@@ -74,7 +83,7 @@ const ALL_REST: RestOperation[] = ['list', 'read', 'create', 'update', 'replace'
 const ALL_GQL: GraphqlOperation[] = ['query', 'create', 'update', 'delete'];
 
 function normaliseField(name: string, def: Field): ModelField {
-  const stored = def.kind !== 'children';
+  const stored = def.kind !== 'children' && !def.shownOnce;
   const filter = 'filter' in def ? def.filter : undefined;
   return {
     name,
@@ -82,7 +91,7 @@ function normaliseField(name: string, def: Field): ModelField {
     def,
     kind: def.kind,
     stored,
-    readOnly: Boolean(def.readOnly) || ('derive' in def && Boolean(def.derive)) || (def.kind === 'children' && !def.embedded),
+    readOnly: Boolean(def.readOnly) || Boolean(def.shownOnce) || ('derive' in def && Boolean(def.derive)) || (def.kind === 'children' && !def.embedded),
     writeOnce: Boolean(def.writeOnce),
     required: Boolean(def.required),
     filter: filter as ModelField['filter'],
@@ -114,6 +123,7 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
     for (const n of computed?.fields ?? []) if (!byName.get(n)?.readOnly) problems.push(`${d.name}: computed field "${n}" must be a read-only field`);
     for (const n of computed?.on ?? []) if (!byName.has(n)) problems.push(`${d.name}: computed.on names unknown field "${n}"`);
     const table = snake(d.plural);
+    problems.push(...customProblems(d, rest, graphql));
     const unique = ((d.unique ?? []) as { fields: readonly string[]; path?: string; message?: string }[]).map((u): ModelUnique => {
       const fs = u.fields.map((n) => byName.get(n)).filter((f): f is ModelField => Boolean(f?.stored && f.kind !== 'list'));
       if (fs.length !== u.fields.length || !fs.length) problems.push(`${d.name}: unique names unknown or unstored fields ${u.fields.join(', ')}`);
@@ -145,6 +155,10 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
       hooks: d.hooks ?? {},
       events: d.events,
       owner: undefined,
+      writers: d.writers ?? ['admin', 'member'],
+      shownOnce: fields.filter((f) => f.def.shownOnce),
+      provider: d.provider,
+      processor: d.processor,
     };
   });
   // A resource embedded in another one is "owned" through the children field's `via`.
@@ -173,6 +187,17 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
     find: (name: string) => byName.get(name),
     byPath: (path: string) => byPath.get(path),
   });
+}
+
+/** What a resource with its own provider and processor (engine/custom.ts) cannot declare. */
+function customProblems(d: AnyResourceDescriptor, rest: readonly RestOperation[], graphql: readonly GraphqlOperation[]): string[] {
+  const out: string[] = [];
+  const writes = rest.some((op) => op !== 'list' && op !== 'read');
+  if (d.processor && !d.provider) out.push(`${d.name}: a processor needs a provider`);
+  if (d.provider && writes && !d.processor) out.push(`${d.name}: REST writes need a processor`);
+  if (d.provider && graphql.length) out.push(`${d.name}: no GraphQL is derived for a resource with a provider`);
+  if (d.provider && (d.states || d.computed || d.hooks || d.unique)) out.push(`${d.name}: states, computed fields, hooks and unique constraints are the processor's business`);
+  return out;
 }
 
 /** A short, stable hash to keep long index names within PostgreSQL's 63 characters. */

@@ -20,6 +20,8 @@ import { createStatements } from './statements.ts';
 import type { AnyTable, Tables } from './tables.ts';
 import type { Db, FieldValues, Principal, RawQuery, Tx } from './types.ts';
 import { compileValidator, type ResourceValidator } from './validate.ts';
+import { customOperations, withCustomResources } from './custom.ts';
+import { assertWriter } from './roles.ts';
 import { creates } from './write/create.ts';
 import { hookApis } from './write/hook-api.ts';
 import { owners as ownersOf } from './write/owners.ts';
@@ -164,10 +166,6 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
   const update = updateOf({ parts, checkReferences, hooks, owners, children });
   const remove = removeOf(parts, hooks, owners);
 
-  function assertWriter(p: Principal): void {
-    if (p.role === 'viewer') throw ApiError.forbidden('A viewer may only read.');
-  }
-
   /** Runs a write in a transaction and turns constraint violations into API errors. */
   async function write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     try {
@@ -200,7 +198,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     return t;
   }
 
-  return {
+  const engine: Engine = {
     model,
     tables,
     json: { list: reads.listJson, read: async (p, r, id, projection) => (await reads.readJson(p, r, id, projection)).text, readVersioned: reads.readJson },
@@ -214,7 +212,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     slice: reads.slice,
     sliceMany: reads.sliceMany,
     async create(p, r, input, o = {}) {
-      assertWriter(p);
+      assertWriter(p, r);
       if (!create.inOneStatement(r)) return kept(p, r, o.keep, (tx) => create.inTransaction(tx, p, r, input));
       try {
         return await create.outsideTransaction(p, r, input, o.keep);
@@ -223,11 +221,11 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
       }
     },
     update(p, r, id, input, mode, o = {}) {
-      assertWriter(p);
+      assertWriter(p, r);
       return kept(p, r, o.keep, (tx) => update(tx, p, r, id, input, mode, o.precondition));
     },
     remove(p, r, id, o = {}) {
-      assertWriter(p);
+      assertWriter(p, r);
       return kept(p, r, o.keep, (tx) => remove(tx, p, r, id, o.precondition));
     },
     version: reads.version,
@@ -239,4 +237,6 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     eventTypes: () => eventTypes(model),
     bind: (tx, p, r) => hooks.inTransaction(tx, p, r),
   };
+  // Resources with their own provider and processor are served by engine/custom.ts.
+  return withCustomResources(engine, customOperations(db, model, validators));
 }

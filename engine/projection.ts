@@ -1,7 +1,7 @@
 // Records as their REST representation, built by PostgreSQL as JSON text: the technique of
 // PostgREST and Hasura. A page of records with their embedded children leaves the database as one
 // string that goes into the response as it is, instead of rows decoded into objects, converted
-// and serialised again. The representation is the same as formats/present.ts builds from records
+// and serialised again. The representation is the same as the formats build from records in memory
 // (the wire values: IRIs for relations, numbers for decimals, RFC 3339 for timestamps), in the
 // same member order; a differential test holds the two together.
 import { sql, type SQL } from 'drizzle-orm';

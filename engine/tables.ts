@@ -68,6 +68,11 @@ export function buildTables(model: Model, scope: { table: AnyTable; column: AnyP
   const byResource = new Map<string, AnyTable>();
   const tableOf = (name: string): AnyTable => byResource.get(name)!;
   for (const r of model.resources) {
+    // A resource with its own provider (engine/custom.ts) keeps its records elsewhere.
+    if (r.provider) continue;
+    for (const f of r.stored) {
+      if (f.kind === 'ref' && model.get(f.target!).provider) throw new Error(`${r.name}.${f.name}: ${f.target} has its own provider, so no table to reference`);
+    }
     const cols: Record<string, PgColumnBuilderBase> = {
       id: uuid('id').primaryKey(),
       companyId: uuid('company_id').notNull().references((): AnyPgColumn => scope.column, { onDelete: 'cascade' }),

@@ -1,18 +1,18 @@
 // HAL (application/hal+json): relations are `_links`, embedded children are both linked and
 // carried in `_embedded`; collections page through `_links` and embed their items.
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { Rec } from '../engine/context.ts';
+import type { FieldValues } from '../engine/types.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
-import { readProperties, ref } from '../engine/schemas.ts';
+import { readProperties, ref } from '../engine/json-schemas.ts';
 import { pageLinks } from './links.ts';
-import { entrypointLinks, iriOf, shownFields, wireScalar, wireValue } from './present.ts';
+import { entrypointLinks, iriOf, shownFields, shownOnce, wireScalar, wireValue } from './present.ts';
 import type { CollectionView, Format } from './types.ts';
 
 interface Link {
   href: string;
 }
 
-export function halItem(model: Model, r: ModelResource, rec: Rec): Record<string, unknown> {
+export function halItem(model: Model, r: ModelResource, rec: FieldValues): Record<string, unknown> {
   const links: Record<string, Link | Link[]> = { self: { href: iriOf(r, rec.id) } };
   const out: Record<string, unknown> = { _links: links, id: rec.id };
   const embedded: Record<string, unknown[]> = {};
@@ -23,13 +23,14 @@ export function halItem(model: Model, r: ModelResource, rec: Rec): Record<string
       if (typeof href === 'string') links[f.name] = { href };
     } else if (f.kind === 'children') {
       const child = model.get(f.target!);
-      const items = (rec[f.name] as Rec[] | undefined) ?? [];
+      const items = (rec[f.name] as FieldValues[] | undefined) ?? [];
       links[f.name] = items.map((c) => ({ href: iriOf(child, c.id) }));
       embedded[f.name] = items.map((c) => halItem(model, child, c));
     } else out[f.name] = wireValue(model, f, rec[f.name]);
   }
   out.createdAt = wireScalar(model, { kind: 'timestamp' }, rec.createdAt);
   out.updatedAt = wireScalar(model, { kind: 'timestamp' }, rec.updatedAt);
+  for (const [name, v] of shownOnce(model, r, rec)) out[name] = v;
   if (Object.keys(embedded).length) out._embedded = embedded;
   return out;
 }

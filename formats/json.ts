@@ -1,7 +1,7 @@
 // Plain JSON: records as objects with IRIs for relations; collections as bare arrays with the
 // pagination in Link and X-Total-Count headers.
 import { Type } from '@sinclair/typebox';
-import { ref } from '../engine/schemas.ts';
+import { ref } from '../engine/json-schemas.ts';
 import { linkHeaders } from './links.ts';
 import { entrypointLinks, present } from './present.ts';
 import type { Format } from './types.ts';

@@ -3,12 +3,12 @@
 // document). Collections carry `links` and `meta`. Request documents and the query parameters
 // `page[page]`, `page[itemsPerPage]`, `filter[...]` and `sort` are translated here.
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { Rec } from '../engine/context.ts';
+import type { FieldValues } from '../engine/types.ts';
 import { ApiError } from '../engine/errors.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
-import { readProperties, ref, writeProperties, type WriteMode } from '../engine/schemas.ts';
+import { readProperties, ref, writeProperties, type WriteMode } from '../engine/json-schemas.ts';
 import { pageLinks } from './links.ts';
-import { entrypointLinks, iriOf, shownFields, wireScalar, wireValue } from './present.ts';
+import { entrypointLinks, iriOf, shownFields, shownOnce, wireScalar, wireValue } from './present.ts';
 import type { CollectionView, Format } from './types.ts';
 
 interface Identifier {
@@ -26,7 +26,7 @@ const attributeName = (field: string) => (RESERVED.has(field) ? `_${field}` : fi
 const fieldName = (attribute: string) => (attribute.startsWith('_') && RESERVED.has(attribute.slice(1)) ? attribute.slice(1) : attribute);
 
 /** The resource object of a record; embedded children are pushed onto `included`. */
-function resource(model: Model, r: ModelResource, rec: Rec, included: ResourceObject[]): ResourceObject {
+function resource(model: Model, r: ModelResource, rec: FieldValues, included: ResourceObject[]): ResourceObject {
   const attributes: Record<string, unknown> = { _id: rec.id };
   const relationships: Record<string, { data: Identifier | Identifier[] | null }> = {};
   for (const f of shownFields(r)) {
@@ -35,13 +35,14 @@ function resource(model: Model, r: ModelResource, rec: Rec, included: ResourceOb
       relationships[f.name] = { data: typeof iri === 'string' ? { type: f.target!, id: iri } : null };
     } else if (f.kind === 'children') {
       const child = model.get(f.target!);
-      const items = (rec[f.name] as Rec[] | undefined) ?? [];
+      const items = (rec[f.name] as FieldValues[] | undefined) ?? [];
       relationships[f.name] = { data: items.map((c) => ({ type: child.name, id: iriOf(child, c.id) })) };
       for (const c of items) included.push(resource(model, child, c, included));
     } else attributes[attributeName(f.name)] = wireValue(model, f, rec[f.name]);
   }
   attributes.createdAt = wireScalar(model, { kind: 'timestamp' }, rec.createdAt);
   attributes.updatedAt = wireScalar(model, { kind: 'timestamp' }, rec.updatedAt);
+  for (const [name, v] of shownOnce(model, r, rec)) attributes[attributeName(name)] = v;
   const out: ResourceObject = { id: iriOf(r, rec.id), type: r.name, attributes };
   if (Object.keys(relationships).length) out.relationships = relationships;
   return out;

@@ -1,11 +1,11 @@
 // JSON-LD with Hydra, in API Platform 4's unprefixed shape, and the @context documents it names.
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { Rec } from '../engine/context.ts';
+import type { FieldValues } from '../engine/types.ts';
 import { randomUUID } from 'node:crypto';
 import type { Model, ModelResource } from '../engine/model.ts';
 import type { Projection } from '../engine/projection.ts';
 import { lowerFirst } from '../engine/names.ts';
-import { readProperties, ref } from '../engine/schemas.ts';
+import { readProperties, ref } from '../engine/json-schemas.ts';
 import { pageLinks, pageUrl } from './links.ts';
 import { iriOf, present, shownFields, type Decorate } from './present.ts';
 import type { CollectionView, Format } from './types.ts';
@@ -23,7 +23,7 @@ const projection: Projection = {
 /** Stands for the members in a collection body until the database's text replaces it. */
 const MEMBERS = `members-${randomUUID()}`;
 
-export function jsonldItem(model: Model, r: ModelResource, rec: Rec): Record<string, unknown> {
+export function jsonldItem(model: Model, r: ModelResource, rec: FieldValues): Record<string, unknown> {
   // Only the top-level object names its @context; embedded ones carry @id and @type.
   return { '@context': `/api/contexts/${r.name}`, ...present(model, r, rec, decorate) };
 }

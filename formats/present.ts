@@ -1,12 +1,12 @@
 // The format-neutral presentation of a record: wire values (IRIs for relations, numbers for
 // decimals, RFC 3339 for timestamps) in the descriptor's field order. Formats decorate it.
-import type { Rec } from '../engine/context.ts';
+import type { FieldValues } from '../engine/types.ts';
 import type { Model, ModelField, ModelResource } from '../engine/model.ts';
 import { lowerFirst } from '../engine/names.ts';
 import { shownFields } from '../engine/projection.ts';
 
 /** The members a format puts before the fields of each record (e.g. JSON-LD's @id and @type). */
-export type Decorate = (r: ModelResource, rec: Rec) => Record<string, unknown>;
+export type Decorate = (r: ModelResource, rec: FieldValues) => Record<string, unknown>;
 
 export const iriOf = (r: ModelResource, id: unknown): string => `${r.iri}/${String(id)}`;
 
@@ -29,7 +29,7 @@ export function wireScalar(model: Model, f: { kind: string; target?: string | un
 export function wireValue(model: Model, f: ModelField, v: unknown): unknown {
   if (f.def.kind === 'list') {
     const sub = Object.entries(f.def.of);
-    return ((v as Rec[] | null) ?? []).map((item) => Object.fromEntries(sub.map(([n, d]) => [n, wireScalar(model, { kind: d.kind, target: d.kind === 'ref' ? d.target : undefined }, item[n])])));
+    return ((v as FieldValues[] | null) ?? []).map((item) => Object.fromEntries(sub.map(([n, d]) => [n, wireScalar(model, { kind: d.kind, target: d.kind === 'ref' ? d.target : undefined }, item[n])])));
   }
   return wireScalar(model, f, v);
 }
@@ -62,7 +62,7 @@ function planOf(model: Model, r: ModelResource): readonly Step[] {
   return plan;
 }
 
-export function present(model: Model, r: ModelResource, rec: Rec, decorate?: Decorate): Record<string, unknown> {
+export function present(model: Model, r: ModelResource, rec: FieldValues, decorate?: Decorate): Record<string, unknown> {
   // Built in place (no spread per record): rendering a page stays linear and cheap.
   const out: Record<string, unknown> = decorate ? decorate(r, rec) : {};
   out.id = rec.id;
@@ -70,12 +70,19 @@ export function present(model: Model, r: ModelResource, rec: Rec, decorate?: Dec
     const v = rec[step.name];
     if (step.child) {
       const child = step.child;
-      out[step.name] = ((v as Rec[] | undefined) ?? []).map((c) => present(model, child, c, decorate));
+      out[step.name] = ((v as FieldValues[] | undefined) ?? []).map((c) => present(model, child, c, decorate));
     } else out[step.name] = step.convert(v);
   }
   out.createdAt = isoOf(rec.createdAt);
   out.updatedAt = isoOf(rec.updatedAt);
+  for (const [name, v] of shownOnce(model, r, rec)) out[name] = v;
   return out;
+}
+
+/** The `shownOnce` fields the record carries (only a processor's create response does), as wire values. */
+export function shownOnce(model: Model, r: ModelResource, rec: FieldValues): [string, unknown][] {
+  if (!r.shownOnce.length) return [];
+  return r.shownOnce.filter((f) => rec[f.name] !== undefined).map((f) => [f.name, wireValue(model, f, rec[f.name])]);
 }
 
 /** The collections the entrypoint lists, by lower-camel type name. */

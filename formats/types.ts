@@ -1,13 +1,13 @@
 // What a format module provides. Formats know the model's shape, never a resource by name.
 import type { TSchema } from '@sinclair/typebox';
-import type { Principal, Rec } from '../engine/context.ts';
+import type { Principal, FieldValues } from '../engine/types.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
 import type { Projection } from '../engine/projection.ts';
-import type { WriteMode } from '../engine/schemas.ts';
+import type { WriteMode } from '../engine/json-schemas.ts';
 
 export interface CollectionView {
   readonly resource: ModelResource;
-  readonly items: readonly Rec[];
+  readonly items: readonly FieldValues[];
   /**
    * The page's records as a JSON array text built by the database with the format's projection;
    * when given, `items` is empty and the format puts this text where the records go.
@@ -35,7 +35,7 @@ export interface Format {
   readonly mediaType: string;
   /** Accept values that select this format (the first is canonical). */
   readonly accepts: readonly string[];
-  item(model: Model, r: ModelResource, rec: Rec): Rendered;
+  item(model: Model, r: ModelResource, rec: FieldValues): Rendered;
   /**
    * When set, the database may build this format's records as JSON text (engine/projection.ts):
    * an item response is that text as it is, and `collection` gets a page as `membersText`.
@@ -57,7 +57,7 @@ export interface Format {
   readonly docs: FormatDocs;
 }
 
-/** JSON Schemas of a format's bodies; shared shapes come from engine/schemas.ts. */
+/** JSON Schemas of a format's bodies; shared shapes come from engine/json-schemas.ts. */
 export interface FormatDocs {
   /** Named component schemas this format adds for a resource (e.g. `<Type>.jsonld`). */
   components?(model: Model, r: ModelResource): Record<string, TSchema>;

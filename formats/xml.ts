@@ -3,7 +3,7 @@
 // null becomes an empty element. Pagination travels in Link and X-Total-Count headers.
 import { Type } from '@sinclair/typebox';
 import { XMLBuilder } from 'fast-xml-parser';
-import { ref } from '../engine/schemas.ts';
+import { ref } from '../engine/json-schemas.ts';
 import { linkHeaders } from './links.ts';
 import { entrypointLinks, present } from './present.ts';
 import type { Format } from './types.ts';

@@ -1,39 +1,35 @@
-// The fastify application: formats, authentication, the REST routes derived from the model,
-// health checks, and one error handler.
+// The fastify application: the engine and formats, the /api plugin (server/api.ts) with the
+// documentation beside it, GraphiQL's files, the web pages, health checks, and one error handler.
 import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
-import { createEngine, type Engine } from '../engine/operations.ts';
-import { registerRest } from '../engine/rest.ts';
-import { buildGraphqlSchema, registerGraphql } from '../engine/graphql/index.ts';
-import { contextDoc } from '../engine/openapi.ts';
-import { contextDocument } from '../formats/jsonld.ts';
-import { defaultFormats, negotiateType } from '../formats/negotiate.ts';
 import { ApiError } from '../engine/errors.ts';
-import { installAuth, principalOf } from './auth.ts';
+import { buildGraphqlSchema } from '../engine/graphql/schema.ts';
+import { createEngine, type Engine } from '../engine/operations.ts';
+import { defaultFormats } from '../formats/negotiate.ts';
+import { problem, PROBLEM } from '../formats/problem.ts';
+import { registerDocs, registerOpenapi } from '../http/docs.ts';
+import { htmlPage, registerGraphiqlAssets } from '../http/graphiql.ts';
+import { API_PREFIX, apiPlugin, GRAPHQL_PATH } from './api.ts';
+import { assetDir, readAsset } from './assets.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db.ts';
 import { installErrorHandling, toApiError } from './errors.ts';
 import { Gate } from './gate.ts';
-import { HistoryRecorder, installHistory } from './history.ts';
-import { installIdempotency } from './idempotency.ts';
-import { problem, PROBLEM } from '../formats/problem.ts';
-import { registerGraphiql, wantsGraphiql } from './graphiql.ts';
-import { installDocs } from './docs.ts';
+import { closeHistoryOnClose, HistoryRecorder } from './history.ts';
 import { model, tables } from './model.ts';
 import type { Clock } from './rate-limit.ts';
-import { registerTokenApi, TOKEN_TAG, tokenComponents } from './token-api.ts';
-import { COMPANY_TAG, companyComponents, registerCompanyApi } from './company-api.ts';
+import { TOKEN_TAG, tokenComponents } from './token-api.ts';
+import { COMPANY_TAG, companyComponents } from './company-api.ts';
 import { withCompany } from './company-graphql.ts';
 import { documentsOf } from './documents/index.ts';
 import { registerWeb } from './web/routes.ts';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { webhookOutbox } from './webhooks/outbox.ts';
-import { registerWebhookRoutes } from './webhooks/routes.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 
-const GRAPHQL_PATH = '/api/graphql';
+const VERSION = (JSON.parse(readAsset('app', 'package.json').toString('utf8')) as { version: string }).version;
 
 export interface AppOptions {
   config: Config;
@@ -83,7 +79,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200, constraints: { page: htmlPage } },
     // Errors the HTTP parser raises before fastify sees a request (headers too large, a
     // malformed request line) are problem+json too; the raw bytes, token included, are never logged.
     clientErrorHandler: clientError,
@@ -110,15 +106,12 @@ export async function buildApp(o: AppOptions): Promise<App> {
   app.addContentTypeParser(['application/ld+json', 'application/merge-patch+json', 'application/vnd.api+json'], { parseAs: 'string' }, jsonParser);
 
   installErrorHandling(app);
-  // /api requests: token → principal (cached), rate limit, then the handler; the response of
-  // every request that passed token authentication goes to the request history.
+  // The gate of /api: token → principal (cached), rate limit (see server/api.ts).
   const gate = new Gate({ db: o.database.db, config: o.config, kind: o.database.kind, log: app.log, clock: o.clock });
   await gate.start();
   app.addHook('onClose', () => gate.close());
-  // GraphiQL, the page a browser gets at /api/graphql, needs no token; its queries do.
-  installAuth(app, gate, { isPublic: (req, path) => path === GRAPHQL_PATH && wantsGraphiql(req) });
   const history = new HistoryRecorder(o.database.background, app.log, { asyncCommit: o.database.kind === 'postgres' });
-  installHistory(app, history);
+  closeHistoryOnClose(app, history);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
@@ -131,27 +124,26 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   // Documentation first: @fastify/swagger collects the routes registered after it.
-  await installDocs(app, { model, formats, more: { components: { ...tokenComponents(formats), ...companyComponents(formats) }, tags: [TOKEN_TAG, COMPANY_TAG] } });
+  await registerOpenapi(app, { model, formats, version: VERSION, more: { components: { ...tokenComponents(formats), ...companyComponents(formats) }, tags: [TOKEN_TAG, COMPANY_TAG] } });
+  const swaggerUi = { dir: assetDir('swagger-ui'), logo: readAsset('swagger-ui', 'logo.svg') };
+  await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi }));
 
-  const contextTypes = ['application/ld+json', 'application/json'];
-  app.get<{ Params: { name: string } }>(
-    '/api/contexts/:name',
-    { onRequest: async (req) => void negotiateType(req.headers.accept, contextTypes), config: { openapi: contextDoc() } },
-    async (req, reply) => {
-      const doc = contextDocument(model, req.params.name, `${req.protocol}://${req.host}`);
-      if (!doc) throw ApiError.notFound();
-      return reply.type(`${negotiateType(req.headers.accept, contextTypes)}; charset=utf-8`).send(JSON.stringify(doc));
-    },
-  );
+  const graphqlSchema = withCompany(buildGraphqlSchema(model, engine), o.database.db);
+  await app.register(apiPlugin, {
+    prefix: API_PREFIX,
+    db: o.database.db,
+    engine,
+    model,
+    formats,
+    graphqlSchema,
+    compileGraphql: o.config.graphqlCompile,
+    gate,
+    history,
+    documents: documentsOf(engine, o.database.db),
+    webhooks,
+  });
+  registerGraphiqlAssets(app, { schema: graphqlSchema, endpoint: API_PREFIX + GRAPHQL_PATH, readAsset });
 
-  registerWebhookRoutes(app, { db: o.database.db, engine, formats, principal: principalOf, worker: webhooks });
-  installIdempotency(app, { engine, formats, clock: gate.clock });
-  registerRest(app, { engine, formats, principal: principalOf, documents: documentsOf(engine, o.database.db) });
-  registerCompanyApi(app, { db: o.database.db, formats, principal: principalOf });
-  const schema = withCompany(buildGraphqlSchema(model, engine), o.database.db);
-  const graphiql = registerGraphiql(app, { schema, endpoint: GRAPHQL_PATH });
-  await registerGraphql(app, { engine, schema, principal: principalOf, toApiError, path: GRAPHQL_PATH, ide: graphiql, compile: o.config.graphqlCompile });
-  registerTokenApi(app, { db: o.database.db, formats, principal: principalOf, history, revoked: (id) => gate.revoked(id), clock: gate.clock });
   // The web pages (sign-in, /profile/api) in their own context: sessions and cookies stay out of /api.
   await registerWeb(app, {
     db: o.database.db,

@@ -1,8 +1,11 @@
-// Token authentication for everything under /api: the `X-API-TOKEN` header and nothing else.
-// A missing or unknown token is a 401 problem+json carrying `message`. The rate limit is
-// checked here too, so that 401s count (CONTRACT §9).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../engine/context.ts';
+// Token authentication and the rate limit, as hooks of the /api plugin (server/api.ts): the
+// `X-API-TOKEN` header and nothing else. `admission` runs first for every request of the plugin
+// (its public routes and 404s included) and counts it, so that 401s count too (CONTRACT §9);
+// each part of the plugin then adds a `guard`: 429 over the limit, and, where a token is needed,
+// 401 (problem+json carrying `message`) without a valid one. Which routes need a token is
+// decided by the plugin a route is registered in, never by its path.
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { Principal } from '../engine/types.ts';
 import { ApiError } from '../engine/errors.ts';
 import { problem } from '../formats/problem.ts';
 import { rateLimitHeaders, tooManyRequests, type Verdict } from './rate-limit.ts';
@@ -10,61 +13,63 @@ import { rateLimitHeaders, tooManyRequests, type Verdict } from './rate-limit.ts
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** Set by `admission`: whether a token was sent, and the rate limit's verdict. */
+    admission: { tokenSent: boolean; verdict: Verdict } | null;
   }
 }
-
-/** Paths under /api that need no token: the entrypoint, @context documents and the docs. */
-export function isPublicApiPath(path: string): boolean {
-  return path === '/api' || path === '/api/' || path.startsWith('/api/contexts/') || path === '/api/docs' || path.startsWith('/api/docs.') || path.startsWith('/api/docs/');
-}
-
-export const isApiPath = (path: string): boolean => path === '/api' || path.startsWith('/api/');
 
 export function principalOf(req: FastifyRequest): Principal {
   if (!req.principal) throw new ApiError(401, 'No API token provided', { extra: { message: 'No API token provided' } });
   return req.principal;
 }
 
-/** Docs pages: no token, no rate limit. */
-export const isDocsPath = (path: string): boolean => path === '/api/docs' || path.startsWith('/api/docs.') || path.startsWith('/api/docs/');
-
 /** Resolves the caller and counts the request against the rate limit (see gate.ts). */
 export interface Gatekeeper {
   admit(value: string | undefined, ip: string): Promise<{ principal: Principal | null; verdict: Verdict; at: number }>;
+}
+
+/**
+ * Who is calling and whether the window has room: resolves the token (a valid one gives the
+ * principal), counts the request (by token when valid, else by IP) and sets the X-RateLimit-*
+ * headers. Refuses nothing itself (see `guard`); a request whose token is valid keeps its
+ * principal even when refused with 429, so that it is recorded in the token's history (history.ts).
+ */
+export function admission(gate: Gatekeeper): onRequestAsyncHookHandler {
+  return async (req, reply) => {
+    const header = req.headers['x-api-token'];
+    const value = typeof header === 'string' && header !== '' ? header : undefined;
+    const { principal, verdict, at } = await gate.admit(value, req.ip);
+    reply.headers(rateLimitHeaders(verdict));
+    req.principal = principal;
+    req.admission = { tokenSent: value !== undefined, verdict };
+    if (principal) req.admittedAt = at;
+  };
+}
+
+/** How a part of the API words its refusals: problem+json, or with GraphQL's `errors` added. */
+export type RefusalShape = 'problem' | 'graphql';
+
+/**
+ * A part of /api's gate, after `admission`: 429 when the window is full, then, with
+ * `authenticate`, 401 without a valid token.
+ */
+export function guard(o: { authenticate: boolean; shape?: RefusalShape }): onRequestAsyncHookHandler {
+  const graphql = o.shape === 'graphql';
+  return async (req, reply) => {
+    const a = req.admission;
+    if (!a) throw new Error('guard() runs after admission()');
+    if (!a.verdict.allowed) {
+      const p = problem(tooManyRequests(a.verdict));
+      const body = graphql ? { ...p.body, errors: [{ message: p.body.detail, extensions: { status: 429 } }] } : p.body;
+      return reply.code(429).headers(p.headers).send(JSON.stringify(body));
+    }
+    if (!o.authenticate || req.principal) return;
+    return unauthorized(reply, a.tokenSent ? 'Invalid API token' : 'No API token provided', graphql);
+  };
 }
 
 function unauthorized(reply: FastifyReply, message: string, graphql: boolean) {
   const p = problem(new ApiError(401, message, { extra: { message } }));
   const body = graphql ? { ...p.body, errors: [{ message, extensions: { status: 401 } }] } : p.body;
   return reply.code(401).headers(graphql ? { 'content-type': 'application/json; charset=utf-8' } : p.headers).send(JSON.stringify(body));
-}
-
-/**
- * One onRequest hook for /api: resolve the token, count the request (by token when valid, else
- * by IP; docs pages excepted), set the X-RateLimit-* headers, then 429, 401 or on to the
- * handler. A request whose token is valid keeps its principal even when refused with 429, so
- * that it is recorded in the token's history (history.ts).
- */
-export function installAuth(app: FastifyInstance, gate: Gatekeeper, opts: { isPublic?: (req: FastifyRequest, path: string) => boolean } = {}): void {
-  app.decorateRequest('principal', null);
-  app.decorateRequest('admittedAt', 0);
-  app.addHook('onRequest', async (req, reply) => {
-    const path = req.url.split('?')[0]!;
-    if (!isApiPath(path) || isDocsPath(path)) return;
-    const header = req.headers['x-api-token'];
-    const value = typeof header === 'string' && header !== '' ? header : undefined;
-    const { principal, verdict, at } = await gate.admit(value, req.ip);
-    reply.headers(rateLimitHeaders(verdict));
-    req.principal = principal;
-    if (principal) req.admittedAt = at;
-    const graphql = path === '/api/graphql';
-    if (!verdict.allowed) {
-      const p = problem(tooManyRequests(verdict));
-      const body = graphql ? { ...p.body, errors: [{ message: p.body.detail, extensions: { status: 429 } }] } : p.body;
-      return reply.code(429).headers(p.headers).send(JSON.stringify(body));
-    }
-    if (isPublicApiPath(path) || opts.isPublic?.(req, path)) return;
-    if (!value) return unauthorized(reply, 'No API token provided', graphql);
-    if (!principal) return unauthorized(reply, 'Invalid API token', graphql);
-  });
 }

@@ -1,7 +1,7 @@
 // The CLI's commands as functions of a database, so the same code runs from the command line
 // or, while a server holds the embedded database, inside that server (see admin-socket.ts).
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db, Principal, Role } from '../engine/context.ts';
+import type { Db, Principal, Role } from '../engine/types.ts';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { isDate } from '../engine/validate.ts';
 import { uuidv7 } from '../engine/uuid.ts';

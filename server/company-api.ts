@@ -1,17 +1,20 @@
 // /api/company: the calling token's company profile (CONTRACT §13), in every REST format. GET for
 // any role, PATCH for admins. The profile is one record per company, so its IRI is /api/company
-// itself; the rules live in company.ts, shared with GraphQL and the settings page.
+// itself; the rules live in company.ts, shared with GraphQL and the settings page. Registered in
+// the authenticated part of the /api plugin (server/api.ts), so routes are relative to its prefix;
+// its JSON-LD @context is served with the others (registerContexts, companyModel).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
-import type { Principal, Rec } from '../engine/context.ts';
+import type { FieldValues, Principal } from '../engine/types.ts';
 import { ApiError } from '../engine/errors.ts';
-import { openapiComponents, operationDoc, type RouteDoc } from '../engine/openapi.ts';
-import { contextDocument } from '../formats/jsonld.ts';
+import { openapiComponents, operationDoc, type RouteDoc } from '../http/openapi.ts';
 import type { Formats } from '../formats/negotiate.ts';
 import type { Format } from '../formats/types.ts';
 import { COMPANY, companyModel, readCompany, updateCompany, type CompanyProfile } from './company.ts';
 
 export const COMPANY_PATH = COMPANY.iri;
+/** The routes' URL, relative to the /api plugin's prefix. */
+const ROUTE = `/${COMPANY.path}`;
 
 const PATCH_TYPES = ['application/merge-patch+json', 'application/json', 'application/vnd.api+json'];
 
@@ -33,16 +36,12 @@ export function registerCompanyApi(app: FastifyInstance, o: { db: Parameters<typ
     return reply.send(format.stringify ? format.stringify(body) : JSON.stringify(body));
   }
 
-  app.get(`/api/contexts/${COMPANY.name}`, async (req, reply) =>
-    reply.type('application/ld+json; charset=utf-8').send(JSON.stringify(contextDocument(companyModel, COMPANY.name, `${req.protocol}://${req.host}`))),
-  );
-
-  app.get(COMPANY_PATH, { config: { openapi: docs.read } }, async (req, reply) => {
+  app.get(ROUTE, { config: { openapi: docs.read } }, async (req, reply) => {
     const format = o.formats.negotiate(req.headers.accept);
     return send(reply, format, await readCompany(o.db, o.principal(req).company.id));
   });
 
-  app.patch(COMPANY_PATH, { config: { openapi: docs.update } }, async (req, reply) => {
+  app.patch(ROUTE, { config: { openapi: docs.update } }, async (req, reply) => {
     const format = o.formats.negotiate(req.headers.accept);
     const p = o.principal(req);
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -52,12 +51,12 @@ export function registerCompanyApi(app: FastifyInstance, o: { db: Parameters<typ
     const reader = o.formats.forContentType(type)?.readBody;
     const body = reader ? reader(companyModel, COMPANY, req.body) : req.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw ApiError.badRequest('The request body must be a JSON object.');
-    return send(reply, format, await updateCompany(o.db, p, body as Rec));
+    return send(reply, format, await updateCompany(o.db, p, body as FieldValues));
   });
 
   app.route({
     method: ['POST', 'PUT', 'DELETE'],
-    url: COMPANY_PATH,
+    url: ROUTE,
     handler: async (req) => {
       throw new ApiError(405, `No route found for "${req.method} ${COMPANY_PATH}": Method Not Allowed (Allow: GET, PATCH)`, { headers: { allow: 'GET, PATCH' } });
     },

@@ -11,13 +11,13 @@ import {
   type GraphQLFieldConfigMap,
   type GraphQLInputFieldConfigMap,
 } from 'graphql';
-import type { Db, Rec } from '../engine/context.ts';
-import type { GraphqlContext } from '../engine/graphql/index.ts';
+import type { Db, FieldValues } from '../engine/types.ts';
+import type { GraphqlContext } from '../engine/graphql/schema.ts';
 import { COMPANY, readCompany, updateCompany } from './company.ts';
 
 export function withCompany(schema: GraphQLSchema, db: Db): GraphQLSchema {
   const config = schema.toConfig();
-  const fields: GraphQLFieldConfigMap<Rec, GraphqlContext> = {
+  const fields: GraphQLFieldConfigMap<FieldValues, GraphqlContext> = {
     id: { type: new GraphQLNonNull(GraphQLID), resolve: () => COMPANY.iri },
     _id: { type: new GraphQLNonNull(GraphQLString), resolve: (c) => c.id },
   };
@@ -27,7 +27,7 @@ export function withCompany(schema: GraphQLSchema, db: Db): GraphQLSchema {
     fields[f.name] = { type: f.name === 'currency' ? new GraphQLNonNull(GraphQLString) : type, description: f.def.description };
     if (!f.readOnly) inputFields[f.name] = { type: GraphQLString, description: f.def.description };
   }
-  const company = new GraphQLObjectType<Rec, GraphqlContext>({ name: 'Company', description: COMPANY.description, fields });
+  const company = new GraphQLObjectType<FieldValues, GraphqlContext>({ name: 'Company', description: COMPANY.description, fields });
   inputFields.clientMutationId = { type: GraphQLString };
   const input = new GraphQLInputObjectType({ name: 'updateCompanyInput', fields: inputFields });
   const payload = new GraphQLObjectType({
@@ -58,7 +58,7 @@ export function withCompany(schema: GraphQLSchema, db: Db): GraphQLSchema {
           type: payload,
           description: "Updates the calling token's company profile (admins only).",
           args: { input: { type: new GraphQLNonNull(input) } },
-          resolve: async (_root, args: { input: Rec }, ctx: GraphqlContext) => {
+          resolve: async (_root, args: { input: FieldValues }, ctx: GraphqlContext) => {
             const { clientMutationId, ...changes } = args.input;
             // GraphQL drops absent fields; an explicit null clears the field, as in REST.
             return { company: await updateCompany(db, ctx.principal, changes), clientMutationId: clientMutationId ?? null };

@@ -3,7 +3,7 @@
 // (company-api.ts), GraphQL (company-graphql.ts) and the settings page (web/routes.ts), which all
 // use these functions, so the rules are the same everywhere.
 import { eq } from 'drizzle-orm';
-import type { Db, Principal, Rec } from '../engine/context.ts';
+import type { Db, Principal, FieldValues } from '../engine/types.ts';
 import { defineResource, text } from '../engine/descriptor.ts';
 import { ApiError, Violations, ViolationCode } from '../engine/errors.ts';
 import { buildModel } from '../engine/model.ts';
@@ -47,11 +47,11 @@ export const PROFILE_FIELDS = COMPANY.fields.map((f) => f.name);
 const validator = compileValidator(companyModel, COMPANY);
 
 export type CompanyRow = typeof companies.$inferSelect;
-export type CompanyProfile = Rec & { id: string; name: string; currency: string; createdAt: Date; updatedAt: Date };
+export type CompanyProfile = FieldValues & { id: string; name: string; currency: string; createdAt: Date; updatedAt: Date };
 
 export function profileOf(row: CompanyRow): CompanyProfile {
-  const out: Rec = { id: row.id };
-  for (const n of PROFILE_FIELDS) out[n] = (row as unknown as Rec)[n] ?? null;
+  const out: FieldValues = { id: row.id };
+  for (const n of PROFILE_FIELDS) out[n] = (row as unknown as FieldValues)[n] ?? null;
   return { ...out, createdAt: row.createdAt, updatedAt: row.updatedAt } as CompanyProfile;
 }
 
@@ -82,9 +82,9 @@ export const vatProblem = (vat: string): string | null =>
   /^[A-Z]{2}[A-Z0-9+*]{2,13}$/.test(vat) ? null : 'This value is not a valid VAT number: the country prefix and 2 to 13 letters or digits, e.g. DE123456789.';
 
 /** Normalises a profile change: the descriptor's rules, then the IBAN, BIC and VAT number shapes. */
-export function checkProfile(input: Rec): Rec {
+export function checkProfile(input: FieldValues): FieldValues {
   const v = new Violations();
-  let data: Rec = {};
+  let data: FieldValues = {};
   try {
     data = validator.normalise(input, 'update', null).data;
   } catch (e) {
@@ -105,7 +105,7 @@ export function checkProfile(input: Rec): Rec {
 }
 
 /** Applies a profile change (admins only); 403 for other roles, 422 for invalid values. */
-export async function updateCompany(db: Db, principal: Pick<Principal, 'role' | 'company'>, input: Rec): Promise<CompanyProfile> {
+export async function updateCompany(db: Db, principal: Pick<Principal, 'role' | 'company'>, input: FieldValues): Promise<CompanyProfile> {
   if (principal.role !== 'admin') throw ApiError.forbidden('Only an admin of the company can change its profile.');
   const data = checkProfile(input);
   if (!Object.keys(data).length) return readCompany(db, principal.company.id);

@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import type { PGliteOptions } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
-import type { Db, RawQuery } from '../engine/context.ts';
+import type { Db, RawQuery } from '../engine/types.ts';
 import { assetDir, readAsset } from './assets.ts';
 
 /** The migrations directory (extracted from the binary when running as one). */

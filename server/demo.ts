@@ -4,7 +4,7 @@
 // Running it again seeds nothing twice: a company that already has clients only gets a new token.
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { Principal, Rec } from '../engine/context.ts';
+import type { Principal, FieldValues } from '../engine/types.ts';
 import { createEngine } from '../engine/operations.ts';
 import { addDays, today } from '../resources/rules/calendar.ts';
 import { runSchedule } from '../resources/rules/schedule.ts';
@@ -38,8 +38,8 @@ export async function demo(ctx: CommandContext, args: Args): Promise<string> {
 /** The demo data, dated around today, written through the engine one operation at a time. */
 async function seed(ctx: CommandContext, p: Principal): Promise<void> {
   const engine = ctx.engine ?? createEngine(ctx.db, model, tables);
-  const create = async (resource: string, input: Rec): Promise<string> => String((await engine.create(p, model.get(resource), input)).id);
-  const update = (resource: string, id: string, input: Rec) => engine.update(p, model.get(resource), id, input, 'update');
+  const create = async (resource: string, input: FieldValues): Promise<string> => String((await engine.create(p, model.get(resource), input)).id);
+  const update = (resource: string, id: string, input: FieldValues) => engine.update(p, model.get(resource), id, input, 'update');
   const day = today();
   const ago = (n: number) => addDays(day, -n);
 
@@ -63,7 +63,7 @@ async function seed(ctx: CommandContext, p: Principal): Promise<void> {
     { description: 'Wireframes', qty: 1, price: 85000, tax: vat },
   ];
   const hosting: Line[] = [{ description: 'Hosting, monthly', qty: 1, price: 4900, tax: vat }];
-  const invoice = (client: string, status: 'draft' | 'pending', issued: number, dueIn: number, lines: Line[], extra: Rec = {}) =>
+  const invoice = (client: string, status: 'draft' | 'pending', issued: number, dueIn: number, lines: Line[], extra: FieldValues = {}) =>
     create('Invoice', { client, status, invoiceDate: ago(issued), dueDate: addDays(ago(issued), dueIn), lines, terms: `Payable within ${dueIn} days.`, ...extra });
 
   // Every state: draft, pending (one partly paid), overdue, paid, cancelled.

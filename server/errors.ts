@@ -1,6 +1,6 @@
 // One error handler for the whole server: every failure becomes problem+json, and nothing
 // internal (stack, SQL, driver message) ever reaches a response.
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../engine/errors.ts';
 import { driverError } from '../engine/operations.ts';
 import { problem } from '../formats/problem.ts';
@@ -43,8 +43,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     const p = problem(api);
     return reply.code(p.status).headers(p.headers).send(JSON.stringify(p.body));
   });
-  app.setNotFoundHandler((req, reply) => {
-    const p = problem(ApiError.notFound(`No route found for "${req.method} ${req.url.split('?')[0]!.slice(0, 200)}"`));
-    return reply.code(404).headers(p.headers).send(JSON.stringify(p.body));
-  });
+  app.setNotFoundHandler(notFound);
+}
+
+/** The answer to a request no route takes (also /api's, behind its hooks: server/api.ts). */
+export function notFound(req: FastifyRequest, reply: FastifyReply) {
+  const p = problem(ApiError.notFound(`No route found for "${req.method} ${req.url.split('?')[0]!.slice(0, 200)}"`));
+  return reply.code(404).headers(p.headers).send(JSON.stringify(p.body));
 }

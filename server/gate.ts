@@ -9,7 +9,7 @@
 // answers again.
 import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db, Principal } from '../engine/context.ts';
+import type { Db, Principal } from '../engine/types.ts';
 import type { Config } from './config.ts';
 import { InvalidationListener } from './invalidation.ts';
 import { MemoryStore, RedisStore, type Clock, type Verdict } from './rate-limit.ts';

@@ -11,9 +11,9 @@
 // What can be lost: the queue of a process that is killed without SIGTERM (at most about one
 // interval's worth), and, only if the database stays away long enough for the queue to reach
 // `maxQueued` entries, the oldest queued entries (logged).
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, onResponseHookHandler } from 'fastify';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../engine/context.ts';
+import type { Db } from '../engine/types.ts';
 import { rowsOf } from './db.ts';
 
 export interface HistoryEntry {
@@ -210,9 +210,12 @@ declare module 'fastify' {
   }
 }
 
-/** Records every request that passed token authentication when its response has been sent. */
-export function installHistory(app: FastifyInstance, recorder: HistoryRecorder): void {
-  app.addHook('onResponse', (req, reply, done) => {
+/**
+ * The /api plugin's onResponse hook: records every request that passed token authentication
+ * (server/auth.ts `admission`), whatever its status, once its response has been sent.
+ */
+export function historyHook(recorder: HistoryRecorder): onResponseHookHandler {
+  return (req, reply, done) => {
     const p = req.principal;
     if (p?.tokenId && req.admittedAt) {
       const ua = req.headers['user-agent'];
@@ -228,7 +231,11 @@ export function installHistory(app: FastifyInstance, recorder: HistoryRecorder):
       });
     }
     done();
-  });
+  };
+}
+
+/** Writes what is queued when the server closes. */
+export function closeHistoryOnClose(app: FastifyInstance, recorder: HistoryRecorder): void {
   app.addHook('onClose', async () => {
     // Responses sent just before closing have run their onResponse hook by now.
     await new Promise((r) => setImmediate(r));

@@ -1,5 +1,5 @@
 // Idempotency-Key on REST POST and PATCH and on GraphQL mutations (CONTRACT §12), for the routes
-// whose config says `idempotency` (engine/rest.ts, engine/graphql). Per token, for 24 hours:
+// whose config says `idempotency` (http/rest.ts, http/graphql.ts). Per token, for 24 hours:
 //
 // - a first request runs with a `Keep` that the engine writes with its change, in the same
 //   transaction (engine/idempotency.ts), so the key is taken exactly when the change commits,

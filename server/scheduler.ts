@@ -2,7 +2,7 @@
 // on a day the service was down, then just after each midnight UTC. Every instance runs it; the
 // job is idempotent and serialised in the database, so several instances never double anything.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../engine/context.ts';
+import type { Db } from '../engine/types.ts';
 import type { Engine } from '../engine/operations.ts';
 import { today } from '../resources/rules/calendar.ts';
 import { describeSummary } from '../resources/rules/schedule.ts';

@@ -1,21 +1,24 @@
 // /api/api-tokens: the calling user's tokens in the calling token's company (CONTRACT §4).
-// API tokens are not a descriptor resource (they are system rows in schema.ts, REST only), but
-// they are presented through the same formats: a small model of their own (token-service.ts)
-// gives the formats, the JSON-LD contexts and the input validator what they need. The rules
-// themselves live in token-service.ts, shared with the /profile/api page.
+// The tokens are a resource with its own provider and processor (resources/api-token.ts) over
+// token-service.ts, which holds the rules for this API and the /profile/api page alike: the REST
+// adapter serves them like any resource (negotiation, formats, validation, errors, OpenAPI). Their
+// history and the summary are documents rather than records: routes of their own, in JSON-LD or
+// plain JSON.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ilike, or } from 'drizzle-orm';
-import type { Db, Principal, Rec } from '../engine/context.ts';
+import type { Db, Principal } from '../engine/types.ts';
+import { customEngine, type Processor, type Provider } from '../engine/custom.ts';
 import { ApiError } from '../engine/errors.ts';
-import { content, openapiComponents, operationDoc, problems, type RouteDoc } from '../engine/openapi.ts';
+import { buildModel } from '../engine/model.ts';
+import { content, openapiComponents, problems, type RouteDoc } from '../http/openapi.ts';
 import type { TSchema } from '@sinclair/typebox';
-import { parseRestFilters } from '../engine/query.ts';
-import { parseIntParam } from '../engine/rest.ts';
+import { registerRest } from '../http/rest.ts';
 import { json } from '../formats/json.ts';
-import { contextDocument, jsonld } from '../formats/jsonld.ts';
+import { jsonld } from '../formats/jsonld.ts';
 import { Formats } from '../formats/negotiate.ts';
 import type { Format } from '../formats/types.ts';
+import { apiToken } from '../resources/api-token.ts';
 import type { HistoryRecorder } from './history.ts';
 import { apiTokens } from './schema.ts';
 import {
@@ -28,6 +31,7 @@ import {
   recOf,
   revokeTokens,
   TOKEN,
+  tokenDocuments,
   tokenHistory,
   tokenModel,
   tokenSummary,
@@ -38,6 +42,8 @@ import {
 export { tokenModel } from './token-service.ts';
 
 const ROOT = TOKEN.iri;
+/** Route paths, relative to the /api plugin's prefix. */
+const ROUTE = `/${TOKEN.path}`;
 
 export interface TokenApiOptions {
   db: Db;
@@ -49,33 +55,61 @@ export interface TokenApiOptions {
   clock?: () => number;
 }
 
-const BODY_TYPES = {
-  POST: ['application/json', 'application/ld+json', 'application/vnd.api+json'],
-  PATCH: ['application/merge-patch+json', 'application/json', 'application/vnd.api+json'],
-} as const;
+/**
+ * The token resource's storage: reads see this instance's requests so far (its queued history
+ * is written first); a revocation is told to every instance (`revoked`).
+ */
+export function tokenStorage(o: { settle(): Promise<void>; revoked(tokenId: string): Promise<void> }): { provider: Provider; processor: Processor } {
+  const columns = { name: apiTokens.name, description: apiTokens.description };
+  return {
+    provider: {
+      async list({ db, principal }, q) {
+        // The declared filters (name, description) are partial matches ignoring case.
+        const conditions = q.where.map((c) => or(...c.values.filter((v): v is string => v !== null).map((v) => ilike(columns[c.field.name as keyof typeof columns], `%${escapeLike(v)}%`))));
+        await o.settle();
+        const { rows, total } = await listTokens(db, ownerOf(principal), {
+          conditions,
+          order: q.order.map((x) => ({ field: x.field as TokenColumn, dir: x.dir === 'desc' ? 'desc' : 'asc' })),
+          limit: q.limit,
+          offset: q.offset,
+        });
+        return { items: rows.map(recOf), total };
+      },
+      async read({ db, principal, operation }, id) {
+        if (operation === 'read') await o.settle();
+        return recOf(await ownToken(db, ownerOf(principal), id));
+      },
+    },
+    processor: {
+      async create({ db, principal }, data) {
+        const { row, value } = await createToken(db, ownerOf(principal), data);
+        // The value is shown in this response and never again: only its hash is stored.
+        return { ...recOf(row), token: value };
+      },
+      async update({ db, principal }, existing, changes) {
+        return recOf(await updateToken(db, ownerOf(principal), existing.id as string, changes));
+      },
+      async remove({ db, principal }, existing) {
+        for (const id of await revokeTokens(db, ownerOf(principal), [existing.id as string])) await o.revoked(id);
+      },
+    },
+  };
+}
 
 export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void {
   const { db } = o;
+  const storage = tokenStorage({ settle: () => settleHistory(o.history, app), revoked: o.revoked });
+  const model = buildModel([apiToken(storage), ...tokenDocuments]);
+  registerRest(app, { engine: customEngine(db, model), formats: o.formats, principal: o.principal, resources: [model.get(TOKEN.name)] });
+
   // History and summary are not records: JSON-LD or plain JSON.
   const documentFormats = new Formats([jsonld, json]);
-  const docs = tokenDocs(o.formats, documentFormats);
+  const docs = tokenDocs(documentFormats);
 
   function send(reply: FastifyReply, format: Format, status: number, rendered: { body: unknown; headers?: Record<string, string> }) {
     reply.code(status).header('content-type', `${format.mediaType}; charset=utf-8`);
     if (rendered.headers) reply.headers(rendered.headers);
     return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
-  }
-
-  function readBody(req: FastifyRequest, method: keyof typeof BODY_TYPES): Rec {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    const allowed: readonly string[] = BODY_TYPES[method];
-    if (!allowed.includes(type)) {
-      throw new ApiError(415, `The content-type "${type || '(none)'}" is not supported. Supported MIME types are "${allowed.join('", "')}".`);
-    }
-    const reader = o.formats.forContentType(type)?.readBody;
-    const plain = reader ? reader(tokenModel, TOKEN, req.body) : req.body;
-    if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) throw ApiError.badRequest('The request body must be a JSON object.');
-    return plain as Rec;
   }
 
   /** Reads see this instance's requests so far: queued history is written first. */
@@ -93,45 +127,7 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
     });
   }
 
-  // The @context documents these responses name (static routes win over /api/contexts/:name).
-  for (const r of tokenModel.resources) {
-    app.get(`/api/contexts/${r.name}`, async (req, reply) =>
-      reply.type('application/ld+json; charset=utf-8').send(JSON.stringify(contextDocument(tokenModel, r.name, `${req.protocol}://${req.host}`))),
-    );
-  }
-
-  app.get(ROOT, { config: { openapi: docs.list } }, async (req, reply) => {
-    const format = o.formats.negotiate(req.headers.accept);
-    const p = o.principal(req);
-    const url = new URL(req.url, 'http://x');
-    const q = url.searchParams;
-    const page = parseIntParam('page', q.get('page'), 1) ?? 1;
-    const itemsPerPage = Math.min(parseIntParam('itemsPerPage', q.get('itemsPerPage'), 1) ?? 30, 100);
-    if ((page - 1) * itemsPerPage > 1e9) throw ApiError.badRequest('Page parameter is too large.');
-    const { where, order } = parseRestFilters(tokenModel, TOKEN, q);
-    const conditions = where.map((c) => or(...c.values.filter((v): v is string => v !== null).map((v) => ilike(c.field.name === 'name' ? apiTokens.name : apiTokens.description, `%${escapeLike(v)}%`))));
-    await settle(req);
-    const { rows, total } = await listTokens(db, ownerOf(p), {
-      conditions,
-      order: order.map((x) => ({ field: x.field as TokenColumn, dir: x.dir === 'desc' ? 'desc' : 'asc' })),
-      limit: itemsPerPage,
-      offset: (page - 1) * itemsPerPage,
-    });
-    return send(reply, format, 200, format.collection(tokenModel, { resource: TOKEN, items: rows.map(recOf), total, page, itemsPerPage, path: url.pathname, query: q }));
-  });
-
-  app.post(ROOT, { config: { openapi: docs.create } }, async (req, reply) => {
-    const format = o.formats.negotiate(req.headers.accept);
-    const p = o.principal(req);
-    const { row, value } = await createToken(db, ownerOf(p), readBody(req, 'POST'));
-    const rendered = format.item(tokenModel, TOKEN, recOf(row));
-    reply.header('location', `${ROOT}/${row.id}`);
-    // The value is shown here and never again: only its hash is stored.
-    return send(reply, format, 201, { ...rendered, body: { ...(rendered.body as Rec), token: value } });
-  });
-  methodNotAllowed(ROOT, ['GET', 'POST']);
-
-  app.get(`${ROOT}/summary`, { config: { openapi: docs.summary } }, async (req, reply) => {
+  app.get(`${ROUTE}/summary`, { config: { openapi: docs.summary } }, async (req, reply) => {
     const format = documentFormats.negotiate(req.headers.accept);
     const p = o.principal(req);
     await settle(req);
@@ -142,31 +138,9 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
     const body = ld ? { '@context': '/api/contexts/ApiTokenSummary', '@id': `${ROOT}/summary`, '@type': 'ApiTokenSummary', ...fields } : fields;
     return send(reply, format, 200, { body });
   });
-  methodNotAllowed(`${ROOT}/summary`, ['GET']);
+  methodNotAllowed(`${ROUTE}/summary`, ['GET']);
 
-  app.get<{ Params: { id: string } }>(`${ROOT}/:id`, { config: { openapi: docs.read } }, async (req, reply) => {
-    const format = o.formats.negotiate(req.headers.accept);
-    const p = o.principal(req);
-    await settle(req);
-    return send(reply, format, 200, format.item(tokenModel, TOKEN, recOf(await ownToken(db, ownerOf(p), req.params.id))));
-  });
-
-  app.patch<{ Params: { id: string } }>(`${ROOT}/:id`, { config: { openapi: docs.update } }, async (req, reply) => {
-    const format = o.formats.negotiate(req.headers.accept);
-    const p = o.principal(req);
-    const body = readBody(req, 'PATCH');
-    return send(reply, format, 200, format.item(tokenModel, TOKEN, recOf(await updateToken(db, ownerOf(p), req.params.id, body))));
-  });
-
-  app.delete<{ Params: { id: string } }>(`${ROOT}/:id`, { config: { openapi: docs.delete } }, async (req, reply) => {
-    const p = o.principal(req);
-    const existing = await ownToken(db, ownerOf(p), req.params.id);
-    for (const id of await revokeTokens(db, ownerOf(p), [existing.id])) await o.revoked(id);
-    return reply.code(204).send();
-  });
-  methodNotAllowed(`${ROOT}/:id`, ['GET', 'PATCH', 'DELETE']);
-
-  app.get<{ Params: { id: string } }>(`${ROOT}/:id/history`, { config: { openapi: docs.history } }, async (req, reply) => {
+  app.get<{ Params: { id: string } }>(`${ROUTE}/:id/history`, { config: { openapi: docs.history } }, async (req, reply) => {
     const format = documentFormats.negotiate(req.headers.accept);
     const p = o.principal(req);
     const token = await ownToken(db, ownerOf(p), req.params.id);
@@ -178,18 +152,11 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
     const body = ld ? { '@context': '/api/contexts/ApiTokenHistoryEntry', '@id': path, '@type': 'Collection', totalItems: entries.length, member: entries } : entries;
     return send(reply, format, 200, { body });
   });
-  methodNotAllowed(`${ROOT}/:id/history`, ['GET']);
+  methodNotAllowed(`${ROUTE}/:id/history`, ['GET']);
 }
 
-/**
- * The OpenAPI descriptions of these routes: the token's own operations as every resource's
- * (engine/openapi.ts, from the token model), the summary and the history by hand, since they are
- * documents rather than records.
- */
-function tokenDocs(formats: Formats, documentFormats: Formats): Record<'list' | 'create' | 'read' | 'update' | 'delete' | 'summary' | 'history', RouteDoc> {
-  const doc = (op: 'list' | 'create' | 'read' | 'update' | 'delete') => operationDoc(tokenModel, TOKEN, op, formats);
-  const create = doc('create');
-  create.description += '\n\nThe response also carries `token`: the value, shown here and never again (only its hash is stored).';
+/** The OpenAPI descriptions of the summary and the history, by hand: they are documents rather than records. */
+function tokenDocs(documentFormats: Formats): Record<'summary' | 'history', RouteDoc> {
   const nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
   const ld = (type: string) => ({ '@context': Type.String({ const: `/api/contexts/${type}` }), '@id': Type.String(), '@type': Type.Literal(type) });
   const summaryFields = {
@@ -210,11 +177,6 @@ function tokenDocs(formats: Formats, documentFormats: Formats): Record<'list' | 
   const dateOps = ['after', 'before', 'strictly_after', 'strictly_before'] as const;
   const filter = (description: string) => Type.Optional(Type.String({ description }));
   return {
-    list: doc('list'),
-    create,
-    read: doc('read'),
-    update: doc('update'),
-    delete: doc('delete'),
     summary: {
       summary: "The calling user's token activity",
       description: SUMMARY_DESCRIPTION,
@@ -260,10 +222,10 @@ export function tokenComponents(formats: Formats): Record<string, TSchema> {
 export const TOKEN_TAG = { name: TOKEN.name, description: 'API tokens of the calling user, their usage summary and request history.' };
 
 /** Writes this instance's queued request history before a read, so the read sees it. */
-export async function settleHistory(history: HistoryRecorder, req: FastifyRequest): Promise<void> {
+export async function settleHistory(history: HistoryRecorder, logged: { log: FastifyBaseLogger }): Promise<void> {
   try {
     await history.flush();
   } catch (err) {
-    req.log.warn({ err }, 'Request history not written yet; answering with what is stored');
+    logged.log.warn({ err }, 'Request history not written yet; answering with what is stored');
   }
 }

@@ -13,7 +13,7 @@
 //   of each change at commit (server/invalidation.ts); while an instance is not listening, its
 //   cache is suspended (every request reads its token) until it has listened and read the epoch;
 // - with PGlite (one process) every change goes through this process: the direct drop suffices.
-import type { Db, Principal } from '../engine/context.ts';
+import type { Db, Principal } from '../engine/types.ts';
 import { hashToken, lookupTokenHash, TOKEN_PREFIX } from './tokens.ts';
 
 export interface Resolved {

@@ -3,8 +3,9 @@
 // (web/routes.ts), so that both apply the same rules: name required (≤100, unique per user and
 // company), the value shown once, at most the 100 most recent history entries, one summary.
 import { and, asc, desc, eq, gt, gte, ilike, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { Db, Principal, Rec } from '../engine/context.ts';
+import type { Db, Principal, FieldValues } from '../engine/types.ts';
 import { defineResource, integer, ref, text, timestamp } from '../engine/descriptor.ts';
+import { apiToken } from '../resources/api-token.ts';
 import { ApiError, ViolationCode } from '../engine/errors.ts';
 import { buildModel } from '../engine/model.ts';
 import { driverError } from '../engine/operations.ts';
@@ -14,19 +15,8 @@ import { rowsOf } from './db.ts';
 import { apiTokenHistory, apiTokenMonthly, apiTokens } from './schema.ts';
 import { hashToken, newTokenValue } from './tokens.ts';
 
-export const tokenModel = buildModel([
-  defineResource({
-    name: 'ApiToken',
-    plural: 'apiTokens',
-    description: "An API token of the calling user in the calling token's company. Its value is shown once, when it is created.",
-    fields: {
-      name: text({ required: true, max: 100, filter: 'partial', order: true }),
-      description: text({ filter: 'partial' }),
-      usageCount: integer({ readOnly: true, order: true, description: 'Requests made with the token' }),
-      lastUsedAt: timestamp({ readOnly: true, order: true, description: 'Time of the last request; null if never used' }),
-    },
-    operations: { rest: ['list', 'read', 'create', 'update', 'delete'], graphql: 'none' },
-  }),
+/** The documents the token API serves besides the tokens: a token's history, the summary. */
+export const tokenDocuments = [
   defineResource({
     name: 'ApiTokenHistoryEntry',
     plural: 'apiTokenHistoryEntries',
@@ -55,7 +45,10 @@ export const tokenModel = buildModel([
     },
     operations: { rest: ['read'], graphql: 'none' },
   }),
-]);
+];
+
+/** The tokens' fields and documents, for validation and the JSON-LD contexts (token-api.ts serves them). */
+export const tokenModel = buildModel([apiToken(), ...tokenDocuments]);
 
 export const TOKEN = tokenModel.get('ApiToken');
 /** History entries shown per token (spec §8). */
@@ -71,7 +64,7 @@ export const ownerOf = (p: Principal): Owner => ({ userId: p.userId, companyId: 
 
 export type TokenRow = typeof apiTokens.$inferSelect;
 
-export const recOf = (t: TokenRow): Rec => ({
+export const recOf = (t: TokenRow): FieldValues => ({
   id: t.id,
   name: t.name,
   description: t.description,
@@ -156,7 +149,7 @@ export function searchCondition(text: string): SQL | undefined {
 }
 
 /** Creates a token from `{name, description}` (422 on bad input); the value is returned here and never again. */
-export async function createToken(db: Db, o: Owner, input: Rec): Promise<{ row: TokenRow; value: string }> {
+export async function createToken(db: Db, o: Owner, input: FieldValues): Promise<{ row: TokenRow; value: string }> {
   const { data } = validator.normalise(input, 'create', null);
   const value = newTokenValue();
   const [row] = await db
@@ -168,7 +161,7 @@ export async function createToken(db: Db, o: Owner, input: Rec): Promise<{ row: 
 }
 
 /** Changes `name` and/or `description` of one of the owner's tokens. */
-export async function updateToken(db: Db, o: Owner, id: string, input: Rec): Promise<TokenRow> {
+export async function updateToken(db: Db, o: Owner, id: string, input: FieldValues): Promise<TokenRow> {
   const existing = await ownToken(db, o, id);
   const { data } = validator.normalise(input, 'update', recOf(existing));
   const set: Partial<TokenRow> = { updatedAt: new Date() };

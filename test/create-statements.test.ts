@@ -5,7 +5,7 @@
 // errors as API errors.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../engine/context.ts';
+import type { Principal } from '../engine/types.ts';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { rowsOf } from '../server/db.ts';
 import { model, tables } from '../server/model.ts';

@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../engine/context.ts';
+import type { Principal } from '../engine/types.ts';
 import { createEngine } from '../engine/operations.ts';
 import { createCompiler, type CompiledReads } from '../engine/graphql/compile.ts';
 import { encodeCursor } from '../engine/graphql/connection.ts';

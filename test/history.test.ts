@@ -7,7 +7,7 @@ import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../server/db.ts';
-import type { Db } from '../engine/context.ts';
+import type { Db } from '../engine/types.ts';
 import { call, client, freshDatabase, startTestServer, tokenFor, type TestDatabase, freePort } from './helpers.ts';
 
 const PG = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -2,7 +2,7 @@
 // through the engine): totals, numbers, states, edit and delete rules, payments, quotes.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../engine/context.ts';
+import type { Principal } from '../engine/types.ts';
 import { ApiError } from '../engine/errors.ts';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { computeTotals, type Discount } from '../resources/rules/totals.ts';

@@ -4,7 +4,7 @@
 // same order. Records are seeded from the descriptors (test/support/samples.ts) plus variants
 // with empty optional fields, fractional decimals, text that needs escaping and many children.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../engine/context.ts';
+import type { Principal } from '../engine/types.ts';
 import { ApiError } from '../engine/errors.ts';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { json } from '../formats/json.ts';

@@ -1,7 +1,7 @@
 // Rules shared by the documents addressed to a client (invoices, quotes, recurring invoices):
 // their currency, their discount and their totals (CONTRACT §6, arithmetic in totals.ts).
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Rec } from '../../engine/context.ts';
+import type { FieldValues } from '../../engine/types.ts';
 import { ApiError, ViolationCode } from '../../engine/errors.ts';
 import type { HookApi, WriteEvent } from '../../engine/hooks.ts';
 import { AmountTooLarge, computeTotals, discountProblems, type DiscountType, type LineInput, type TaxType, type Totals } from './totals.ts';
@@ -111,7 +111,7 @@ export async function recomputeDocument(api: HookApi, name: 'Invoice' | 'Quote',
     await api.tx.execute(sql`update ${lt} set ${col('total')} = v.total, ${col('taxRate')} = v.rate, ${col('taxType')} = v.type, "updated_at" = now()
       from (values ${values}) as v(id, total, rate, type) where ${lt.id} = v.id`);
   }
-  const set: Rec = { ...money(totals), updatedAt: new Date() };
+  const set: FieldValues = { ...money(totals), updatedAt: new Date() };
   if (hasBalance) set.balance = totals.total - Number(d.amountPaid ?? 0);
   await api.tx.update(t).set(set).where(eq(t.id, id));
 }
@@ -124,7 +124,7 @@ export async function recomputeTemplate(api: HookApi, id: string, o: ComputeOpti
     .select({ lines: t.lines, discountType: t.discountType, discountValue: t.discountValue })
     .from(t)
     .where(eq(t.id, id))
-    .for('update')) as { lines: Rec[] | null; discountType: DiscountType; discountValue: string }[];
+    .for('update')) as { lines: FieldValues[] | null; discountType: DiscountType; discountValue: string }[];
   if (!d) return;
   const lines = d.lines ?? [];
   const taxIds = [...new Set(lines.map((l) => l.tax).filter((x): x is string => typeof x === 'string'))];
@@ -147,7 +147,7 @@ export async function recomputeTemplate(api: HookApi, id: string, o: ComputeOpti
  * document and its lines are then inserted once, complete. Taxes were loaded when the lines'
  * references were checked, so this reads nothing more.
  */
-export async function computeNewDocument(api: HookApi, data: Rec, children: ReadonlyMap<string, Rec[]>): Promise<void> {
+export async function computeNewDocument(api: HookApi, data: FieldValues, children: ReadonlyMap<string, FieldValues[]>): Promise<void> {
   const lines = children.get('lines') ?? [];
   const taxes: ({ rate: number; type: TaxType } | null)[] = [];
   for (const line of lines) {

@@ -6,7 +6,7 @@
 // transaction under an advisory lock and a row lock, its due date is checked again once locked,
 // and a unique constraint (recurringInvoice, invoiceDate) makes a second invoice impossible.
 import { and, asc, eq, isNotNull, lt, lte, sql } from 'drizzle-orm';
-import type { Principal, Rec } from '../../engine/context.ts';
+import type { Principal, FieldValues } from '../../engine/types.ts';
 import { ApiError, ViolationCode } from '../../engine/errors.ts';
 import type { Engine } from '../../engine/operations.ts';
 import { addDays, occurrenceAfter, type Frequency } from './calendar.ts';
@@ -73,7 +73,7 @@ export async function runSchedule(engine: Engine, date: string, principalFor: Pr
         if (!r || r.status !== 'active' || typeof r.nextRunDate !== 'string' || r.nextRunDate > date) return 'skipped';
         const end = typeof r.endDate === 'string' ? r.endDate : null;
         if (!end || r.nextRunDate <= end) {
-          const lines = ((r.lines as Rec[] | null) ?? []).map((l, i) => ({ description: l.description, qty: l.qty, price: l.price, tax: l.tax, position: i }));
+          const lines = ((r.lines as FieldValues[] | null) ?? []).map((l, i) => ({ description: l.description, qty: l.qty, price: l.price, tax: l.tax, position: i }));
           const invoice = await api.create('Invoice', {
             client: r.client,
             status: 'pending',

@@ -3,12 +3,12 @@
 // its lines, its client, the client's first address and first contact, the names of the taxes
 // used, and the seller's company profile. Amounts are the stored integers; each tax row is
 // computed from the lines with the same arithmetic as the totals (resources/rules/totals.ts).
-import type { Principal, Rec } from '../../engine/context.ts';
+import type { Principal, FieldValues } from '../../engine/types.ts';
 import type { ModelResource } from '../../engine/model.ts';
 import type { Engine } from '../../engine/operations.ts';
 import { condition } from '../../engine/query.ts';
 import { lineAmounts, scaled, type TaxType } from '../../resources/rules/totals.ts';
-import type { Db } from '../../engine/context.ts';
+import type { Db } from '../../engine/types.ts';
 import { readCompany, type CompanyProfile } from '../company.ts';
 
 export type DocumentKind = 'invoice' | 'quote';
@@ -65,15 +65,15 @@ export interface DocumentData {
   buyer: {
     name: string;
     vatNumber: string | null;
-    address: Rec | null;
-    contact: Rec | null;
+    address: FieldValues | null;
+    contact: FieldValues | null;
   };
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 /** The first record of `r` whose `via` is `parent`, by creation. */
-async function first(engine: Engine, p: Principal, r: ModelResource, via: string, parent: string): Promise<Rec | null> {
+async function first(engine: Engine, p: Principal, r: ModelResource, via: string, parent: string): Promise<FieldValues | null> {
   const where = [condition(engine.model, r.byName.get(via)!, 'eq', [parent])];
   const page = await engine.list(p, r, { where, order: [{ field: 'createdAt', dir: 'asc' }], offset: 0, limit: 1, count: false });
   return page.items[0] ?? null;
@@ -90,7 +90,7 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
     first(engine, p, model.get('Contact'), 'client', clientId),
     readCompany(db, p.company.id),
   ]);
-  const rawLines = ((doc.lines as Rec[] | undefined) ?? []).slice().sort((a, b) => Number(a.position ?? 0) - Number(b.position ?? 0));
+  const rawLines = ((doc.lines as FieldValues[] | undefined) ?? []).slice().sort((a, b) => Number(a.position ?? 0) - Number(b.position ?? 0));
   const taxIds = [...new Set(rawLines.map((l) => l.tax).filter((t): t is string => typeof t === 'string'))];
   const taxNames = new Map((taxIds.length ? await engine.findMany(p, model.get('Tax'), taxIds) : []).map((t) => [String(t.id), String(t.name)]));
 

@@ -1,7 +1,7 @@
 // The documents of invoices and quotes (CONTRACT §13), offered by the REST read route next to the
 // formats: PDF for both, the UBL 2.1 e-invoice for invoices (a quote asked for it is a 406, as
 // for any media type a route does not offer).
-import type { Db } from '../../engine/context.ts';
+import type { Db } from '../../engine/types.ts';
 import type { ModelResource } from '../../engine/model.ts';
 import type { Engine } from '../../engine/operations.ts';
 import type { ItemDocument } from '../../formats/types.ts';

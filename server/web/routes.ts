@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db, Rec } from '../../engine/context.ts';
+import type { Db, FieldValues } from '../../engine/types.ts';
 import { ApiError } from '../../engine/errors.ts';
 import type { HistoryRecorder } from '../history.ts';
 import { hashPassword, verifyPassword } from '../passwords.ts';
@@ -168,7 +168,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
         }
         binding = s.value;
       }
-      const submitted = req.headers['x-csrf-token'] ?? (req.body as Rec | undefined)?._csrf;
+      const submitted = req.headers['x-csrf-token'] ?? (req.body as FieldValues | undefined)?._csrf;
       if (!store.checkCsrf(binding, submitted)) return refuse('The security token of this form is missing or wrong.');
     });
 
@@ -186,7 +186,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
 
     scope.post('/setup', async (req, reply) => {
       if (await anyUser()) return reply.redirect('/login?setup=done', 303);
-      const { input, errors } = checkSetup((req.body ?? {}) as Rec);
+      const { input, errors } = checkSetup((req.body ?? {}) as FieldValues);
       if (Object.keys(errors).length) {
         return html(reply, 422, setupPage({ csrf: store.csrfToken(preSession(req, reply)), input: { ...input, password: '' }, errors, currencies: [...currencies()] }));
       }
@@ -208,7 +208,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     });
 
     scope.post('/login', async (req, reply) => {
-      const body = (req.body ?? {}) as Rec;
+      const body = (req.body ?? {}) as FieldValues;
       const email = str(body.email, 254).trim().toLowerCase();
       const password = str(body.password, MAX_PASSWORD + 1);
       const next = safeNext(body.next);
@@ -275,10 +275,10 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       if (!s.company) throw ApiError.forbidden('You are not a member of any company.');
       return { userId: s.user.id, companyId: s.company.id };
     }
-    const objectBody = (req: FastifyRequest): Rec => {
+    const objectBody = (req: FastifyRequest): FieldValues => {
       const b = req.body;
       if (b === null || typeof b !== 'object' || Array.isArray(b)) throw ApiError.badRequest('The request body must be a JSON object.');
-      const { _csrf: _, ...rest } = b as Rec;
+      const { _csrf: _, ...rest } = b as FieldValues;
       return rest;
     };
     const settle = (req: FastifyRequest) => settleHistory(o.history, req);

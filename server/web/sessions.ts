@@ -10,7 +10,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Db, Role } from '../../engine/context.ts';
+import type { Db, Role } from '../../engine/types.ts';
 import { companies, memberships, sessions, users } from '../schema.ts';
 
 export const SESSION_COOKIE = 'inv_session';

@@ -2,7 +2,7 @@
 // only while no user exists. Concurrent set-ups (or a set-up racing `user:create`) are serialised
 // by a table lock that conflicts with any insert into users, so at most one first user is made.
 import { count, sql } from 'drizzle-orm';
-import type { Db } from '../../engine/context.ts';
+import type { Db } from '../../engine/types.ts';
 import { uuidv7 } from '../../engine/uuid.ts';
 import { findOrCreateCompany } from '../commands.ts';
 import { hashPassword } from '../passwords.ts';

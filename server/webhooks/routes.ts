@@ -1,14 +1,14 @@
-// The webhook endpoints beside the REST adapter's /api/webhooks (CONTRACT §11): the event types,
+// The webhook endpoints beside the REST adapter's /webhooks (under /api) (CONTRACT §11): the event types,
 // secret rotation, the delivery log, retry now, and ping. Tenancy and roles as everywhere: the
 // webhook is read through the engine first (404 unknown, 403 another company's).
 import { Type, type TSchema } from '@sinclair/typebox';
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Db, Principal, Rec } from '../../engine/context.ts';
+import type { Db, Principal, FieldValues } from '../../engine/types.ts';
 import { ApiError } from '../../engine/errors.ts';
-import { content, problems, type RouteDoc } from '../../engine/openapi.ts';
+import { content, problems, type RouteDoc } from '../../http/openapi.ts';
 import type { Engine } from '../../engine/operations.ts';
-import { parseIntParam } from '../../engine/rest.ts';
+import { parseIntParam } from '../../http/rest.ts';
 import { isUuid } from '../../engine/validate.ts';
 import { json } from '../../formats/json.ts';
 import type { Formats } from '../../formats/negotiate.ts';
@@ -75,14 +75,14 @@ export function registerWebhookRoutes(app: FastifyInstance, o: WebhookRoutesOpti
   const sendJson = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
   const oneJson = { 200: { description: 'OK', content: { 'application/json': { schema: Delivery } } } };
 
-  app.get('/api/webhooks/event-types', {
+  app.get('/webhooks/event-types', {
     config: { openapi: { ...doc('The event types a webhook may subscribe to ("*": all)', 'api_webhooks_event_types', { 200: { description: 'Event types', content: { 'application/json': { schema: Type.Array(Type.String()) } } }, ...problems(401) }), params: undefined } },
   }, async (req, reply) => {
     o.principal(req);
     return sendJson(reply, 200, engine.eventTypes());
   });
 
-  app.post<{ Params: { id: string } }>('/api/webhooks/:id/rotate-secret', {
+  app.post<{ Params: { id: string } }>('/webhooks/:id/rotate-secret', {
     config: { openapi: doc('Replaces the signing secret; the response is the webhook with the new secret, shown this once', 'api_webhooks_rotate_secret', { 200: { description: 'The webhook, with its new secret', content: content(o.formats, (f) => f.docs.item(r)) }, ...problems(401, 403, 404, 406) }) },
   }, async (req, reply) => {
     const format = o.formats.negotiate(req.headers.accept);
@@ -92,14 +92,14 @@ export function registerWebhookRoutes(app: FastifyInstance, o: WebhookRoutesOpti
     const secret = newSecret();
     const t = engine.tables.get(r);
     await db.update(t).set({ secret, updatedAt: new Date() }).where(and(eq(t.id, req.params.id.toLowerCase()), eq(t.companyId, p.company.id)));
-    const rec: Rec = { ...(await engine.read(p, r, req.params.id)), secret };
+    const rec: FieldValues = { ...(await engine.read(p, r, req.params.id)), secret };
     const rendered = format.item(engine.model, r, rec);
     reply.code(200).header('content-type', `${format.mediaType}; charset=utf-8`).header('cache-control', 'no-store');
     if (rendered.headers) reply.headers(rendered.headers);
     return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
   });
 
-  app.get<{ Params: { id: string }; Querystring: Record<string, string | string[]> }>('/api/webhooks/:id/deliveries', {
+  app.get<{ Params: { id: string }; Querystring: Record<string, string | string[]> }>('/webhooks/:id/deliveries', {
     config: {
       openapi: doc('The deliveries of a webhook, newest first', 'api_webhooks_deliveries', {
         200: { description: 'Deliveries (the total is in X-Total-Count)', content: { 'application/json': { schema: Type.Array(Delivery) } } },
@@ -133,7 +133,7 @@ export function registerWebhookRoutes(app: FastifyInstance, o: WebhookRoutesOpti
     return sendJson(reply, 200, rows.map(deliveryJson));
   });
 
-  app.post<{ Params: { id: string; delivery: string } }>('/api/webhooks/:id/deliveries/:delivery/retry', {
+  app.post<{ Params: { id: string; delivery: string } }>('/webhooks/:id/deliveries/:delivery/retry', {
     config: { openapi: doc('Queues a delivery for an attempt now', 'api_webhooks_delivery_retry', { 202: { ...oneJson[200], description: 'Queued' }, ...problems(401, 403, 404) }, { params: Type.Object({ id: Type.String(), delivery: Type.String() }) }) },
   }, async (req, reply) => {
     const p = o.principal(req);
@@ -151,7 +151,7 @@ export function registerWebhookRoutes(app: FastifyInstance, o: WebhookRoutesOpti
     return sendJson(reply, 202, deliveryJson(row));
   });
 
-  app.post<{ Params: { id: string } }>('/api/webhooks/:id/ping', {
+  app.post<{ Params: { id: string } }>('/webhooks/:id/ping', {
     config: { openapi: doc('Sends a webhook.ping event to this webhook', 'api_webhooks_ping', { 202: { ...oneJson[200], description: 'Queued' }, ...problems(401, 403, 404) }) },
   }, async (req, reply) => {
     const p = o.principal(req);

@@ -9,7 +9,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../../engine/context.ts';
+import type { Db } from '../../engine/types.ts';
 import { addressProblem } from '../../resources/rules/webhook-url.ts';
 import { rowsOf } from '../db.ts';
 import { signedHeaders } from './signing.ts';

@@ -2,7 +2,7 @@
 // of the tenancy tables), so a test can prove that a rejected request changed nothing at all.
 // Request history and usage counters are left out: every authenticated request changes them.
 import { sql } from 'drizzle-orm';
-import type { Db } from '../../engine/context.ts';
+import type { Db } from '../../engine/types.ts';
 import { rowsOf } from '../../server/db.ts';
 import { model } from '../../server/model.ts';
 

@@ -1,19 +1,17 @@
-// The GraphQL endpoint: mercurius (document cache, JIT) executes the schema derived from the
-// model; our routes handle HTTP (POST and GET, a browser page on GET), and errors come out in
-// API Platform's shape: `message`, `extensions.status`, and `extensions.violations` for 422.
+// GraphQL over HTTP: mercurius (document cache, JIT) executes the schema derived from the model
+// (engine/graphql/); our routes handle HTTP (POST and GET; the page a browser gets on GET is
+// GraphiQL, http/graphiql.ts, a route of its own), and errors come out in API Platform's shape:
+// `message`, `extensions.status`, and `extensions.violations` for 422.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import mercurius from 'mercurius';
-import type { Principal } from '../types.ts';
-import { ApiError } from '../errors.ts';
-import type { Engine } from '../operations.ts';
-import { aliasRule, checkCost, DEFAULT_LIMITS, depthRule, introspectionRule, type Limits } from './limits.ts';
-import { createCompiler } from './compile.ts';
-import { Loaders } from './loaders.ts';
-import { buildGraphqlSchema, type GraphqlContext } from './schema.ts';
-
-export { buildGraphqlSchema, type GraphqlContext } from './schema.ts';
-export { DEFAULT_LIMITS, type Limits } from './limits.ts';
+import type { Principal } from '../engine/types.ts';
+import { ApiError } from '../engine/errors.ts';
+import type { Engine } from '../engine/operations.ts';
+import { aliasRule, checkCost, DEFAULT_LIMITS, depthRule, introspectionRule, type Limits } from '../engine/graphql/limits.ts';
+import { createCompiler } from '../engine/graphql/compile.ts';
+import { Loaders } from '../engine/graphql/loaders.ts';
+import { buildGraphqlSchema, type GraphqlContext } from '../engine/graphql/schema.ts';
 
 export interface GraphqlOptions {
   engine: Engine;
@@ -22,9 +20,8 @@ export interface GraphqlOptions {
   principal(req: FastifyRequest): Principal;
   /** Maps an error that is not an ApiError (database unavailable…) to one; null: internal error. */
   toApiError(err: unknown): ApiError | null;
+  /** Relative to the plugin's prefix; default `/graphql`. */
   path?: string;
-  /** What a browser gets when it asks the endpoint for HTML (an in-browser IDE). */
-  ide?: { wants(req: FastifyRequest): boolean; send(reply: FastifyReply): unknown };
   limits?: Partial<Limits>;
   /** Query operations compiled into one SQL statement each (compile.ts); default true. */
   compile?: boolean;
@@ -40,7 +37,7 @@ interface ErrorJson {
 }
 
 export async function registerGraphql(app: FastifyInstance, o: GraphqlOptions): Promise<{ schema: GraphQLSchema }> {
-  const path = o.path ?? '/api/graphql';
+  const path = o.path ?? '/graphql';
   const limits: Limits = { ...DEFAULT_LIMITS, ...o.limits };
   const schema = o.schema ?? buildGraphqlSchema(o.engine.model, o.engine);
 
@@ -164,7 +161,6 @@ export async function registerGraphql(app: FastifyInstance, o: GraphqlOptions): 
   });
 
   app.get(path, { errorHandler }, async (req, reply) => {
-    if (o.ide?.wants(req)) return o.ide.send(reply);
     const q = req.query as Record<string, unknown>;
     let variables: unknown;
     if (typeof q.variables === 'string' && q.variables !== '') {

@@ -1,14 +1,21 @@
 // GraphiQL for browsers at GET /api/graphql (Accept: text/html), from the server's own files:
-// the `graphiql` package's UMD bundle and React 18's UMD builds (server/assets.ts: node_modules,
-// or the binary's embedded assets), under /graphiql/. The page needs no token; the schema
-// documentation it shows is public like the OpenAPI document, and queries carry the X-API-TOKEN header typed into the headers editor.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// the `graphiql` package's UMD bundle and React 18's UMD builds (read through `readAsset`:
+// server/assets.ts, from node_modules or the binary's embedded assets), under /graphiql/. The
+// page needs no token; the schema documentation it shows is public like the OpenAPI document,
+// and queries carry the X-API-TOKEN header typed into the headers editor.
+//
+// The page shares its URL with the GraphQL endpoint, which needs a token: it is a route of its
+// own, constrained to requests that prefer HTML (`htmlPage`, a find-my-way constraint), so that
+// it can live in the public part of /api while the endpoint lives in the guarded one.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { getNamedType, introspectionFromSchema, isLeafType, isObjectType, type GraphQLSchema } from 'graphql';
 import Negotiator from 'negotiator';
 import { ApiError } from '../engine/errors.ts';
-import { readAsset } from './assets.ts';
 
 export const GRAPHIQL_PREFIX = '/graphiql';
+
+/** Reads one file of a named asset root (server/assets.ts). */
+export type ReadAsset = (root: string, file: string) => Buffer;
 
 /** URL file name → [asset root, file, media type]. */
 const ASSETS: Record<string, { root: string; file: string; type: string }> = {
@@ -19,12 +26,26 @@ const ASSETS: Record<string, { root: string; file: string; type: string }> = {
 };
 
 /** A browser navigating to the endpoint: it prefers HTML to JSON. */
-export function wantsGraphiql(req: FastifyRequest): boolean {
+export function wantsGraphiql(req: Pick<FastifyRequest['raw'], 'method' | 'headers'>): boolean {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const accept = req.headers.accept;
   if (!accept || !accept.includes('html')) return false;
   return new Negotiator({ headers: { accept } }).mediaType(['application/json', 'text/html']) === 'text/html';
 }
+
+/**
+ * The route constraint `{ page: 'html' }`: matches a GET that prefers HTML to JSON. Routes without
+ * it answer every other request at the same URL. Given to Fastify's `constraints` option.
+ */
+export const htmlPage = {
+  name: 'page',
+  storage() {
+    const routes = new Map<string, never>();
+    return { get: (k: string) => routes.get(k) ?? null, set: (k: string, v: unknown) => void routes.set(k, v as never) };
+  },
+  deriveConstraint: (req: FastifyRequest['raw']): string => (wantsGraphiql(req) ? 'html' : ''),
+  mustMatchWhenDerived: false,
+};
 
 /** A first query for the editor: the first collection with a few of its scalar fields. */
 function exampleQuery(schema: GraphQLSchema): string {
@@ -96,9 +117,16 @@ function page(): string {
 `;
 }
 
-/** Registers the static files and returns what the endpoint sends a browser. */
-export function registerGraphiql(app: FastifyInstance, o: { schema: GraphQLSchema; endpoint: string }): { wants(req: FastifyRequest): boolean; send(reply: FastifyReply): unknown } {
+/** The page itself, at `path` (the GraphQL endpoint's), for requests that prefer HTML. */
+export function registerGraphiqlPage(app: FastifyInstance, o: { path: string }): void {
   const html = page();
+  app.get(o.path, { constraints: { page: 'html' } }, async (_req, reply) =>
+    reply.code(200).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html),
+  );
+}
+
+/** The files the page loads, under /graphiql/ (outside /api: no token, no rate limit). */
+export function registerGraphiqlAssets(app: FastifyInstance, o: { schema: GraphQLSchema; endpoint: string; readAsset: ReadAsset }): void {
   const files = new Map<string, Buffer>();
   let schemaJson: string | undefined;
   let init: string | undefined;
@@ -118,14 +146,9 @@ export function registerGraphiql(app: FastifyInstance, o: { schema: GraphQLSchem
     if (!asset) throw ApiError.notFound(`No route found for "GET ${GRAPHIQL_PREFIX}/${file.slice(0, 100)}"`);
     let body = files.get(file);
     if (!body) {
-      body = readAsset(asset.root, asset.file);
+      body = o.readAsset(asset.root, asset.file);
       files.set(file, body);
     }
     return reply.type(asset.type).send(body);
   });
-
-  return {
-    wants: wantsGraphiql,
-    send: (reply) => reply.code(200).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html),
-  };
 }

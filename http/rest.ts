@@ -1,16 +1,19 @@
-// REST routes derived from the model: one route per allowed operation at `/api/<path>` and
-// `/api/<path>/<id>`; 405 with Allow for the others. Handlers only translate HTTP to an
-// operation call and the result to the negotiated format.
+// The REST adapter: routes derived from the model, one per allowed operation at `/<path>` and
+// `/<path>/<id>` under the plugin's prefix (`/api`, the prefix of the model's IRIs); 405 with
+// Allow for the others. Handlers only translate HTTP to an operation call and the result to the
+// negotiated format. Also the public entrypoint and JSON-LD @context documents.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { Principal, FieldValues } from './types.ts';
-import { ApiError } from './errors.ts';
-import type { ModelResource } from './model.ts';
-import type { Engine } from './operations.ts';
-import { parseRestFilters } from './query.ts';
+import type { FieldValues, Principal } from '../engine/types.ts';
+import type { RestOperation } from '../engine/descriptor.ts';
+import { ApiError } from '../engine/errors.ts';
+import type { Model, ModelResource } from '../engine/model.ts';
+import type { Engine } from '../engine/operations.ts';
+import { parseRestFilters } from '../engine/query.ts';
+import { contextDocument } from '../formats/jsonld.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
 import type { Format, ItemDocument, Rendered } from '../formats/types.ts';
-import { operationDoc, entrypointDoc, problems, type DocOperation } from './openapi.ts';
-import { etagOf, ifMatch, ifNoneMatch, noneMatchHits } from './versions.ts';
+import { contextDoc, entrypointDoc, operationDoc, problems } from './openapi.ts';
+import { etagOf, ifMatch, ifNoneMatch, noneMatchHits } from '../engine/versions.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,10 +24,15 @@ declare module 'fastify' {
   }
 }
 
+/** What the adapter uses of an engine (engine/custom.ts's engine for provider-only models has just this). */
+export type RestEngine = Pick<Engine, 'model' | 'json' | 'list' | 'read' | 'create' | 'update' | 'remove'> & Partial<Pick<Engine, 'version'>>;
+
 export interface RestOptions {
-  engine: Engine;
+  engine: RestEngine;
   formats: Formats;
   principal(req: FastifyRequest): Principal;
+  /** The resources to route; every one with REST operations when omitted. */
+  resources?: readonly ModelResource[];
   /** Default and maximum page sizes. */
   itemsPerPage?: number;
   maxItemsPerPage?: number;
@@ -51,28 +59,62 @@ export function parseIntParam(name: string, raw: string | null, min: number): nu
   return n;
 }
 
+/** Negotiation as a route's first hook: a 406 comes before body parsing and any query. */
+function negotiation(app: FastifyInstance, formats: Formats): onRequestAsyncHookHandler {
+  if (!app.hasRequestDecorator('apiFormat')) app.decorateRequest('apiFormat', null);
+  return async (req) => {
+    req.apiFormat = formats.negotiate(req.headers.accept);
+  };
+}
+
+const formatOf = (formats: Formats, req: FastifyRequest): Format => req.apiFormat ?? formats.negotiate(req.headers.accept);
+
+function send(reply: FastifyReply, format: Format, status: number, rendered: Rendered) {
+  reply.code(status).header('content-type', `${format.mediaType}; charset=utf-8`).header('vary', 'Accept');
+  if (rendered.headers) reply.headers(rendered.headers);
+  if (rendered.text !== undefined) return reply.send(rendered.text);
+  return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
+}
+
+/** `GET /` under the prefix: the API entrypoint, in every format. */
+export function registerEntrypoint(app: FastifyInstance, o: { model: Model; formats: Formats }): void {
+  const negotiate = negotiation(app, o.formats);
+  app.get('/', { onRequest: negotiate, config: { openapi: entrypointDoc(o.formats) } }, async (req, reply) => {
+    const format = formatOf(o.formats, req);
+    return send(reply, format, 200, format.entrypoint(o.model));
+  });
+}
+
+/** `GET /contexts/<Type>`: the JSON-LD @context of a type of any of `models` (the first that has it). */
+export function registerContexts(app: FastifyInstance, o: { models: readonly Model[] }): void {
+  const types = ['application/ld+json', 'application/json'];
+  app.get<{ Params: { name: string } }>(
+    '/contexts/:name',
+    { onRequest: async (req) => void negotiateType(req.headers.accept, types), config: { openapi: contextDoc() } },
+    async (req, reply) => {
+      const base = `${req.protocol}://${req.host}`;
+      let doc: Record<string, unknown> | null = null;
+      for (const m of o.models) if ((doc = contextDocument(m, req.params.name, base))) break;
+      if (!doc) throw ApiError.notFound();
+      return reply.type(`${negotiateType(req.headers.accept, types)}; charset=utf-8`).send(JSON.stringify(doc));
+    },
+  );
+}
+
 export function registerRest(app: FastifyInstance, o: RestOptions): void {
   const { engine, formats } = o;
   const model = engine.model;
   const perPage = o.itemsPerPage ?? 30;
   const maxPerPage = o.maxItemsPerPage ?? 100;
-
-  // Negotiation runs as the route's first hook: a 406 comes before body parsing and any query.
-  app.decorateRequest('apiFormat', null);
-  app.decorateRequest('apiDocument', null);
-  const negotiate: onRequestAsyncHookHandler = async (req) => {
-    req.apiFormat = formats.negotiate(req.headers.accept);
-  };
-  const formatOf = (req: FastifyRequest): Format => req.apiFormat ?? formats.negotiate(req.headers.accept);
-  const route = (r: ModelResource | null, op: DocOperation) => ({
+  const negotiate = negotiation(app, formats);
+  if (!app.hasRequestDecorator('apiDocument')) app.decorateRequest('apiDocument', null);
+  const route = (r: ModelResource, op: RestOperation) => ({
     onRequest: negotiate,
-    config: {
-      openapi: r && op !== 'entrypoint' ? operationDoc(model, r, op, formats) : entrypointDoc(formats),
-      ...(op === 'create' || op === 'update' ? { idempotency: 'rest' as const } : {}),
-    },
+    config: { openapi: operationDoc(model, r, op, formats), ...(op === 'create' || op === 'update' ? { idempotency: 'rest' as const } : {}) },
   });
   // Conditional requests and kept results (CONTRACT §12, engine/versions.ts, server/idempotency.ts).
-  const tagged = (reply: FastifyReply, format: Format, rec: FieldValues) => reply.header('etag', etagOf(rec.version, format.name));
+  // Records of a resource with its own provider carry no version, and get no tag.
+  const tagged = (reply: FastifyReply, format: Format, rec: FieldValues) => (typeof rec.version === 'number' ? reply.header('etag', etagOf(rec.version, format.name)) : reply);
   const writeOptions = (req: FastifyRequest, status: number, format: Format) => ({
     precondition: ifMatch(req.headers['if-match']),
     keep: req.idempotency?.keep(status, format.mediaType),
@@ -95,13 +137,6 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     return { ...base, onRequest };
   }
 
-  function send(reply: FastifyReply, format: Format, status: number, rendered: Rendered) {
-    reply.code(status).header('content-type', `${format.mediaType}; charset=utf-8`).header('vary', 'Accept');
-    if (rendered.headers) reply.headers(rendered.headers);
-    if (rendered.text !== undefined) return reply.send(rendered.text);
-    return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
-  }
-
   function readBody(req: FastifyRequest, r: ModelResource, method: keyof typeof BODY_TYPES): FieldValues {
     const type = mediaTypeOf(req);
     const allowed: readonly string[] = BODY_TYPES[method];
@@ -115,22 +150,20 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     return plain as FieldValues;
   }
 
-  app.get('/api', route(null, 'entrypoint'), async (req, reply) => {
-    const format = formatOf(req);
-    return send(reply, format, 200, format.entrypoint(model));
-  });
-
-  for (const r of model.resources) {
+  for (const r of o.resources ?? model.resources) {
     if (!r.rest.size) continue;
-    const collectionUrl = r.iri;
-    const itemUrl = `${r.iri}/:id`;
+    // Records built as JSON by the database, for resources the engine stores itself.
+    const json = r.provider ? undefined : engine.json;
+    // Relative to the plugin's prefix, which is the IRIs' (`/api`).
+    const collectionUrl = `/${r.path}`;
+    const itemUrl = `/${r.path}/:id`;
     const collectionMethods: string[] = [];
     const itemMethods: string[] = [];
 
     if (r.rest.has('list')) {
       collectionMethods.push('GET', 'HEAD');
       app.get(collectionUrl, route(r, 'list'), async (req, reply) => {
-        const format = formatOf(req);
+        const format = formatOf(formats, req);
         const url = new URL(req.url, 'http://x');
         const q = format.readQuery ? format.readQuery(url.searchParams) : url.searchParams;
         const page = parseIntParam('page', q.get('page'), 1) ?? 1;
@@ -140,8 +173,8 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         const query = { where, order, offset: (page - 1) * ipp, limit: ipp };
         const view = { resource: r, page, itemsPerPage: ipp, path: url.pathname, query: q };
         // Formats with a projection get the page as JSON text from the database.
-        if (format.projection && engine.json) {
-          const { members, total } = await engine.json.list(o.principal(req), r, query, format.projection);
+        if (format.projection && json) {
+          const { members, total } = await json.list(o.principal(req), r, query, format.projection);
           return send(reply, format, 200, format.collection(model, { ...view, items: [], membersText: members, total }));
         }
         const result = await engine.list(o.principal(req), r, query);
@@ -151,7 +184,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     if (r.rest.has('create')) {
       collectionMethods.push('POST');
       app.post(collectionUrl, route(r, 'create'), async (req, reply) => {
-        const format = formatOf(req);
+        const format = formatOf(formats, req);
         const rec = await engine.create(o.principal(req), r, readBody(req, r, 'POST'), { keep: req.idempotency?.keep(201, format.mediaType) });
         reply.header('location', `${r.iri}/${String(rec.id)}`);
         return send(tagged(reply, format, rec), format, 201, format.item(model, r, rec));
@@ -166,7 +199,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
           // Documents (PDF, UBL) carry no ETag: they also show the company profile and other
           // records (client, taxes), which the record's version does not follow. So If-None-Match
           // can only match with "*" (the record exists).
-          if (ifNoneMatch(req.headers['if-none-match']) === '*') {
+          if (engine.version && ifNoneMatch(req.headers['if-none-match']) === '*') {
             await engine.version(o.principal(req), r, req.params.id);
             return reply.code(304).header('vary', 'Accept').send();
           }
@@ -175,14 +208,14 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
           if (out.headers) reply.headers(out.headers);
           return reply.send(out.body);
         }
-        const format = formatOf(req);
-        const noneMatch = ifNoneMatch(req.headers['if-none-match']);
-        if (noneMatch) {
+        const format = formatOf(formats, req);
+        const noneMatch = r.provider || !engine.version ? undefined : ifNoneMatch(req.headers['if-none-match']);
+        if (noneMatch && engine.version) {
           const etag = etagOf(await engine.version(o.principal(req), r, req.params.id), format.name);
           if (noneMatchHits(noneMatch, etag)) return reply.code(304).header('etag', etag).header('vary', 'Accept').send();
         }
-        if (format.projection && engine.json) {
-          const { text, version } = await engine.json.readVersioned(o.principal(req), r, req.params.id, format.projection);
+        if (format.projection && json) {
+          const { text, version } = await json.readVersioned(o.principal(req), r, req.params.id, format.projection);
           return send(reply.header('etag', etagOf(version, format.name)), format, 200, { body: null, text });
         }
         const rec = await engine.read(o.principal(req), r, req.params.id);
@@ -192,7 +225,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     if (r.rest.has('update')) {
       itemMethods.push('PATCH');
       app.patch<{ Params: { id: string } }>(itemUrl, route(r, 'update'), async (req, reply) => {
-        const format = formatOf(req);
+        const format = formatOf(formats, req);
         const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PATCH'), 'update', writeOptions(req, 200, format));
         return send(tagged(reply, format, rec), format, 200, format.item(model, r, rec));
       });
@@ -200,7 +233,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     if (r.rest.has('replace')) {
       itemMethods.push('PUT');
       app.put<{ Params: { id: string } }>(itemUrl, route(r, 'replace'), async (req, reply) => {
-        const format = formatOf(req);
+        const format = formatOf(formats, req);
         const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PUT'), 'replace', { precondition: ifMatch(req.headers['if-match']) });
         return send(tagged(reply, format, rec), format, 200, format.item(model, r, rec));
       });

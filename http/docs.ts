@@ -1,14 +1,14 @@
 // Generated API documentation: the OpenAPI 3.1 document at /api/docs.json (and /api/docs/json)
-// built by @fastify/swagger from the descriptions each REST route carries (engine/openapi.ts),
+// built by @fastify/swagger from the descriptions each REST route carries (http/openapi.ts),
 // and Swagger UI at /api/docs, served from the package's own files (server/assets.ts: from
-// node_modules, or extracted from the binary). No token needed.
+// node_modules, or extracted from the binary). No token needed, and no rate limit: the pages
+// are a plugin of their own beside /api (`registerDocs`), outside its hooks.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Model } from '../engine/model.ts';
-import { openapiComponents, openapiTags, SECURITY_SCHEME } from '../engine/openapi.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
-import { assetDir, readAsset } from './assets.ts';
+import { openapiComponents, openapiTags, SECURITY_SCHEME } from './openapi.ts';
 
 const DESCRIPTION = `Every resource of the installation, generated from its descriptors.
 
@@ -18,14 +18,23 @@ Authenticate with the \`X-API-TOKEN\` header (Authorize above). Responses follow
 \`sort=a,-b\`) and \`application/xml\` (or \`text/xml\`). Errors are \`application/problem+json\`.
 Money is an integer in the currency's smallest unit.`;
 
-/** Registers the documentation; call before the routes are added, so that they are collected. */
-const VERSION = (JSON.parse(readAsset('app', 'package.json').toString('utf8')) as { version: string }).version;
+export interface DocsOptions {
+  model: Model;
+  formats: Formats;
+  version: string;
+  /** Component schemas and tags of routes outside the model. */
+  more?: { components: Record<string, unknown>; tags: { name: string; description: string }[] };
+}
 
-export async function installDocs(app: FastifyInstance, o: { model: Model; formats: Formats; more?: { components: Record<string, unknown>; tags: { name: string; description: string }[] } }): Promise<void> {
+/**
+ * Collects the documentation of every route registered after it: call it on the root instance,
+ * before the API's plugins.
+ */
+export async function registerOpenapi(app: FastifyInstance, o: DocsOptions): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Invoicing API', version: VERSION, description: DESCRIPTION },
+      info: { title: 'Invoicing API', version: o.version, description: DESCRIPTION },
       servers: [{ url: '/', description: 'This installation' }],
       components: {
         securitySchemes: { [SECURITY_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-API-TOKEN', description: 'An API token (inv_…) created in the profile or with token:create.' } },
@@ -42,17 +51,24 @@ export async function installDocs(app: FastifyInstance, o: { model: Model; forma
       return { schema, url };
     },
   });
+}
+
+/**
+ * Swagger UI at `<path>` and the document at `<path>.json` (Swagger UI writes its pages' links
+ * from `path`, so this plugin is registered without a prefix).
+ */
+export async function registerDocs(app: FastifyInstance, o: { path: string; swaggerUi: { dir: string; logo: Buffer } }): Promise<void> {
   await app.register(swaggerUi, {
-    routePrefix: '/api/docs',
+    routePrefix: o.path,
     uiConfig: { docExpansion: 'list', deepLinking: true, persistAuthorization: false, displayOperationId: false },
     staticCSP: true,
     // The package's static files and logo, wherever they are (not its own __dirname, which the
     // single executable does not have).
-    baseDir: assetDir('swagger-ui'),
-    logo: { type: 'image/svg+xml', content: readAsset('swagger-ui', 'logo.svg') },
+    baseDir: o.swaggerUi.dir,
+    logo: { type: 'image/svg+xml', content: o.swaggerUi.logo },
   });
   const types = ['application/json', 'application/vnd.oai.openapi+json'];
-  app.get('/api/docs.json', { schema: { hide: true } }, async (req, reply) => {
+  app.get(`${o.path}.json`, { schema: { hide: true } }, async (req, reply) => {
     const type = negotiateType(req.headers.accept, types);
     return reply.type(`${type}; charset=utf-8`).send(JSON.stringify(app.swagger()));
   });

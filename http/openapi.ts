@@ -1,13 +1,14 @@
 // The OpenAPI description of each REST route, derived from the same model as the routes. Each
 // route carries its description in `config.openapi`; @fastify/swagger turns them into the
-// document (server/docs.ts). Fastify itself never sees these schemas, so they validate nothing:
+// document (http/docs.ts). Fastify itself never sees these schemas, so they validate nothing:
 // the engine validates input (engine/validate.ts) and parses queries (engine/query.ts).
 import { Type, type TSchema } from '@sinclair/typebox';
+import type { RestOperation } from '../engine/descriptor.ts';
+import type { Model, ModelResource } from '../engine/model.ts';
+import { lowerFirst } from '../engine/names.ts';
+import { DATE_OPS } from '../engine/query.ts';
+import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from '../engine/json-schemas.ts';
 import type { Formats } from '../formats/negotiate.ts';
-import type { RestOperation } from './descriptor.ts';
-import type { Model, ModelResource } from './model.ts';
-import { DATE_OPS } from './query.ts';
-import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from './json-schemas.ts';
 
 export type DocOperation = RestOperation | 'entrypoint';
 
@@ -178,6 +179,7 @@ export function operationDoc(model: Model, r: ModelResource, op: RestOperation, 
     const moves = Object.entries(s.transitions).map(([from, to]) => `${from} → ${(to as string[]).join(', ')}`).join('; ');
     notes.push(`Changing \`${String(s.field)}\` moves its state machine: ${moves}. Other changes are a 422.`);
   }
+  if (op === 'create') for (const f of r.shownOnce) notes.push(`The response also carries \`${f.name}\`: ${lowerFirst(f.def.description ?? 'shown here only.')}`);
   if (op === 'update' || op === 'replace') {
     const fixed = r.creatable.filter((f) => !r.updatable.includes(f)).map((f) => f.name);
     if (fixed.length) notes.push(`Cannot change: ${fixed.join(', ')}.`);
@@ -226,7 +228,7 @@ export function openapiTags(model: Model): { name: string; description: string }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** This route's OpenAPI description, read by @fastify/swagger's transform (server/docs.ts). */
+    /** This route's OpenAPI description, read by @fastify/swagger's transform (http/docs.ts). */
     openapi?: RouteDoc;
   }
 }

@@ -1,0 +1,87 @@
+// /api as one fastify plugin, registered with its prefix (buildApp). Its hooks, in order:
+// `admission` (token → principal, the rate limit, X-RateLimit-* headers) for every request that
+// reaches it, 404s included, and the request history when the response is sent. Inside, three
+// encapsulated parts, each with its own guard (server/auth.ts):
+//   public   the entrypoint, the JSON-LD @context documents and the GraphiQL page: no token needed
+//   rest     the REST resources, the token API and the company profile: X-API-TOKEN required;
+//            every /api route module is registered here (registerRoutes below); unknown paths under /api
+//   graphql  GraphQL over HTTP: X-API-TOKEN required, refusals in GraphQL's shape
+// The documentation pages (/api/docs, /api/docs.json) are a sibling plugin (http/docs.ts), outside
+// these hooks: no token, no rate limit.
+import type { FastifyInstance } from 'fastify';
+import type { GraphQLSchema } from 'graphql';
+import type { Db } from '../engine/types.ts';
+import type { Model, ModelResource } from '../engine/model.ts';
+import type { Engine } from '../engine/operations.ts';
+import type { Formats } from '../formats/negotiate.ts';
+import type { ItemDocument } from '../formats/types.ts';
+import { registerGraphiqlPage } from '../http/graphiql.ts';
+import { registerGraphql } from '../http/graphql.ts';
+import { registerContexts, registerEntrypoint, registerRest } from '../http/rest.ts';
+import { admission, guard, principalOf, type Gatekeeper } from './auth.ts';
+import { notFound, toApiError } from './errors.ts';
+import { registerCompanyApi } from './company-api.ts';
+import { companyModel } from './company.ts';
+import { historyHook, type HistoryRecorder } from './history.ts';
+import { registerTokenApi, tokenModel } from './token-api.ts';
+import { installIdempotency } from './idempotency.ts';
+import { registerWebhookRoutes } from './webhooks/routes.ts';
+import type { WebhookWorker } from './webhooks/worker.ts';
+
+/** Where the API is mounted: the prefix of every IRI the model gives its records. */
+export const API_PREFIX = '/api';
+export const GRAPHQL_PATH = '/graphql';
+
+export interface ApiOptions {
+  db: Db;
+  engine: Engine;
+  model: Model;
+  formats: Formats;
+  graphqlSchema: GraphQLSchema;
+  /** GraphQL queries compiled into one SQL statement (config GRAPHQL_COMPILE). */
+  compileGraphql: boolean;
+  gate: Gatekeeper & { revoked(tokenId: string): Promise<void>; clock: () => number };
+  history: HistoryRecorder;
+  /** Document representations (PDF, e-invoice) of a resource's items, offered on its read route. */
+  documents?(r: ModelResource): readonly ItemDocument[];
+  /** The webhook delivery worker (its endpoints retry and ping through it). */
+  webhooks: WebhookWorker;
+}
+
+export async function apiPlugin(app: FastifyInstance, o: ApiOptions): Promise<void> {
+  app.decorateRequest('principal', null);
+  app.decorateRequest('admission', null);
+  app.decorateRequest('admittedAt', 0);
+  app.addHook('onRequest', admission(o.gate));
+  app.addHook('onResponse', historyHook(o.history));
+  // Idempotency-Key on the REST writes and GraphQL mutations (their routes say so in their config).
+  installIdempotency(app, { engine: o.engine, formats: o.formats, clock: o.gate.clock });
+
+  await app.register(async (pub) => {
+    pub.addHook('onRequest', guard({ authenticate: false }));
+    registerContexts(pub, { models: [o.model, tokenModel, companyModel] });
+    registerEntrypoint(pub, { model: o.model, formats: o.formats });
+    // Other methods on the entrypoint are unknown routes, answered without asking for a token.
+    pub.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/', handler: notFound });
+    registerGraphiqlPage(pub, { path: GRAPHQL_PATH });
+  });
+
+  await app.register(async (rest) => {
+    rest.addHook('onRequest', guard({ authenticate: true }));
+    rest.setNotFoundHandler(notFound);
+    registerRoutes(rest, o);
+  });
+
+  await app.register(async (graphql) => {
+    graphql.addHook('onRequest', guard({ authenticate: true, shape: 'graphql' }));
+    await registerGraphql(graphql, { engine: o.engine, schema: o.graphqlSchema, principal: principalOf, toApiError, path: GRAPHQL_PATH, compile: o.compileGraphql });
+  });
+}
+
+/** The authenticated REST route modules of /api, each relative to the prefix. */
+function registerRoutes(rest: FastifyInstance, o: ApiOptions): void {
+  registerRest(rest, { engine: o.engine, formats: o.formats, principal: principalOf, documents: o.documents });
+  registerTokenApi(rest, { db: o.db, formats: o.formats, principal: principalOf, history: o.history, revoked: (id) => o.gate.revoked(id), clock: o.gate.clock });
+  registerCompanyApi(rest, { db: o.db, formats: o.formats, principal: principalOf });
+  registerWebhookRoutes(rest, { db: o.db, engine: o.engine, formats: o.formats, principal: principalOf, worker: o.webhooks });
+}

@@ -156,7 +156,7 @@ export async function seedInSql(url: string, company: string, email: string, siz
           analyze seed_pay;
           insert into invoices (id, company_id, number, client_id, status, invoice_date, due_date, paid_at, currency, discount_type, discount_value,
                                 subtotal, tax_total, discount_total, total, amount_paid, balance, terms, created_at, updated_at)
-          select d.id, ${c}, 'INV-' || lpad(d.i::text, 6, '0'), d.client_id,
+          select d.id, ${c}, 'INV-' || lpad(d.i::text, greatest(6, length(d.i::text)), '0'), d.client_id,
             case when d.drawn = 'paid' and d.subtotal + d.tax_total - d.discount_total = 0 then 'pending' else d.drawn end,
             d.invoice_date,
             case when d.drawn = 'overdue' then least(d.invoice_date + 30, date '2025-12-31') else d.invoice_date + 30 end,

@@ -1,12 +1,17 @@
 // Generates the next SQL migration with drizzle-kit from the tables the engine derives (plus the
 // service's own tables), in drizzle-kit's folder layout: NNNN_<tag>.sql, meta/_journal.json and
 // meta/NNNN_snapshot.json. Run: npm run db:generate -- [tag]
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+//
+// What drizzle-kit cannot express comes from the engine too: the extensions the indexes need
+// (before drizzle-kit's statements) and the counters' triggers (after them, engine/counts.ts).
+// Each such statement is idempotent and is written again only when no earlier migration has it.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateDrizzleJson, generateMigration } from 'drizzle-kit/api';
 import * as system from '../server/schema.ts';
-import { tables } from '../server/model.ts';
+import { model, tables } from '../server/model.ts';
+import { countsDdl } from '../engine/counts.ts';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const meta = join(dir, 'meta');
@@ -20,10 +25,12 @@ const last = journal.entries.at(-1);
 const prev = last
   ? JSON.parse(readFileSync(join(meta, `${String(last.idx).padStart(4, '0')}_snapshot.json`), 'utf8'))
   : generateDrizzleJson({});
-const all: Record<string, unknown> = { ...system, engineSequences: tables.sequences };
+const all: Record<string, unknown> = { ...system, engineSequences: tables.sequences, engineCounts: tables.counts };
 for (const [name, t] of tables.byResource) all[name] = t;
 const cur = generateDrizzleJson(all, prev.id);
-const statements = await generateMigration(prev, cur);
+const written = readdirSync(dir).filter((f) => f.endsWith('.sql')).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+const missing = (xs: string[]) => xs.filter((x) => !written.includes(x));
+const statements = [...missing(['CREATE EXTENSION IF NOT EXISTS pg_trgm;']), ...(await generateMigration(prev, cur)), ...missing(countsDdl(model).map((x) => `${x};`))];
 if (!statements.length) {
   console.log('No schema changes.');
   process.exit(0);

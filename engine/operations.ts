@@ -1,7 +1,7 @@
 // The one operation layer: list, read, create, update (merge or replace) and delete, with
 // validation, tenancy, roles, state machines, hooks and transactions. REST and GraphQL both call
 // these functions, so both APIs always agree.
-import { and, asc, desc, eq, fillPlaceholders, gt, gte, ilike, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, fillPlaceholders, gt, gte, ilike, inArray, lt, lte, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { alias, type PgDialect } from 'drizzle-orm/pg-core';
 import type { Db, Principal, RawQuery, Rec, Tx } from './context.ts';
 import { ApiError, Violations, ViolationCode as C } from './errors.ts';
@@ -11,6 +11,7 @@ import { windowBounds, type Condition, type ListQuery, type Order, type Slice, t
 import { recordJson, type Projection } from './projection.ts';
 import { iso } from './sql-text.ts';
 import type { AnyTable, Tables } from './tables.ts';
+import { countShape, countSql } from './counts.ts';
 import { compileValidator, decimalString, isUuid, sameValue, type Normalised, type PendingRef, type ResourceValidator, type WriteMode } from './validate.ts';
 import { uuidv7 } from './uuid.ts';
 import { createShapeKey, writeStatements, type CreateShape } from './write-statements.ts';
@@ -288,6 +289,10 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
   /** The order of a collection: the requested terms, then the id, so that every order is total. */
   const orderTerms = (t: AnyTable, order: readonly Order[]): SQL[] => [...order.map((o) => (o.dir === 'desc' ? desc(t[o.field]) : asc(t[o.field]))), asc(t.id)];
 
+  /** The size of a collection: from the counters when they can answer (engine/counts.ts), else counted. */
+  const sizeOf = (r: ModelResource, t: AnyTable, q: { where: readonly Condition[] }, where: SQL | undefined, company: SQL | Placeholder | string): SQL =>
+    countSql(r, q.where, company) ?? sql`(select count(*) from ${t} where ${where})`;
+
   async function list(p: Principal, r: ModelResource, q: ListQuery, tx: Tx = db, sel = selections.get(r.name)!): Promise<Page> {
     const t = tables.get(r);
     // Outside a transaction, with a standard select list, statements are compiled once per shape
@@ -299,7 +304,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     const countOf = async () => {
       const build = (on: Tx) => on.select({ n: sql<number>`count(*)::int` }).from(t).where(whereOf());
       const [row] = (await (reuse
-        ? runRaw(`count|${r.name}|${shape}`, () => sql`select count(*)::float8 as "n" from ${t} where ${whereOf()}`, whereOf, params)
+        ? runRaw(`count|${r.name}|${shape}|${countShape(r, q.where)}`, () => sql`select ${sizeOf(r, t, q, whereOf(), sql.placeholder('company'))}::float8 as "n"`, whereOf, params)
         : build(tx))) as { n: number }[];
       return Number(row?.n ?? 0);
     };
@@ -309,14 +314,14 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     const build = (on: Tx) => {
       const where = whereOf();
       return on
-        .select({ ...sel, __total: sql<number>`(select count(*) from ${t} where ${where})` } as never)
+        .select({ ...sel, __total: sql<number>`${sizeOf(r, t, q, where, p.company.id)}` } as never)
         .from(t)
         .where(where)
         .orderBy(...orderTerms(t, q.order))
         .limit(q.limit)
         .offset(q.offset);
     };
-    const key = `list|${r.name}|${queryShape(q)}`;
+    const key = `list|${r.name}|${queryShape(q)}|${countShape(r, q.where)}`;
     if (reuse) {
       const embedded = sel === selections.get(r.name);
       const counted = q.count !== false;
@@ -324,7 +329,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
         `${key}|${embedded}|${counted}`,
         () => {
           const where = whereOf();
-          const total = counted ? sql`(select count(*) from ${t} where ${where})::float8` : sql`null`;
+          const total = counted ? sql`${sizeOf(r, t, q, where, sql.placeholder('company'))}::float8` : sql`null`;
           return sql`select ${rawColumnsOf(r, embedded)}, ${total} as "__total" from ${t} where ${where} order by ${sql.join(orderTerms(t, q.order), sql`, `)} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}`;
         },
         whereOf,
@@ -497,14 +502,14 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     const t = tables.get(r);
     const params: Record<string, unknown> = { company: p.company.id, limit: q.limit, offset: q.offset };
     const whereOf = collectionWhere(p, t, q.where, params);
-    const key = `json-list|${projection.name}|${r.name}|${queryShape(q)}`;
+    const key = `json-list|${projection.name}|${r.name}|${queryShape(q)}|${countShape(r, q.where)}`;
     const [row] = await runRaw(
       key,
       () => {
         const where = whereOf();
         const order = sql.join(orderTerms(t, q.order), sql`, `);
         // The page is a subquery named like the table, so the order terms apply to it as they are.
-        return sql`select (select count(*) from ${t} where ${where})::float8 as "total",
+        return sql`select ${sizeOf(r, t, q, where, sql.placeholder('company'))}::float8 as "total",
           coalesce(json_agg(${recordJson(model, r, r.table, projection, false)} order by ${order}), '[]'::json)::text as "members"
           from (select * from ${t} where ${where} order by ${order} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}) as ${sql.identifier(r.table)}`;
       },

@@ -12,6 +12,7 @@
 // normal path, which produces every error. The document passes the same validation rules and
 // limits (depth, aliases, cost) as on the normal path before anything runs.
 import { Placeholder, sql, type SQL } from 'drizzle-orm';
+import { countShape, countSql } from '../counts.ts';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import {
   GraphQLIncludeDirective, GraphQLObjectType, GraphQLSkipDirective, Kind, getArgumentValues, getDirectiveValues, getNamedType, getOperationAST,
@@ -379,7 +380,7 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
         bound.set(part.n, q);
         conditions(part, q, values);
         for (const k of WINDOW) if (q.window[k] !== undefined) values[`w${part.n}${k}`] = q.window[k];
-        shape += `${part.n}:${q.where.map(reads!.shape).join(',')}|${q.order.map((x) => `${x.field}:${x.dir}`).join(',')}|${WINDOW.filter((k) => q.window[k] !== undefined).join(',')};`;
+        shape += `${part.n}:${q.where.map(reads!.shape).join(',')}|${q.order.map((x) => `${x.field}:${x.dir}`).join(',')}|${WINDOW.filter((k) => q.window[k] !== undefined).join(',')}|${countShape(part.r, q.where)};`;
       } else {
         const id = idFromIri(model, part.r, args.id);
         bound.set(part.n, id);
@@ -486,7 +487,10 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
       const end = w.before !== undefined ? sql`least(${num('before')}, n)` : sql`n`;
       const up = w.first !== undefined ? sql`least(${end}, ${start} + ${num('first')})` : end;
       const low = w.last !== undefined ? sql`greatest(${start}, up - ${num('last')})` : start;
-      const bounds = sql`select n, lo, greatest(lo, up) as hi from (select n, up, ${low} as lo from (select n, ${up} as up from (select count(*)::int as n from ${from(alias('t'))}) as b0) as b1) as b2`;
+      // A company's collection is sized by the counters when they can answer (engine/counts.ts).
+      const kept = via ? undefined : countSql(r, q.where, company);
+      const size = kept ? sql`select ${kept}::int as n` : sql`select count(*)::int as n from ${from(alias('t'))}`;
+      const bounds = sql`select n, lo, greatest(lo, up) as hi from (select n, up, ${low} as lo from (select n, ${up} as up from (${size}) as b0) as b1) as b2`;
       return sql`(select ${json} from (${bounds}) as ${c})`;
     }
 

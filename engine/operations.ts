@@ -7,7 +7,7 @@ import type { Db, Principal, RawQuery, Rec, Tx } from './context.ts';
 import { ApiError, Violations, ViolationCode as C } from './errors.ts';
 import type { HookApi } from './hooks.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
-import { windowBounds, type Condition, type ListQuery, type Order, type Slice, type SliceQuery } from './query.ts';
+import { tieBreak, windowBounds, type Condition, type ListQuery, type Order, type Slice, type SliceQuery } from './query.ts';
 import { recordJson, type Projection } from './projection.ts';
 import { iso } from './sql-text.ts';
 import type { AnyTable, Tables } from './tables.ts';
@@ -287,7 +287,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
   }
 
   /** The order of a collection: the requested terms, then the id, so that every order is total. */
-  const orderTerms = (t: AnyTable, order: readonly Order[]): SQL[] => [...order.map((o) => (o.dir === 'desc' ? desc(t[o.field]) : asc(t[o.field]))), asc(t.id)];
+  const orderTerms = (t: AnyTable, order: readonly Order[]): SQL[] => [...order.map((o) => (o.dir === 'desc' ? desc(t[o.field]) : asc(t[o.field]))), tieBreak(order) === 'desc' ? desc(t.id) : asc(t.id)];
 
   /** The size of a collection: from the counters when they can answer (engine/counts.ts), else counted. */
   const sizeOf = (r: ModelResource, t: AnyTable, q: { where: readonly Condition[] }, where: SQL | undefined, company: SQL | Placeholder | string): SQL =>

@@ -26,7 +26,7 @@ import type { ModelField, ModelResource } from '../model.ts';
 import { lowerFirst } from '../names.ts';
 import { driverError, type Engine } from '../operations.ts';
 import { iso, literal } from '../sql-text.ts';
-import type { Order, SliceQuery, Window } from '../query.ts';
+import { tieBreak, type Order, type SliceQuery, type Window } from '../query.ts';
 import { childrenOrder, sliceQuery } from './arguments.ts';
 import { checkCost, checkOperationCost, type Limits } from './limits.ts';
 import { idFromIri } from './schema.ts';
@@ -470,7 +470,7 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
         } else {
           const as = alias('t');
           const t = sql.raw(as);
-          const order = sql.join([...q.order.map((o) => sql`${t}.${sql.identifier(columnOf(r, o.field))} ${sql.raw(o.dir)}`), sql`${t}."id" asc`], sql`, `);
+          const order = sql.join([...q.order.map((o) => sql`${t}.${sql.identifier(columnOf(r, o.field))} ${sql.raw(o.dir)}`), sql`${t}."id" ${sql.raw(tieBreak(q.order))}`], sql`, `);
           const edge = sql`json_build_object(${sql.join(
             f.fields.map((x) => sql`${text(x.key)}, ${x.kind === 'const' ? text(x.value) : x.kind === 'cursor' ? cursor(sql`row_number() over (order by ${order}) - 1`) : object(x.object, t)}`),
             sql`, `,

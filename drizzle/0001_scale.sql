@@ -10,13 +10,41 @@ CREATE TABLE "engine_counts" (
 );
 
 --> statement-breakpoint
+DROP INDEX "clients_company_currency_idx";
+--> statement-breakpoint
+DROP INDEX "clients_company_status_idx";
+--> statement-breakpoint
+DROP INDEX "contacts_company_client_id_idx";
+--> statement-breakpoint
+DROP INDEX "contacts_company_first_name_idx";
+--> statement-breakpoint
+DROP INDEX "contacts_company_last_name_idx";
+--> statement-breakpoint
+DROP INDEX "contacts_company_email_idx";
+--> statement-breakpoint
+DROP INDEX "addresses_company_client_id_idx";
+--> statement-breakpoint
+DROP INDEX "addresses_company_country_idx";
+--> statement-breakpoint
+DROP INDEX "taxes_company_type_idx";
+--> statement-breakpoint
+DROP INDEX "invoices_company_client_id_idx";
+--> statement-breakpoint
+DROP INDEX "invoices_company_status_idx";
+--> statement-breakpoint
 DROP INDEX "invoices_company_invoice_date_idx";
 --> statement-breakpoint
 DROP INDEX "invoices_company_due_date_idx";
 --> statement-breakpoint
 DROP INDEX "invoices_company_total_idx";
 --> statement-breakpoint
+DROP INDEX "invoice_lines_company_invoice_id_idx";
+--> statement-breakpoint
 DROP INDEX "invoice_lines_company_position_idx";
+--> statement-breakpoint
+DROP INDEX "quotes_company_client_id_idx";
+--> statement-breakpoint
+DROP INDEX "quotes_company_status_idx";
 --> statement-breakpoint
 DROP INDEX "quotes_company_invoice_date_idx";
 --> statement-breakpoint
@@ -24,13 +52,29 @@ DROP INDEX "quotes_company_valid_until_idx";
 --> statement-breakpoint
 DROP INDEX "quotes_company_total_idx";
 --> statement-breakpoint
+DROP INDEX "quote_lines_company_quote_id_idx";
+--> statement-breakpoint
 DROP INDEX "quote_lines_company_position_idx";
 --> statement-breakpoint
+DROP INDEX "recurring_invoices_company_client_id_idx";
+--> statement-breakpoint
+DROP INDEX "recurring_invoices_company_status_idx";
+--> statement-breakpoint
+DROP INDEX "recurring_invoices_company_frequency_idx";
+--> statement-breakpoint
 DROP INDEX "recurring_invoices_company_start_date_idx";
+--> statement-breakpoint
+DROP INDEX "recurring_invoices_company_end_date_idx";
 --> statement-breakpoint
 DROP INDEX "recurring_invoices_company_next_run_date_idx";
 --> statement-breakpoint
 DROP INDEX "recurring_invoices_company_total_idx";
+--> statement-breakpoint
+DROP INDEX "payments_company_invoice_id_idx";
+--> statement-breakpoint
+DROP INDEX "payments_company_client_id_idx";
+--> statement-breakpoint
+DROP INDEX "payments_company_method_idx";
 --> statement-breakpoint
 DROP INDEX "payments_company_paid_at_idx";
 --> statement-breakpoint
@@ -40,17 +84,59 @@ CREATE INDEX "clients_name_trgm_idx" ON "clients" USING gin ("name" gin_trgm_ops
 --> statement-breakpoint
 CREATE INDEX "clients_company_name_idx" ON "clients" USING btree ("company_id","name","id");
 --> statement-breakpoint
+CREATE INDEX "clients_company_id_idx" ON "clients" USING btree ("company_id","id");
+--> statement-breakpoint
 CREATE INDEX "contacts_first_name_trgm_idx" ON "contacts" USING gin ("first_name" gin_trgm_ops);
 --> statement-breakpoint
 CREATE INDEX "contacts_last_name_trgm_idx" ON "contacts" USING gin ("last_name" gin_trgm_ops);
 --> statement-breakpoint
 CREATE INDEX "contacts_email_trgm_idx" ON "contacts" USING gin ("email" gin_trgm_ops);
 --> statement-breakpoint
+CREATE INDEX "contacts_company_id_idx" ON "contacts" USING btree ("company_id","id");
+--> statement-breakpoint
+CREATE INDEX "addresses_company_id_idx" ON "addresses" USING btree ("company_id","id");
+--> statement-breakpoint
 CREATE INDEX "taxes_name_trgm_idx" ON "taxes" USING gin ("name" gin_trgm_ops);
+--> statement-breakpoint
+CREATE INDEX "taxes_company_id_idx" ON "taxes" USING btree ("company_id","id");
 --> statement-breakpoint
 CREATE INDEX "invoices_number_trgm_idx" ON "invoices" USING gin ("number" gin_trgm_ops);
 --> statement-breakpoint
+CREATE INDEX "invoices_company_id_idx" ON "invoices" USING btree ("company_id","id");
+--> statement-breakpoint
+CREATE INDEX "invoice_lines_company_id_idx" ON "invoice_lines" USING btree ("company_id","id");
+--> statement-breakpoint
 CREATE INDEX "quotes_number_trgm_idx" ON "quotes" USING gin ("number" gin_trgm_ops);
+--> statement-breakpoint
+CREATE INDEX "quotes_company_id_idx" ON "quotes" USING btree ("company_id","id");
+--> statement-breakpoint
+CREATE INDEX "quote_lines_company_id_idx" ON "quote_lines" USING btree ("company_id","id");
+--> statement-breakpoint
+CREATE INDEX "recurring_invoices_company_id_idx" ON "recurring_invoices" USING btree ("company_id","id");
+--> statement-breakpoint
+CREATE INDEX "payments_company_id_idx" ON "payments" USING btree ("company_id","id");
+--> statement-breakpoint
+CREATE INDEX "clients_company_currency_idx" ON "clients" USING btree ("company_id","currency","id");
+--> statement-breakpoint
+CREATE INDEX "clients_company_status_idx" ON "clients" USING btree ("company_id","status","id");
+--> statement-breakpoint
+CREATE INDEX "contacts_company_client_id_idx" ON "contacts" USING btree ("company_id","client_id","id");
+--> statement-breakpoint
+CREATE INDEX "contacts_company_first_name_idx" ON "contacts" USING btree ("company_id","first_name","id");
+--> statement-breakpoint
+CREATE INDEX "contacts_company_last_name_idx" ON "contacts" USING btree ("company_id","last_name","id");
+--> statement-breakpoint
+CREATE INDEX "contacts_company_email_idx" ON "contacts" USING btree ("company_id","email","id");
+--> statement-breakpoint
+CREATE INDEX "addresses_company_client_id_idx" ON "addresses" USING btree ("company_id","client_id","id");
+--> statement-breakpoint
+CREATE INDEX "addresses_company_country_idx" ON "addresses" USING btree ("company_id","country","id");
+--> statement-breakpoint
+CREATE INDEX "taxes_company_type_idx" ON "taxes" USING btree ("company_id","type","id");
+--> statement-breakpoint
+CREATE INDEX "invoices_company_client_id_idx" ON "invoices" USING btree ("company_id","client_id","id");
+--> statement-breakpoint
+CREATE INDEX "invoices_company_status_idx" ON "invoices" USING btree ("company_id","status","id");
 --> statement-breakpoint
 CREATE INDEX "invoices_company_invoice_date_idx" ON "invoices" USING btree ("company_id","invoice_date","id");
 --> statement-breakpoint
@@ -58,7 +144,13 @@ CREATE INDEX "invoices_company_due_date_idx" ON "invoices" USING btree ("company
 --> statement-breakpoint
 CREATE INDEX "invoices_company_total_idx" ON "invoices" USING btree ("company_id","total","id");
 --> statement-breakpoint
+CREATE INDEX "invoice_lines_company_invoice_id_idx" ON "invoice_lines" USING btree ("company_id","invoice_id","id");
+--> statement-breakpoint
 CREATE INDEX "invoice_lines_company_position_idx" ON "invoice_lines" USING btree ("company_id","position","id");
+--> statement-breakpoint
+CREATE INDEX "quotes_company_client_id_idx" ON "quotes" USING btree ("company_id","client_id","id");
+--> statement-breakpoint
+CREATE INDEX "quotes_company_status_idx" ON "quotes" USING btree ("company_id","status","id");
 --> statement-breakpoint
 CREATE INDEX "quotes_company_invoice_date_idx" ON "quotes" USING btree ("company_id","invoice_date","id");
 --> statement-breakpoint
@@ -66,13 +158,29 @@ CREATE INDEX "quotes_company_valid_until_idx" ON "quotes" USING btree ("company_
 --> statement-breakpoint
 CREATE INDEX "quotes_company_total_idx" ON "quotes" USING btree ("company_id","total","id");
 --> statement-breakpoint
+CREATE INDEX "quote_lines_company_quote_id_idx" ON "quote_lines" USING btree ("company_id","quote_id","id");
+--> statement-breakpoint
 CREATE INDEX "quote_lines_company_position_idx" ON "quote_lines" USING btree ("company_id","position","id");
 --> statement-breakpoint
+CREATE INDEX "recurring_invoices_company_client_id_idx" ON "recurring_invoices" USING btree ("company_id","client_id","id");
+--> statement-breakpoint
+CREATE INDEX "recurring_invoices_company_status_idx" ON "recurring_invoices" USING btree ("company_id","status","id");
+--> statement-breakpoint
+CREATE INDEX "recurring_invoices_company_frequency_idx" ON "recurring_invoices" USING btree ("company_id","frequency","id");
+--> statement-breakpoint
 CREATE INDEX "recurring_invoices_company_start_date_idx" ON "recurring_invoices" USING btree ("company_id","start_date","id");
+--> statement-breakpoint
+CREATE INDEX "recurring_invoices_company_end_date_idx" ON "recurring_invoices" USING btree ("company_id","end_date","id");
 --> statement-breakpoint
 CREATE INDEX "recurring_invoices_company_next_run_date_idx" ON "recurring_invoices" USING btree ("company_id","next_run_date","id");
 --> statement-breakpoint
 CREATE INDEX "recurring_invoices_company_total_idx" ON "recurring_invoices" USING btree ("company_id","total","id");
+--> statement-breakpoint
+CREATE INDEX "payments_company_invoice_id_idx" ON "payments" USING btree ("company_id","invoice_id","id");
+--> statement-breakpoint
+CREATE INDEX "payments_company_client_id_idx" ON "payments" USING btree ("company_id","client_id","id");
+--> statement-breakpoint
+CREATE INDEX "payments_company_method_idx" ON "payments" USING btree ("company_id","method","id");
 --> statement-breakpoint
 CREATE INDEX "payments_company_paid_at_idx" ON "payments" USING btree ("company_id","paid_at","id");
 --> statement-breakpoint

@@ -95,9 +95,12 @@ export function buildTables(model: Model, scope: { table: AnyTable; column: AnyP
         if (f.kind === 'ref') extras.push(index(`${r.table}_${f.column}_idx`).on(t[f.name]!));
         // Order fields end with the id, the order's tie-break, so a keyset seek is one index range.
         if (f.order) extras.push(index(`${r.table}_company_${f.column}_idx`).on(t.companyId!, t[f.name]!, t.id!));
-        else if (f.filter) extras.push(index(`${r.table}_company_${f.column}_idx`).on(t.companyId!, t[f.name]!));
+        // A filtered collection's first page is read in the default order (the id) from the same index.
+        else if (f.filter) extras.push(index(`${r.table}_company_${f.column}_idx`).on(t.companyId!, t[f.name]!, t.id!));
       }
       extras.push(index(`${r.table}_company_created_idx`).on(t.companyId!, t.createdAt!, t.id!));
+      // The default order (the id) within a company, without walking other companies' ids.
+      extras.push(index(`${r.table}_company_id_idx`).on(t.companyId!, t.id!));
       return extras;
     });
     byResource.set(r.name, table);

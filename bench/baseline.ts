@@ -1,5 +1,5 @@
 // The REST baseline of `npm run bench`: what a careful hand-written service would run for
-// S1–S3, with nothing else. fastify + postgres.js, one company given by COMPANY_ID, no
+// S1–S3 and S6, with nothing else. fastify + postgres.js, one company given by COMPANY_ID, no
 // authentication, rate limit or history. Each request is one SQL statement (one round trip),
 // and the JSON is built by PostgreSQL and sent as it comes. The shape is our JSON-LD's.
 import Fastify from 'fastify';
@@ -15,24 +15,26 @@ const sql = postgres(url, { max: Number(process.env.PG_POOL_MAX ?? 10), onnotice
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ts = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-// One invoice with its lines as a JSON-LD object (row_to_json keeps the text compact); `i` is
-// the invoices row, `linesFrom` where its lines come from.
-const invoiceJson = (linesFrom: string, context = false) => `(select row_to_json(x) from (select
+// One invoice with its lines as a JSON-LD object, or in plain JSON (no @-keys), as our service
+// writes them (row_to_json keeps the text compact); `i` is the invoices row, `linesFrom` where
+// its lines come from.
+const invoiceJson = (linesFrom: string, context = false, ld = true) => `(select row_to_json(x) from (select
   ${context ? `'/api/contexts/Invoice' as "@context",` : ''}
-  '/api/invoices/' || i.id as "@id", 'Invoice' as "@type", i.id, i.number,
+  ${ld ? `'/api/invoices/' || i.id as "@id", 'Invoice' as "@type",` : ''} i.id, i.number,
   '/api/clients/' || i.client_id as client, i.status, i.invoice_date as "invoiceDate", i.due_date as "dueDate",
   ${ts('i.paid_at')} as "paidAt", i.currency, i.discount_type as "discountType", trim_scale(i.discount_value) as "discountValue",
   i.subtotal, i.tax_total as "taxTotal", i.discount_total as "discountTotal", i.total,
   i.amount_paid as "amountPaid", i.balance, i.terms, i.notes,
   (select coalesce(json_agg(row_to_json(y)), '[]'::json) from (select
-      '/api/invoice-lines/' || l.id as "@id", 'InvoiceLine' as "@type", l.id, '/api/invoices/' || l.invoice_id as invoice,
+      ${ld ? `'/api/invoice-lines/' || l.id as "@id", 'InvoiceLine' as "@type",` : ''} l.id, '/api/invoices/' || l.invoice_id as invoice,
       l.description, trim_scale(l.qty) as qty, l.price, '/api/taxes/' || l.tax_id as tax,
-      l.position, l.total, ${ts('l.created_at')} as "createdAt", ${ts('l.updated_at')} as "updatedAt"
+      l.position, l.total, trim_scale(l.tax_rate) as "taxRate", l.tax_type as "taxType", ${ts('l.created_at')} as "createdAt", ${ts('l.updated_at')} as "updatedAt"
     from ${linesFrom} order by l.position, l.id) y) as lines,
   '/api/quotes/' || i.quote_id as quote, '/api/recurring-invoices/' || i.recurring_invoice_id as "recurringInvoice",
   ${ts('i.created_at')} as "createdAt", ${ts('i.updated_at')} as "updatedAt") x)`;
 const INVOICE_JSON = invoiceJson('invoice_lines l where l.invoice_id = i.id');
 const ITEM_JSON = invoiceJson('invoice_lines l where l.invoice_id = i.id', true);
+const PLAIN_ITEM_JSON = invoiceJson('invoice_lines l where l.invoice_id = i.id', false, false);
 
 // The collection's search template never changes: serialised once.
 const SEARCH = JSON.stringify((() => {
@@ -75,13 +77,14 @@ app.get<{ Querystring: { page?: string } }>('/api/invoices', async (req, reply) 
     .send(`{"@context":"/api/contexts/Invoice","@id":"/api/invoices","@type":"Collection","member":${row!.member},"totalItems":${total},"view":${JSON.stringify(view)},"search":${SEARCH}}`);
 });
 
-// S2: one invoice with its lines, in one statement.
+// S2 and S6: one invoice with its lines, in one statement; plain JSON when asked (S6).
 app.get<{ Params: { id: string } }>('/api/invoices/:id', async (req, reply) => {
   if (!UUID.test(req.params.id)) return reply.code(404).send();
-  const [row] = await sql.unsafe(`select i.company_id, ${ITEM_JSON}::text as body from invoices i where i.id = $1`, [req.params.id], { prepare: true });
+  const plain = req.headers.accept === 'application/json';
+  const [row] = await sql.unsafe(`select i.company_id, ${plain ? PLAIN_ITEM_JSON : ITEM_JSON}::text as body from invoices i where i.id = $1`, [req.params.id], { prepare: true });
   if (!row) return reply.code(404).send();
   if (row.company_id !== companyId) return reply.code(403).send();
-  return reply.type(LD).send(row.body);
+  return reply.type(plain ? 'application/json; charset=utf-8' : LD).send(row.body);
 });
 
 // S3: create an invoice with its lines: the number from the company's sequence, the client's

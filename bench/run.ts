@@ -19,8 +19,9 @@ import { CountingProxy, perRequest } from './pgcount.ts';
 import { markdownTable, ratioOf, type Measurement, type Report, type ScenarioResult } from './report.ts';
 import { SCENARIOS, workload, type ScenarioId, type Workload } from './scenarios.ts';
 import { createBenchDatabase, seed, type BenchDatabase, type Seeded } from './seed.ts';
-import { cpuMsOf, postgraphileRuntime, ROOT, startBaseline, startOurs, startPostGraphile, type ServerName, type ServerProcess } from './servers.ts';
+import { cpuMsOf, oursEnv, postgraphileRuntime, ROOT, startBaseline, startOurs, startPostGraphile, type ServerName, type ServerProcess } from './servers.ts';
 import { summariseProfile } from './profile.ts';
+import { loadConfig } from '../server/config.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -84,7 +85,7 @@ const opts = {
   connections: num(flags.connections, smoke ? 5 : 50),
   calibrate: num(flags.calibrate, smoke ? 5 : 30),
   size: { clients: num(flags.clients, smoke ? 50 : 1000), invoices: num(flags.invoices, smoke ? 300 : 20_000), maxLines: num(flags['max-lines'], 10) },
-  scenarios: (flags.scenarios ?? 'S1,S2,S3,S4,S5').split(',').map((s) => s.trim().toUpperCase()) as ScenarioId[],
+  scenarios: (flags.scenarios ?? 'S1,S2,S3,S4,S5,S6').split(',').map((s) => s.trim().toUpperCase()) as ScenarioId[],
   servers: (flags.servers ?? 'baseline,postgraphile,ours').split(',').map((s) => s.trim()) as ServerName[],
   adminUrl: flags['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   out: flags.out ?? `${ROOT}bench/results/${smoke ? 'smoke' : 'latest'}.json`,
@@ -397,6 +398,7 @@ async function main(): Promise<number> {
         idleRssMb,
         node: process.version,
         redis: process.env.REDIS_URL ? 'REDIS_URL set: our service keeps rate-limit state in Redis' : 'REDIS_URL unset: in-process rate-limit state',
+        ours: oursConfiguration(),
         postgraphileNode: pgl.version,
         postgres: ((await admin`select version() as v`) as unknown as [{ v: string }])[0].v,
         options: { connections: opts.connections, warmupSeconds: opts.warmup, durationSeconds: opts.duration, calibrationRequests: opts.calibrate },
@@ -437,6 +439,25 @@ async function main(): Promise<number> {
   }
   log(`bench finished in ${Math.round((Date.now() - started) / 1000)} s`);
   return 0;
+}
+
+/**
+ * The configuration our service ran with, as its own loadConfig reads the environment it was
+ * given: the settings the harness set, and what the defaults resolved to.
+ */
+function oursConfiguration(): Record<string, unknown> {
+  const set = oursEnv({ databaseUrl: '<bench database>', port: 0 });
+  const c = loadConfig({ ...process.env, ...set });
+  const passedThrough = ['REDIS_URL', 'TOKEN_CACHE', 'DATABASE_POOL_SIZE', 'GRAPHQL_COMPILE'].filter((k) => process.env[k] !== undefined);
+  return {
+    setByHarness: { ...set, PORT: '<free port>' },
+    fromEnvironment: Object.fromEntries(passedThrough.map((k) => [k, k === 'REDIS_URL' ? 'set' : process.env[k]])),
+    tokenCache: c.tokenCache === 'off' ? 'off' : c.redisUrl ? 'on, revocations through the Redis epoch' : 'on, revocations through PostgreSQL LISTEN/NOTIFY',
+    rateLimitStore: c.redisUrl ? 'Redis' : 'memory',
+    databasePoolSize: c.databasePoolSize,
+    graphqlCompile: c.graphqlCompile,
+    requestHistory: 'on',
+  };
 }
 
 function gitCommit(): string | null {

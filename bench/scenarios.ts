@@ -1,11 +1,11 @@
-// The five scenarios, and for each server that takes part the exact requests it gets and the
-// check a response must pass. S1–S3 are measured against the hand-written baseline, S4–S5
+// The scenarios, and for each server that takes part the exact requests it gets and the check a
+// response must pass. S1–S3 and S6 are measured against the hand-written baseline, S4–S5
 // against PostGraphile, serving the same database.
 import type { Seeded } from './seed.ts';
 import type { ServerName } from './servers.ts';
 import { documentTotals, scaled, type Line } from './totals.ts';
 
-export type ScenarioId = 'S1' | 'S2' | 'S3' | 'S4' | 'S5';
+export type ScenarioId = 'S1' | 'S2' | 'S3' | 'S4' | 'S5' | 'S6';
 
 export interface Scenario {
   id: ScenarioId;
@@ -22,6 +22,7 @@ export const SCENARIOS: readonly Scenario[] = [
   { id: 'S3', title: 'REST POST /api/invoices (5 lines)', anchor: 'baseline', target: 0.7, servers: ['baseline', 'ours'] },
   { id: 'S4', title: 'GraphQL invoices(first: 30) with client and lines', anchor: 'postgraphile', target: 1.2, servers: ['postgraphile', 'ours'] },
   { id: 'S5', title: 'GraphQL one invoice with lines and payments', anchor: 'postgraphile', target: 1.2, servers: ['postgraphile', 'ours'] },
+  { id: 'S6', title: 'REST GET /api/invoices/<id> (plain JSON)', anchor: 'baseline', target: 0.9, servers: ['baseline', 'ours'] },
 ];
 
 export interface HttpRequest {
@@ -105,6 +106,19 @@ export function workload(id: ScenarioId, server: ServerName, data: Seeded): Work
           return {};
         },
       };
+    case 'S6': {
+      if (!rest) return null;
+      const plain = { accept: 'application/json', ...auth };
+      return {
+        nth: (i) => ({ method: 'GET', path: `/api/invoices/${at(data.invoiceIds, i * 7919)}`, headers: plain }),
+        check(i, status, body) {
+          const doc = json(body);
+          if (status !== 200) return { error: `status ${status}: ${body.slice(0, 200)}` };
+          if (doc?.id !== at(data.invoiceIds, i * 7919) || '@id' in doc || !Array.isArray(doc.lines) || !doc.lines.length) return { error: 'wrong invoice, not plain JSON, or no lines' };
+          return {};
+        },
+      };
+    }
     case 'S3': {
       if (!rest) return null;
       const linesOf = (i: number) =>

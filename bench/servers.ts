@@ -140,10 +140,18 @@ export function startFlags(): string[] {
 }
 
 /**
+ * The environment our service gets on top of the harness's own (where REDIS_URL, TOKEN_CACHE…
+ * pass through when set): every other setting keeps its default. Authentication, rate limiting,
+ * history and the token cache stay on; only the limit is raised.
+ */
+export function oursEnv(o: { databaseUrl: string; port: number }): Record<string, string> {
+  return { DATABASE_URL: o.databaseUrl, PORT: String(o.port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', SCHEDULER: 'off' };
+}
+
+/**
  * Our service, as `npm start` runs it (`node <flags> --import tsx server/cli.ts serve`), the
  * process we measure being the server itself. The single executable gets the same flags through
- * NODE_OPTIONS, as the README's systemd unit does. Authentication, rate limiting and history stay
- * on; only the limit is raised.
+ * NODE_OPTIONS, as the README's systemd unit does.
  */
 export async function startOurs(o: OursOptions): Promise<ServerProcess> {
   const port = await freePort();
@@ -154,7 +162,7 @@ export async function startOurs(o: OursOptions): Promise<ServerProcess> {
     args: o.binary ? ['serve'] : [...startFlags(), ...(o.nodeFlags ?? []), '--import', 'tsx', 'server/cli.ts', 'serve'],
     env: {
       ...(o.binary ? { NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...startFlags(), ...(o.nodeFlags ?? [])].join(' ').trim() } : {}),
-      DATABASE_URL: o.databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', SCHEDULER: 'off', TOKEN_CACHE: 'on',
+      ...oursEnv({ databaseUrl: o.databaseUrl, port }),
     },
     port,
     ready: healthy('/healthz'),

@@ -1,22 +1,3 @@
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-
-export type Role = 'admin' | 'member' | 'viewer';
-
-/** Who is calling: the user, the company the token is bound to, and the role there. */
-export interface Principal {
-  readonly userId: string;
-  readonly role: Role;
-  readonly company: { readonly id: string; readonly currency: string };
-  readonly tokenId?: string;
-}
-
-/** A record as the engine sees it: field name → value; refs are bare ids. */
-export type Rec = Record<string, unknown>;
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Db = PgDatabase<PgQueryResultHKT, any, any>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Tx = PgTransaction<PgQueryResultHKT, any, any> | Db;
-
-/** Runs one SQL text with positional parameters and returns plain rows (keys are column aliases). */
-export type RawQuery = (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
+// The engine's shared types moved to engine/types.ts (the name says what the file holds); this
+// module keeps the old import path working for code outside engine/.
+export type { Db, FieldValues, FieldValues as Rec, Principal, RawQuery, Role, Tx } from './types.ts';

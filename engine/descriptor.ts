@@ -1,7 +1,8 @@
 // The descriptor language: a resource is one plain, typed object built with these helpers.
 // Everything else (tables, routes, schemas, formats) is derived from it by the engine.
 import type { HookApi, HookSet } from './hooks.ts';
-import type { Rec } from './context.ts';
+import type { FieldValues } from './types.ts';
+import type { Model } from './model.ts';
 
 export type TextFormat = 'email' | 'url' | 'currency' | 'country';
 
@@ -31,6 +32,11 @@ export interface TextField extends Common {
   sequence?: { prefix: string; pad: number };
   /** Read-only value derived from another field of the same record at write time. */
   derive?: { from: string; fn: (value: unknown) => string | null };
+  /**
+   * A secret: every read shows it masked as `<prefix>…<last characters>`; only the response of
+   * the write that set it (a create) carries it whole.
+   */
+  mask?: { prefix: string; last: number };
 }
 
 export interface IntegerField extends Common {
@@ -62,6 +68,11 @@ export interface EnumField<V extends string = string> extends Common {
   default?: V;
   filter?: 'exact';
   order?: boolean;
+}
+
+export interface BooleanField extends Common {
+  kind: 'boolean';
+  default?: boolean;
 }
 
 export interface DateField extends Common {
@@ -106,8 +117,19 @@ export interface ListField extends Common {
   of: Record<string, ScalarField>;
 }
 
-export type ScalarField = TextField | IntegerField | DecimalField | EnumField | DateField | TimestampField | RefField;
-export type Field = ScalarField | ChildrenField | ListField;
+/** A list of short texts (stored as a jsonb array), e.g. tags or event types. */
+export interface TextListField extends Common {
+  kind: 'textList';
+  /** Required means non-empty. */
+  maxItems?: number;
+  /** Longest item, in characters. */
+  itemMax?: number;
+  /** The values an item may take, derived from the model (e.g. the event types); any when omitted. */
+  choices?: (model: Model) => readonly string[];
+}
+
+export type ScalarField = TextField | IntegerField | DecimalField | EnumField | BooleanField | DateField | TimestampField | RefField;
+export type Field = ScalarField | ChildrenField | ListField | TextListField;
 export type Fields = Record<string, Field>;
 
 export type RestOperation = 'list' | 'read' | 'create' | 'update' | 'replace' | 'delete';
@@ -143,11 +165,12 @@ export interface Computed<F extends Fields = Fields> {
   on: readonly (keyof F & string)[];
   compute(api: HookApi, id: string): Promise<void>;
   /**
-   * Optional shortcut for a new record: sets the computed fields on the values about to be
-   * inserted (and on its embedded children), so no recompute runs after the insert. Must agree
-   * with `compute`; returns false to fall back to it.
+   * For a new record: sets the computed fields on the values about to be inserted (and on its
+   * embedded children), so no recompute runs after the insert. Must agree with `compute`. It
+   * receives the create hooks' API (see HookSet.create): with `'references'`, it reads only the
+   * records the new record refers to.
    */
-  computeNew?(api: HookApi, data: Rec, children: ReadonlyMap<string, Rec[]>): Promise<boolean> | boolean;
+  computeNew?(api: HookApi, data: FieldValues, children: ReadonlyMap<string, FieldValues[]>): Promise<void> | void;
 }
 
 /** Several fields whose values together are unique within a company (rows with a null never clash). */
@@ -177,6 +200,18 @@ export interface ResourceDescriptor<F extends Fields = Fields> {
   computed?: Computed<F>;
   unique?: readonly UniqueTogether<F>[];
   hooks?: HookSet;
+  /** Event types beyond `<resource>.created|updated|deleted` (engine/events.ts). */
+  events?: ResourceEvents;
+}
+
+/** The events a resource declares besides `<resource>.created`, `.updated` and `.deleted`. */
+export interface ResourceEvents {
+  /** Emitted when a write moves the record into state `to` (from one of `from`, when given). */
+  states?: readonly { to: string; from?: readonly string[]; type: string }[];
+  /** Emitted along with `<resource>.deleted`. */
+  deleted?: readonly string[];
+  /** Emitted by the resource's own rules (HookApi.emit), declared so that they are listed. */
+  emitted?: readonly string[];
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -193,8 +228,10 @@ export const integer = (o: Opts<IntegerField> = {}): IntegerField => ({ kind: 'i
 export const money = (o: Opts<IntegerField> = {}): IntegerField => ({ kind: 'integer', money: true, ...o });
 export const decimal = (o: Opts<DecimalField>): DecimalField => ({ kind: 'decimal', ...o });
 export const oneOf = <const V extends string>(values: readonly V[], o: Opts<Omit<EnumField<V>, 'values'>> = {}): EnumField<V> => ({ kind: 'enum', values, ...o });
+export const boolean = (o: Opts<BooleanField> = {}): BooleanField => ({ kind: 'boolean', ...o });
 export const date = (o: Opts<DateField> = {}): DateField => ({ kind: 'date', ...o });
 export const timestamp = (o: Opts<TimestampField> = {}): TimestampField => ({ kind: 'timestamp', ...o });
 export const ref = (target: string, o: Opts<Omit<RefField, 'target'>> = {}): RefField => ({ kind: 'ref', target, ...o });
 export const children = (target: string, via: string, o: Opts<Omit<ChildrenField, 'target' | 'via'>> = {}): ChildrenField => ({ kind: 'children', target, via, ...o });
+export const textList = (o: Opts<TextListField> = {}): TextListField => ({ kind: 'textList', ...o });
 export const list = (of: Record<string, ScalarField>, o: Opts<Omit<ListField, 'of'>> = {}): ListField => ({ kind: 'list', of, ...o });

@@ -1,6 +1,6 @@
 // Descriptors are normalised once, at start-up, into a complete frozen model. Request-time code
 // reads the model and never re-derives anything from descriptors.
-import type { AnyResourceDescriptor, Computed, Field, GraphqlOperation, RestOperation, StateMachine, Fields } from './descriptor.ts';
+import type { AnyResourceDescriptor, Computed, Field, GraphqlOperation, RestOperation, ResourceEvents, StateMachine, Fields } from './descriptor.ts';
 import type { HookSet } from './hooks.ts';
 import { kebab, snake, lowerFirst } from './names.ts';
 
@@ -46,6 +46,8 @@ export interface ModelResource {
   /** Composite unique constraints, with their database index names. */
   readonly unique: readonly ModelUnique[];
   readonly hooks: HookSet;
+  /** Event types beyond created/updated/deleted (engine/events.ts). */
+  readonly events: ResourceEvents | undefined;
   /**
    * For a resource embedded in another (a line): the ref field pointing at its owner, and the
    * owner's children field that embeds it.
@@ -141,6 +143,7 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
       computed,
       unique,
       hooks: d.hooks ?? {},
+      events: d.events,
       owner: undefined,
     };
   });

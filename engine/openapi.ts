@@ -7,7 +7,7 @@ import type { Formats } from '../formats/negotiate.ts';
 import type { RestOperation } from './descriptor.ts';
 import type { Model, ModelResource } from './model.ts';
 import { DATE_OPS } from './query.ts';
-import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from './schemas.ts';
+import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from './json-schemas.ts';
 
 export type DocOperation = RestOperation | 'entrypoint';
 
@@ -19,6 +19,8 @@ export interface RouteDoc {
   operationId: string;
   security?: Record<string, string[]>[];
   params?: TSchema;
+  /** Request headers the operation reads (becomes `in: header` parameters). */
+  headers?: TSchema;
   querystring?: TSchema;
   body?: { content: Record<string, { schema: TSchema }> };
   response: Record<string, unknown>;
@@ -34,10 +36,11 @@ const PROBLEMS = {
   403: problem('Forbidden: a viewer writing, or a record of another company.'),
   404: problem('Not found.'),
   406: problem('Not acceptable: no supported media type in Accept.'),
-  409: problem('Conflict: the record is still in use.'),
+  409: problem('Conflict: the record is still in use, or a request with the same Idempotency-Key is still being processed.'),
+  412: problem('Precondition failed: the record has changed since the If-Match tag was read; nothing was changed.'),
   413: problem('The request body is larger than 1 MiB.'),
   415: problem('Unsupported Content-Type.'),
-  422: problem('Unprocessable entity: validation failed.', 'ConstraintViolation'),
+  422: problem('Unprocessable entity: validation failed, or the Idempotency-Key was used for another request.', 'ConstraintViolation'),
   429: { ...problem('Too many requests: the sliding-window rate limit (per token, or per caller IP without one) is used up; wait Retry-After seconds.'), headers: { 'retry-after': { type: 'integer', minimum: 1, description: 'Seconds to wait.' } } },
 } as const;
 // Every token-guarded operation can be rate limited.
@@ -50,6 +53,18 @@ const BODY_TYPES: Record<WriteMode, string[]> = {
 };
 
 const snakePath = (r: ModelResource) => r.path.replace(/-/g, '_');
+
+// Conditional requests and retries (CONTRACT §12): the headers each operation reads and sends.
+const ETAG = { etag: { type: 'string', description: 'Strong entity-tag of this representation of the record; changes with the record and its embedded lines. Documents (PDF, UBL) have none.' } };
+const REPLAYED = { 'idempotent-replayed': { type: 'string', enum: ['true'], description: 'Present when this is the response kept for the Idempotency-Key, sent again.' } };
+const IDEMPOTENCY_KEY = Type.Optional(Type.String({
+  minLength: 1,
+  maxLength: 257,
+  description: 'A key (1–255 visible ASCII characters, optionally in double quotes) naming this request: a retry with the same key, method, path and body within 24 hours gets the first response again (Idempotent-Replayed: true) instead of running twice; another request under the key is a 422, one while the first runs a 409. Per token.',
+}));
+const IF_MATCH = Type.Optional(Type.String({ description: 'Entity-tags (from ETag) or "*": the write happens only when the record is still at one of them; otherwise 412 and nothing changes.' }));
+const IF_NONE_MATCH = Type.Optional(Type.String({ description: 'Entity-tags (from ETag) or "*": 304 with no body when the record is still at one of them.' }));
+const requestHeaders = (h: Record<string, TSchema>) => Type.Object(h);
 
 const idParams = (r: ModelResource) => Type.Object({ id: Type.String({ format: 'uuid', description: `The ${r.name} id.` }) });
 
@@ -122,13 +137,19 @@ export function operationDoc(model: Model, r: ModelResource, op: RestOperation, 
     case 'read':
       doc.operationId = `${base}_id_get`;
       doc.params = idParams(r);
-      doc.response = { 200: { description: `${r.name} resource`, content: itemContent() }, ...problems(401, 403, 404, 406) };
+      doc.headers = requestHeaders({ 'if-none-match': IF_NONE_MATCH });
+      doc.response = {
+        200: { description: `${r.name} resource`, headers: ETAG, content: itemContent() },
+        304: { description: 'Not modified: the record is still at the If-None-Match tag (no body).', headers: ETAG },
+        ...problems(400, 401, 403, 404, 406),
+      };
       break;
     case 'create':
       doc.operationId = `${base}_post`;
       doc.body = requestBody(formats, r, 'create');
+      doc.headers = requestHeaders({ 'idempotency-key': IDEMPOTENCY_KEY });
       doc.response = {
-        201: { description: `${r.name} resource created`, headers: { location: { type: 'string', description: 'The IRI of the new resource.' } }, content: itemContent() },
+        201: { description: `${r.name} resource created`, headers: { location: { type: 'string', description: 'The IRI of the new resource.' }, ...ETAG, ...REPLAYED }, content: itemContent() },
         ...problems(400, 401, 403, 406, 409, 413, 415, 422),
       };
       break;
@@ -137,12 +158,17 @@ export function operationDoc(model: Model, r: ModelResource, op: RestOperation, 
       doc.operationId = `${base}_id_${op === 'update' ? 'patch' : 'put'}`;
       doc.params = idParams(r);
       doc.body = requestBody(formats, r, op);
-      doc.response = { 200: { description: `${r.name} resource updated`, content: itemContent() }, ...problems(400, 401, 403, 404, 406, 409, 413, 415, 422) };
+      doc.headers = requestHeaders(op === 'update' ? { 'if-match': IF_MATCH, 'idempotency-key': IDEMPOTENCY_KEY } : { 'if-match': IF_MATCH });
+      doc.response = {
+        200: { description: `${r.name} resource updated`, headers: op === 'update' ? { ...ETAG, ...REPLAYED } : ETAG, content: itemContent() },
+        ...problems(400, 401, 403, 404, 406, 409, 412, 413, 415, 422),
+      };
       break;
     case 'delete':
       doc.operationId = `${base}_id_delete`;
       doc.params = idParams(r);
-      doc.response = { 204: { description: `${r.name} resource deleted`, type: 'null' }, ...problems(401, 403, 404, 409) };
+      doc.headers = requestHeaders({ 'if-match': IF_MATCH });
+      doc.response = { 204: { description: `${r.name} resource deleted`, type: 'null' }, ...problems(400, 401, 403, 404, 409, 412) };
       break;
   }
   const notes = [r.description];

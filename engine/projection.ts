@@ -7,21 +7,22 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { ScalarField } from './descriptor.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
-import { iso, literal } from './sql-text.ts';
+import { iso, literal, masked } from './sql-text.ts';
 
 /** Fields shown in REST bodies: stored fields and embedded children (other to-many relations are filters). */
 export const shownFields = (r: ModelResource): readonly ModelField[] => r.fields.filter((f) => f.stored || r.embedded.includes(f));
 
 /** A member a format puts before a record's fields: a constant, or the record's IRI. */
-export type Lead = readonly [key: string, value: { readonly text: string } | 'iri'];
+export type LeadingMember = readonly [key: string, value: { readonly text: string } | 'iri'];
 
 /**
- * What a format asks of records built in SQL: its `name` keys compiled statements, `lead` gives
- * the members before the fields of a record (`top`: the response's own object, not an embedded one).
+ * What a format asks of records built in SQL: its `name` keys compiled statements,
+ * `leadingMembers` gives the members before the fields of a record (`top`: the response's own
+ * object, not an embedded one).
  */
 export interface Projection {
   readonly name: string;
-  lead(r: ModelResource, top: boolean): readonly Lead[];
+  leadingMembers(r: ModelResource, top: boolean): readonly LeadingMember[];
 }
 
 
@@ -62,12 +63,14 @@ export function recordJson(model: Model, r: ModelResource, alias: string, projec
   const col = (column: string) => sql`${sql.identifier(alias)}.${sql.identifier(column)}`;
   const members: SQL[] = [];
   const add = (key: string, value: SQL) => members.push(sql`${value} as ${sql.identifier(key)}`);
-  for (const [key, value] of projection.lead(r, top)) add(key, value === 'iri' ? sql`${literal(`${r.iri}/`)} || ${col('id')}` : literal(value.text));
+  for (const [key, value] of projection.leadingMembers(r, top)) add(key, value === 'iri' ? sql`${literal(`${r.iri}/`)} || ${col('id')}` : literal(value.text));
   add('id', col('id'));
   for (const f of shownFields(r)) {
     if (f.kind === 'children') add(f.name, childrenJson(model, r, f, alias, projection));
     else if (f.kind === 'list') add(f.name, wireList(model, f, col(f.column)));
-    else add(f.name, wireScalar(model, f.kind, f.target, col(f.column)));
+    else if (f.def.kind === 'textList') add(f.name, col(f.column));
+    else if (f.def.kind === 'text' && f.def.mask) add(f.name, masked(col(f.column), f.def.mask));
+    else add(f.name, wireScalar(model, f.kind as ScalarField['kind'], f.target, col(f.column)));
   }
   add('createdAt', iso(col('created_at')));
   add('updatedAt', iso(col('updated_at')));

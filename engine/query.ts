@@ -2,7 +2,7 @@
 // query string into this; GraphQL builds it from arguments.
 import { ApiError } from './errors.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
-import type { Rec } from './context.ts';
+import type { FieldValues } from './types.ts';
 import { isDate, refId } from './validate.ts';
 
 export type ConditionOp = 'eq' | 'partial' | 'after' | 'before' | 'strictly_after' | 'strictly_before';
@@ -107,16 +107,7 @@ export interface SliceQuery {
 
 /** A window's records with the 0-based offset of each in the whole collection, and its size. */
 export interface Slice {
-  readonly items: Rec[];
+  readonly items: FieldValues[];
   readonly offsets: number[];
   readonly total: number;
-}
-
-/** The offsets [lower, upper) a window selects in a collection of `total` records. */
-export function windowBounds(w: Window, total: number): { lower: number; upper: number } {
-  const start = w.after !== undefined ? w.after + 1 : 0;
-  const end = w.before !== undefined ? Math.min(w.before, total) : total;
-  const upper = w.first !== undefined ? Math.min(end, start + w.first) : end;
-  const lower = w.last !== undefined ? Math.max(start, upper - w.last) : start;
-  return { lower, upper: Math.max(lower, upper) };
 }

@@ -2,19 +2,22 @@
 // `/api/<path>/<id>`; 405 with Allow for the others. Handlers only translate HTTP to an
 // operation call and the result to the negotiated format.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { Principal, Rec } from './context.ts';
+import type { Principal, FieldValues } from './types.ts';
 import { ApiError } from './errors.ts';
 import type { ModelResource } from './model.ts';
 import type { Engine } from './operations.ts';
 import { parseRestFilters } from './query.ts';
-import type { Formats } from '../formats/negotiate.ts';
-import type { Format, Rendered } from '../formats/types.ts';
-import { operationDoc, entrypointDoc, type DocOperation } from './openapi.ts';
+import { negotiateType, type Formats } from '../formats/negotiate.ts';
+import type { Format, ItemDocument, Rendered } from '../formats/types.ts';
+import { operationDoc, entrypointDoc, problems, type DocOperation } from './openapi.ts';
+import { etagOf, ifMatch, ifNoneMatch, noneMatchHits } from './versions.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The response format negotiated from Accept before any other work (406 otherwise). */
     apiFormat: Format | null;
+    /** A document representation (RestOptions.documents) chosen instead of a format. */
+    apiDocument: ItemDocument | null;
   }
 }
 
@@ -25,6 +28,8 @@ export interface RestOptions {
   /** Default and maximum page sizes. */
   itemsPerPage?: number;
   maxItemsPerPage?: number;
+  /** Document representations of a resource's items (PDF, e-invoice), offered on its read route. */
+  documents?(r: ModelResource): readonly ItemDocument[];
 }
 
 const BODY_TYPES = {
@@ -54,14 +59,41 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
 
   // Negotiation runs as the route's first hook: a 406 comes before body parsing and any query.
   app.decorateRequest('apiFormat', null);
+  app.decorateRequest('apiDocument', null);
   const negotiate: onRequestAsyncHookHandler = async (req) => {
     req.apiFormat = formats.negotiate(req.headers.accept);
   };
   const formatOf = (req: FastifyRequest): Format => req.apiFormat ?? formats.negotiate(req.headers.accept);
   const route = (r: ModelResource | null, op: DocOperation) => ({
     onRequest: negotiate,
-    config: { openapi: r && op !== 'entrypoint' ? operationDoc(model, r, op, formats) : entrypointDoc(formats) },
+    config: {
+      openapi: r && op !== 'entrypoint' ? operationDoc(model, r, op, formats) : entrypointDoc(formats),
+      ...(op === 'create' || op === 'update' ? { idempotency: 'rest' as const } : {}),
+    },
   });
+  // Conditional requests and kept results (CONTRACT §12, engine/versions.ts, server/idempotency.ts).
+  const tagged = (reply: FastifyReply, format: Format, rec: FieldValues) => reply.header('etag', etagOf(rec.version, format.name));
+  const writeOptions = (req: FastifyRequest, status: number, format: Format) => ({
+    precondition: ifMatch(req.headers['if-match']),
+    keep: req.idempotency?.keep(status, format.mediaType),
+  });
+
+  /** The read route of a resource with documents: Accept chooses among the formats and them. */
+  function documentRoute(r: ModelResource, documents: readonly ItemDocument[]) {
+    const types = [...formats.mediaTypes, ...documents.map((d) => d.mediaType)];
+    const base = route(r, 'read');
+    const doc = base.config.openapi;
+    const ok = doc.response[200] as { content: Record<string, unknown> };
+    for (const d of documents) ok.content[d.mediaType] = { schema: { type: 'string', format: 'binary', description: d.description } };
+    Object.assign(doc.response, problems(422));
+    doc.description += `\n\nAlso as a document: ${documents.map((d) => `\`${d.mediaType}\` (${d.description})`).join('; ')}.`;
+    const onRequest: onRequestAsyncHookHandler = async (req) => {
+      const type = negotiateType(req.headers.accept, types);
+      req.apiDocument = documents.find((d) => d.mediaType === type) ?? null;
+      if (!req.apiDocument) req.apiFormat = formats.negotiate(req.headers.accept);
+    };
+    return { ...base, onRequest };
+  }
 
   function send(reply: FastifyReply, format: Format, status: number, rendered: Rendered) {
     reply.code(status).header('content-type', `${format.mediaType}; charset=utf-8`).header('vary', 'Accept');
@@ -70,7 +102,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
   }
 
-  function readBody(req: FastifyRequest, r: ModelResource, method: keyof typeof BODY_TYPES): Rec {
+  function readBody(req: FastifyRequest, r: ModelResource, method: keyof typeof BODY_TYPES): FieldValues {
     const type = mediaTypeOf(req);
     const allowed: readonly string[] = BODY_TYPES[method];
     if (!allowed.includes(type)) {
@@ -80,7 +112,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     const reader = formats.forContentType(type)?.readBody;
     const plain = reader ? reader(model, r, body) : body;
     if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) throw ApiError.badRequest('The request body must be a JSON object.');
-    return plain as Rec;
+    return plain as FieldValues;
   }
 
   app.get('/api', route(null, 'entrypoint'), async (req, reply) => {
@@ -120,42 +152,63 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       collectionMethods.push('POST');
       app.post(collectionUrl, route(r, 'create'), async (req, reply) => {
         const format = formatOf(req);
-        const rec = await engine.create(o.principal(req), r, readBody(req, r, 'POST'));
+        const rec = await engine.create(o.principal(req), r, readBody(req, r, 'POST'), { keep: req.idempotency?.keep(201, format.mediaType) });
         reply.header('location', `${r.iri}/${String(rec.id)}`);
-        return send(reply, format, 201, format.item(model, r, rec));
+        return send(tagged(reply, format, rec), format, 201, format.item(model, r, rec));
       });
     }
     if (r.rest.has('read')) {
       itemMethods.push('GET', 'HEAD');
-      app.get<{ Params: { id: string } }>(itemUrl, route(r, 'read'), async (req, reply) => {
+      const documents = o.documents?.(r) ?? [];
+      app.get<{ Params: { id: string } }>(itemUrl, documents.length ? documentRoute(r, documents) : route(r, 'read'), async (req, reply) => {
+        const document = req.apiDocument;
+        if (document) {
+          // Documents (PDF, UBL) carry no ETag: they also show the company profile and other
+          // records (client, taxes), which the record's version does not follow. So If-None-Match
+          // can only match with "*" (the record exists).
+          if (ifNoneMatch(req.headers['if-none-match']) === '*') {
+            await engine.version(o.principal(req), r, req.params.id);
+            return reply.code(304).header('vary', 'Accept').send();
+          }
+          const out = await document.render(o.principal(req), req.params.id);
+          reply.code(200).header('content-type', out.contentType ?? document.mediaType).header('vary', 'Accept');
+          if (out.headers) reply.headers(out.headers);
+          return reply.send(out.body);
+        }
         const format = formatOf(req);
+        const noneMatch = ifNoneMatch(req.headers['if-none-match']);
+        if (noneMatch) {
+          const etag = etagOf(await engine.version(o.principal(req), r, req.params.id), format.name);
+          if (noneMatchHits(noneMatch, etag)) return reply.code(304).header('etag', etag).header('vary', 'Accept').send();
+        }
         if (format.projection && engine.json) {
-          return send(reply, format, 200, { body: null, text: await engine.json.read(o.principal(req), r, req.params.id, format.projection) });
+          const { text, version } = await engine.json.readVersioned(o.principal(req), r, req.params.id, format.projection);
+          return send(reply.header('etag', etagOf(version, format.name)), format, 200, { body: null, text });
         }
         const rec = await engine.read(o.principal(req), r, req.params.id);
-        return send(reply, format, 200, format.item(model, r, rec));
+        return send(tagged(reply, format, rec), format, 200, format.item(model, r, rec));
       });
     }
     if (r.rest.has('update')) {
       itemMethods.push('PATCH');
       app.patch<{ Params: { id: string } }>(itemUrl, route(r, 'update'), async (req, reply) => {
         const format = formatOf(req);
-        const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PATCH'), 'update');
-        return send(reply, format, 200, format.item(model, r, rec));
+        const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PATCH'), 'update', writeOptions(req, 200, format));
+        return send(tagged(reply, format, rec), format, 200, format.item(model, r, rec));
       });
     }
     if (r.rest.has('replace')) {
       itemMethods.push('PUT');
       app.put<{ Params: { id: string } }>(itemUrl, route(r, 'replace'), async (req, reply) => {
         const format = formatOf(req);
-        const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PUT'), 'replace');
-        return send(reply, format, 200, format.item(model, r, rec));
+        const rec = await engine.update(o.principal(req), r, req.params.id, readBody(req, r, 'PUT'), 'replace', { precondition: ifMatch(req.headers['if-match']) });
+        return send(tagged(reply, format, rec), format, 200, format.item(model, r, rec));
       });
     }
     if (r.rest.has('delete')) {
       itemMethods.push('DELETE');
       app.delete<{ Params: { id: string } }>(itemUrl, { config: { openapi: operationDoc(model, r, 'delete', formats) } }, async (req, reply) => {
-        await engine.remove(o.principal(req), r, req.params.id);
+        await engine.remove(o.principal(req), r, req.params.id, { precondition: ifMatch(req.headers['if-match']) });
         return reply.code(204).send();
       });
     }

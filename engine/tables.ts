@@ -2,11 +2,13 @@
 // order fields, unique constraints. drizzle-kit generates the migrations from these.
 import { sql } from 'drizzle-orm';
 import {
-  bigint, date, index, integer as pgInteger, jsonb, numeric, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid,
+  bigint, boolean as pgBoolean, date, index, integer as pgInteger, jsonb, numeric, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid,
   type AnyPgColumn, type PgColumnBuilderBase, type PgTableWithColumns,
 } from 'drizzle-orm/pg-core';
 import type { Model, ModelField, ModelResource } from './model.ts';
 import { snake } from './names.ts';
+import { versionColumn } from './versions.ts';
+import { buildIdempotencyTable, type IdempotencyTable } from './idempotency.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyTable = PgTableWithColumns<any>;
@@ -18,6 +20,8 @@ export interface Tables {
   readonly sequences: AnyTable;
   /** Collection sizes kept by triggers (engine/counts.ts). */
   readonly counts: AnyTable;
+  /** Kept write results behind Idempotency-Key (engine/idempotency.ts). */
+  readonly idempotency: IdempotencyTable;
 }
 
 function column(f: ModelField, tableOf: (name: string) => AnyTable): PgColumnBuilderBase | null {
@@ -30,6 +34,9 @@ function column(f: ModelField, tableOf: (name: string) => AnyTable): PgColumnBui
       break;
     case 'enum':
       c = text(f.column);
+      break;
+    case 'boolean':
+      c = pgBoolean(f.column);
       break;
     case 'integer':
       c = bigint(f.column, { mode: 'number' });
@@ -50,6 +57,7 @@ function column(f: ModelField, tableOf: (name: string) => AnyTable): PgColumnBui
       break;
     }
     case 'list':
+    case 'textList':
       c = jsonb(f.column).default(sql`'[]'::jsonb`);
       break;
     default:
@@ -72,6 +80,7 @@ export function buildTables(model: Model, scope: { table: AnyTable; column: AnyP
     }
     cols.createdAt = timestamp('created_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow();
     cols.updatedAt = timestamp('updated_at', { withTimezone: true, mode: 'date', precision: 3 }).notNull().defaultNow();
+    cols.version = versionColumn();
     const table = pgTable(r.table, cols, (t) => {
       const extras = [];
       const indexed = new Set<string>();
@@ -129,6 +138,7 @@ export function buildTables(model: Model, scope: { table: AnyTable; column: AnyP
     byResource,
     sequences,
     counts,
+    idempotency: buildIdempotencyTable(scope.column),
     get(resource) {
       const t = byResource.get(typeof resource === 'string' ? resource : resource.name);
       if (!t) throw new Error(`No table for ${typeof resource === 'string' ? resource : resource.name}`);

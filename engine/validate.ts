@@ -1,7 +1,7 @@
 // Input normalisation and field validation, compiled once per resource from the model. Both APIs
 // send their input through here, so a value is accepted or refused the same way everywhere.
-import type { Rec } from './context.ts';
-import type { ScalarField } from './descriptor.ts';
+import type { FieldValues } from './types.ts';
+import type { ScalarField, TextListField } from './descriptor.ts';
 import { ApiError, Violations, ViolationCode as C } from './errors.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
 
@@ -59,10 +59,32 @@ export interface PendingRef {
 }
 
 export interface Normalised {
-  data: Rec;
+  data: FieldValues;
   /** Embedded children, per field name, already normalised. */
-  children: Map<string, Rec[]>;
+  children: Map<string, FieldValues[]>;
   refs: PendingRef[];
+}
+
+/** A list of texts: each trimmed, non-blank, at most `itemMax` long; duplicates dropped. */
+function textListChecker(model: Model, f: TextListField): Checker {
+  const choices = f.choices ? new Set(f.choices(model)) : undefined;
+  return (value, path, v) => {
+    if (value === null || value === undefined) value = [];
+    if (!Array.isArray(value)) return v.add(path, 'This value should be of type array.', C.type);
+    if (f.required && !value.length) return v.add(path, 'This collection should contain 1 element or more.', C.blank);
+    if (f.maxItems !== undefined && value.length > f.maxItems) return v.add(path, `This collection should contain ${f.maxItems} elements or less.`, C.length);
+    const out: string[] = [];
+    value.forEach((item, i) => {
+      const at = `${path}[${i}]`;
+      if (typeof item !== 'string') return v.add(at, 'This value should be of type string.', C.type);
+      const s = item.trim();
+      if (!s || s.includes('\u0000')) return v.add(at, 'This value should not be blank.', C.blank);
+      if (f.itemMax !== undefined && s.length > f.itemMax) return v.add(at, `This value is too long. It should have ${f.itemMax} characters or less.`, C.length);
+      if (choices && !choices.has(s)) return v.add(at, `The value you selected is not a valid choice: "${s.slice(0, 100)}".`, C.choice);
+      if (!out.includes(s)) out.push(s);
+    });
+    return out;
+  };
 }
 
 type Checker = (value: unknown, path: string, v: Violations, refs: PendingRef[]) => unknown;
@@ -115,6 +137,9 @@ function scalarChecker(model: Model, f: ScalarField, name: string): Checker {
         if (f.above !== undefined && !(value > f.above)) return v.add(path, `This value should be greater than ${f.above}.`, C.range);
         return value;
       }
+      case 'boolean':
+        if (typeof value !== 'boolean') return v.add(path, 'This value should be of type boolean.', C.type);
+        return value;
       case 'enum': {
         if (typeof value !== 'string' || !f.values.includes(value)) {
           return v.add(path, `The value you selected is not a valid choice. Allowed: ${f.values.map((x) => `"${x}"`).join(', ')}.`, C.choice);
@@ -145,7 +170,7 @@ export interface ResourceValidator {
    * Normalises a write body. `existing` is the stored record for update/replace.
    * Unknown fields are a 400; field problems are collected as 422 violations.
    */
-  normalise(input: Rec, mode: WriteMode, existing: Rec | null, prefix?: string): Normalised;
+  normalise(input: FieldValues, mode: WriteMode, existing: FieldValues | null, prefix?: string): Normalised;
 }
 
 const IGNORED = new Set(['@id', '@type', '@context', 'id', '_id', 'createdAt', 'updatedAt']);
@@ -170,7 +195,7 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
             return {};
           }
           try {
-            const n = childValidator.normalise(item as Rec, 'create', null, `${path}[${i}].`);
+            const n = childValidator.normalise(item as FieldValues, 'create', null, `${path}[${i}].`);
             refs.push(...n.refs);
             return n.data;
           } catch (e) {
@@ -194,15 +219,17 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
           }
           const unknown = Object.keys(item).filter((k) => !sub.some((s) => s.n === k) && !IGNORED.has(k));
           if (unknown.length) v.add(at, `Unknown field(s): ${unknown.join(', ')}.`, C.type);
-          const out: Rec = {};
+          const out: FieldValues = {};
           for (const s of sub) {
-            let x = (item as Rec)[s.n];
+            let x = (item as FieldValues)[s.n];
             if ((x === undefined || x === null) && 'default' in s.d && s.d.default !== undefined) x = s.d.default;
             out[s.n] = s.check(x, `${at}.${s.n}`, v, refs);
           }
           return out;
         });
       });
+    } else if (f.def.kind === 'textList') {
+      checkers.set(f.name, textListChecker(model, f.def));
     } else if (f.stored) {
       checkers.set(f.name, scalarChecker(model, f.def, f.name));
     }
@@ -218,8 +245,8 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
     const unknown = Object.keys(input).filter((k) => !IGNORED.has(k) && !allWritable.has(k) && !readOnly.has(k));
     if (unknown.length) throw ApiError.badRequest(`Unknown field(s) for ${r.name}: ${unknown.map((u) => `"${prefix}${u}"`).join(', ')}.`);
     const v = new Violations();
-    const data: Rec = {};
-    const children = new Map<string, Rec[]>();
+    const data: FieldValues = {};
+    const children = new Map<string, FieldValues[]>();
     const refs: PendingRef[] = [];
     const writable = writableOn(mode);
     const writableNames = new Set(writable.map((f) => f.name));
@@ -243,14 +270,14 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
         const dflt = 'default' in f.def ? f.def.default : undefined;
         // A field with a default is never empty (its column is NOT NULL): null means the default.
         if (dflt !== undefined && (value === null || mode !== 'update')) value = resolveDefault(dflt);
-        else if (value === undefined && f.def.kind === 'list') value = [];
+        else if (value === undefined && (f.def.kind === 'list' || f.def.kind === 'textList')) value = [];
         else if (value === undefined && f.kind === 'children') value = mode === 'create' && !present ? undefined : [];
         if (value === undefined && f.def.kind === 'text' && f.def.sequence) continue;
         if (value === undefined && f.kind === 'children') continue;
       }
       const check = checkers.get(f.name)!;
       const out = check(value, prefix + f.name, v, refs);
-      if (f.kind === 'children') children.set(f.name, (out as Rec[] | undefined) ?? []);
+      if (f.kind === 'children') children.set(f.name, (out as FieldValues[] | undefined) ?? []);
       else data[f.name] = out;
     }
     v.throwIfAny();

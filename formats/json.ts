@@ -11,7 +11,7 @@ export const json: Format = {
   mediaType: 'application/json',
   accepts: ['application/json'],
   item: (model, r, rec) => ({ body: present(model, r, rec) }),
-  projection: { name: 'json', lead: () => [] },
+  projection: { name: 'json', leadingMembers: () => [] },
   collection: (model, view) => ({
     body: view.items.map((rec) => present(model, view.resource, rec)),
     ...(view.membersText !== undefined ? { text: view.membersText } : {}),

@@ -17,7 +17,7 @@ const decorate: Decorate = (r, rec) => ({ '@id': iriOf(r, rec.id), '@type': r.na
 // The same members when the database builds the records (engine/projection.ts).
 const projection: Projection = {
   name: 'jsonld',
-  lead: (r, top) => [...(top ? [['@context', { text: `/api/contexts/${r.name}` }] as const] : []), ['@id', 'iri'], ['@type', { text: r.name }]],
+  leadingMembers: (r, top) => [...(top ? [['@context', { text: `/api/contexts/${r.name}` }] as const] : []), ['@id', 'iri'], ['@type', { text: r.name }]],
 };
 
 /** Stands for the members in a collection body until the database's text replaces it. */

@@ -1,6 +1,6 @@
 // What a format module provides. Formats know the model's shape, never a resource by name.
 import type { TSchema } from '@sinclair/typebox';
-import type { Rec } from '../engine/context.ts';
+import type { Principal, Rec } from '../engine/context.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
 import type { Projection } from '../engine/projection.ts';
 import type { WriteMode } from '../engine/schemas.ts';
@@ -65,4 +65,17 @@ export interface FormatDocs {
   collection(r: ModelResource): TSchema;
   /** The request document, for formats that read bodies (readBody). */
   body?(r: ModelResource, mode: WriteMode): TSchema;
+}
+
+/**
+ * A representation of one record that is a document rather than a serialisation of its fields
+ * (a PDF, an e-invoice): the layer above builds it, loading what it needs, and the REST read
+ * route offers it under its media type next to the formats.
+ */
+export interface ItemDocument {
+  readonly mediaType: string;
+  /** What the document is, for the OpenAPI description. */
+  readonly description: string;
+  /** Renders the record `id` as seen by `principal` (the same checks as a read: 404, 403). */
+  render(principal: Principal, id: string): Promise<{ body: Buffer | string; contentType?: string; headers?: Record<string, string> }>;
 }

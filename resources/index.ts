@@ -10,7 +10,8 @@ import quote from './quote.ts';
 import quoteLine from './quote-line.ts';
 import recurringInvoice from './recurring-invoice.ts';
 import payment from './payment.ts';
+import webhook from './webhook.ts';
 
 export const descriptors: readonly AnyResourceDescriptor[] = [
-  client, contact, address, tax, invoice, invoiceLine, quote, quoteLine, recurringInvoice, payment,
+  client, contact, address, tax, invoice, invoiceLine, quote, quoteLine, recurringInvoice, payment, webhook,
 ];

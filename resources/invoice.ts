@@ -1,5 +1,5 @@
-import { children, date, decimal, defineResource, money, oneOf, ref, text, timestamp } from '../engine/descriptor.ts';
-import { computeNewDocument, recomputeDocument } from './rules/documents.ts';
+import { children, date, defineResource, money, oneOf, ref, timestamp } from '../engine/descriptor.ts';
+import { billedClient, currencyAndDiscount, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
 import { invoiceRules } from './rules/invoice.ts';
 
 export default defineResource({
@@ -7,23 +7,17 @@ export default defineResource({
   plural: 'invoices',
   description: 'A bill sent to a client. Amounts are integers in the smallest currency unit.',
   fields: {
-    number: text({ max: 32, sequence: { prefix: 'INV-', pad: 6 }, unique: 'company', filter: 'partial', order: true }),
-    client: ref('Client', { required: true, onDelete: 'restrict', filter: 'exact' }),
+    ...documentNumber('INV-'),
+    ...billedClient,
     status: oneOf(['draft', 'pending', 'overdue', 'paid', 'cancelled'], { default: 'draft', filter: 'exact' }),
     invoiceDate: date({ default: 'today', filter: 'date', order: true }),
     dueDate: date({ notBefore: 'invoiceDate', filter: 'date', order: true }),
     paidAt: timestamp({ readOnly: true }),
-    currency: text({ readOnly: true }),
-    discountType: oneOf(['none', 'percentage', 'fixed'], { default: 'none' }),
-    discountValue: decimal({ scale: 4, min: 0, default: 0, description: 'A percentage (0–100) or a fixed amount in minor units' }),
-    subtotal: money({ readOnly: true }),
-    taxTotal: money({ readOnly: true }),
-    discountTotal: money({ readOnly: true }),
-    total: money({ readOnly: true, order: true }),
+    ...currencyAndDiscount,
+    ...documentTotals,
     amountPaid: money({ readOnly: true }),
     balance: money({ readOnly: true }),
-    terms: text(),
-    notes: text(),
+    ...remarks,
     lines: children('InvoiceLine', 'invoice', { embedded: true, orderBy: 'position' }),
     payments: children('Payment', 'invoice'),
     quote: ref('Quote', { readOnly: true, onDelete: 'set null' }),
@@ -49,13 +43,13 @@ export default defineResource({
     },
     deletable: ['draft', 'cancelled'], // and only without payments (the payments' reference)
   },
-  computed: {
-    fields: ['subtotal', 'taxTotal', 'discountTotal', 'total', 'balance'],
-    on: ['lines', 'discountType', 'discountValue', 'client', 'status'],
-    compute: (api, id) => recomputeDocument(api, 'Invoice', id),
-    computeNew: computeNewDocument,
-  },
+  computed: documentComputed('Invoice', 'balance'),
   // One invoice per recurring invoice and run date, whatever runs schedule:run at the same time.
   unique: [{ fields: ['recurringInvoice', 'invoiceDate'], message: 'This recurring invoice already has an invoice for this date.' }],
+  // invoice.paid comes from payments (rules/payment.ts), invoice.overdue from schedule:run.
+  events: {
+    states: [{ to: 'pending', from: ['draft'], type: 'invoice.sent' }, { to: 'cancelled', type: 'invoice.cancelled' }],
+    emitted: ['invoice.paid', 'invoice.overdue'],
+  },
   hooks: invoiceRules,
 });

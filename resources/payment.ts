@@ -17,5 +17,6 @@ export default defineResource({
   },
   updatable: ['method', 'reference', 'notes'],
   operations: { rest: ['list', 'read', 'create', 'update', 'delete'], graphql: ['query', 'create'] },
+  events: { deleted: ['payment.voided'] },
   hooks: paymentRules,
 });

@@ -1,5 +1,5 @@
-import { children, date, decimal, defineResource, money, oneOf, ref, text } from '../engine/descriptor.ts';
-import { computeNewDocument, recomputeDocument } from './rules/documents.ts';
+import { children, date, defineResource, oneOf, ref } from '../engine/descriptor.ts';
+import { billedClient, currencyAndDiscount, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
 import { quoteRules } from './rules/quote.ts';
 
 export default defineResource({
@@ -7,20 +7,14 @@ export default defineResource({
   plural: 'quotes',
   description: 'An offer to a client; accepting it creates a draft invoice.',
   fields: {
-    number: text({ max: 32, sequence: { prefix: 'QUO-', pad: 6 }, unique: 'company', filter: 'partial', order: true }),
-    client: ref('Client', { required: true, onDelete: 'restrict', filter: 'exact' }),
+    ...documentNumber('QUO-'),
+    ...billedClient,
     status: oneOf(['draft', 'sent', 'accepted', 'declined', 'cancelled'], { default: 'draft', filter: 'exact' }),
     invoiceDate: date({ default: 'today', filter: 'date', order: true, description: 'Date of the quote' }),
     validUntil: date({ notBefore: 'invoiceDate', filter: 'date', order: true }),
-    currency: text({ readOnly: true }),
-    discountType: oneOf(['none', 'percentage', 'fixed'], { default: 'none' }),
-    discountValue: decimal({ scale: 4, min: 0, default: 0, description: 'A percentage (0–100) or a fixed amount in minor units' }),
-    subtotal: money({ readOnly: true }),
-    taxTotal: money({ readOnly: true }),
-    discountTotal: money({ readOnly: true }),
-    total: money({ readOnly: true, order: true }),
-    terms: text(),
-    notes: text(),
+    ...currencyAndDiscount,
+    ...documentTotals,
+    ...remarks,
     lines: children('QuoteLine', 'quote', { embedded: true, orderBy: 'position' }),
     invoice: ref('Invoice', { readOnly: true, onDelete: 'set null' }),
   },
@@ -43,11 +37,13 @@ export default defineResource({
     },
     deletable: ['draft', 'declined', 'cancelled'],
   },
-  computed: {
-    fields: ['subtotal', 'taxTotal', 'discountTotal', 'total'],
-    on: ['lines', 'discountType', 'discountValue', 'client', 'status'],
-    compute: (api, id) => recomputeDocument(api, 'Quote', id),
-    computeNew: computeNewDocument,
+  computed: documentComputed('Quote'),
+  events: {
+    states: [
+      { to: 'sent', from: ['draft'], type: 'quote.sent' },
+      { to: 'accepted', type: 'quote.accepted' },
+      { to: 'declined', type: 'quote.declined' },
+    ],
   },
   hooks: quoteRules,
 });

@@ -1,4 +1,5 @@
-import { date, decimal, defineResource, integer, list, money, oneOf, ref, text } from '../engine/descriptor.ts';
+import { date, defineResource, integer, list, oneOf, ref } from '../engine/descriptor.ts';
+import { billedClient, currencyAndDiscount, documentTotals, lineInput, remarks } from './fragments.ts';
 import { recomputeTemplate } from './rules/documents.ts';
 import { recurringRules } from './rules/recurring.ts';
 
@@ -7,7 +8,7 @@ export default defineResource({
   plural: 'recurringInvoices',
   description: 'A template that issues a pending invoice every `interval` × `frequency`.',
   fields: {
-    client: ref('Client', { required: true, onDelete: 'restrict', filter: 'exact' }),
+    ...billedClient,
     status: oneOf(['draft', 'active', 'paused', 'cancelled', 'completed'], { default: 'draft', filter: 'exact', description: 'completed is set by schedule:run after endDate' }),
     frequency: oneOf(['daily', 'weekly', 'monthly', 'yearly'], { required: true, filter: 'exact' }),
     interval: integer({ min: 1, max: 1000, default: 1 }),
@@ -16,21 +17,10 @@ export default defineResource({
     nextRunDate: date({ readOnly: true, filter: 'date', order: true, description: 'startDate + n × interval × frequency; null once completed' }),
     lastRunDate: date({ readOnly: true }),
     dueInDays: integer({ min: 0, max: 3650, default: 14 }),
-    currency: text({ readOnly: true }),
-    discountType: oneOf(['none', 'percentage', 'fixed'], { default: 'none' }),
-    discountValue: decimal({ scale: 4, min: 0, default: 0, description: 'A percentage (0–100) or a fixed amount in minor units' }),
-    subtotal: money({ readOnly: true }),
-    taxTotal: money({ readOnly: true }),
-    discountTotal: money({ readOnly: true }),
-    total: money({ readOnly: true, order: true }),
-    terms: text(),
-    notes: text(),
-    lines: list({
-      description: text({ required: true, max: 1000 }),
-      qty: decimal({ scale: 4, above: 0, default: 1 }),
-      price: money({ required: true }),
-      tax: ref('Tax'),
-    }),
+    ...currencyAndDiscount,
+    ...documentTotals,
+    ...remarks,
+    lines: list({ ...lineInput, tax: ref('Tax') }),
   },
   operations: { rest: 'all', graphql: 'all' },
   states: {
@@ -47,5 +37,6 @@ export default defineResource({
     on: ['lines', 'discountType', 'discountValue'],
     compute: (api, id) => recomputeTemplate(api, id),
   },
+  events: { emitted: ['recurring_invoice.issued'] }, // by schedule:run (rules/schedule.ts)
   hooks: recurringRules,
 });

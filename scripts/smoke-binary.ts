@@ -7,7 +7,7 @@
 // Exits non-zero on the first failed check.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import postgres from 'postgres';
@@ -117,6 +117,22 @@ async function embedded(): Promise<void> {
   check(list.status === 200, 'GET /api/clients with the token is 200', `${list.status} ${list.text.slice(0, 200)}`);
   const created = await fetch(`${s.url}/api/clients`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ name: 'Kept Across Restarts', currency: 'EUR' }) });
   check(created.status === 201, 'POST /api/clients is 201', String(created.status));
+  // A PDF drawn with the fonts embedded in the binary, read back with pdftotext when it is installed.
+  const clientIri = ((await created.json()) as { id: string }).id;
+  const invoice = await fetch(`${s.url}/api/invoices`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ client: clientIri, lines: [{ description: 'Ελληνικά и кириллица', qty: 2, price: 1250 }] }),
+  });
+  const invoiceId = ((await invoice.json()) as { id: string }).id;
+  const pdf = await fetch(`${s.url}/api/invoices/${invoiceId}`, { headers: { ...auth, accept: 'application/pdf' } });
+  const pdfBytes = Buffer.from(await pdf.arrayBuffer());
+  check(pdf.status === 200 && pdf.headers.get('content-type') === 'application/pdf' && pdfBytes.subarray(0, 5).toString('latin1') === '%PDF-', 'GET an invoice with Accept: application/pdf is a PDF', `${pdf.status} ${pdfBytes.subarray(0, 200).toString('utf8')}`);
+  const pdfFile = join(work, 'smoke.pdf');
+  writeFileSync(pdfFile, pdfBytes);
+  const pdfText = spawnSync('pdftotext', [pdfFile, '-'], { encoding: 'utf8' });
+  if (pdfText.error) console.log('  (pdftotext not installed: the PDF text is not checked)');
+  else check(pdfText.stdout.includes('Ελληνικά и кириллица') && pdfText.stdout.includes('EUR 25.00'), 'the PDF text has the line and the total', pdfText.stdout.slice(0, 300));
   await pageLoads(s, '/api/docs', 'Swagger UI');
   await pageLoads(s, '/api/graphql', 'GraphiQL');
   const login = await get(`${s.url}/login`, { accept: 'text/html' });

@@ -17,13 +17,21 @@ import type { Database } from './db.ts';
 import { installErrorHandling, toApiError } from './errors.ts';
 import { Gate } from './gate.ts';
 import { HistoryRecorder, installHistory } from './history.ts';
+import { installIdempotency } from './idempotency.ts';
 import { problem, PROBLEM } from '../formats/problem.ts';
 import { registerGraphiql, wantsGraphiql } from './graphiql.ts';
 import { installDocs } from './docs.ts';
 import { model, tables } from './model.ts';
 import type { Clock } from './rate-limit.ts';
 import { registerTokenApi, TOKEN_TAG, tokenComponents } from './token-api.ts';
+import { COMPANY_TAG, companyComponents, registerCompanyApi } from './company-api.ts';
+import { withCompany } from './company-graphql.ts';
+import { documentsOf } from './documents/index.ts';
 import { registerWeb } from './web/routes.ts';
+import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
+import { webhookOutbox } from './webhooks/outbox.ts';
+import { registerWebhookRoutes } from './webhooks/routes.ts';
+import { WebhookWorker } from './webhooks/worker.ts';
 
 const GRAPHQL_PATH = '/api/graphql';
 
@@ -42,6 +50,7 @@ export interface App {
   engine: Engine;
   gate: Gate;
   history: HistoryRecorder;
+  webhooks: WebhookWorker;
 }
 
 /** Log options: token values never reach a log line. */
@@ -84,7 +93,16 @@ export async function buildApp(o: AppOptions): Promise<App> {
       return reply.code(p.status).headers(p.headers).send(JSON.stringify(p.body));
     },
   });
-  const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw });
+  // Webhooks: events written with each change (the outbox), delivered by the worker after commit.
+  setAllowPrivate(o.config.webhooks.allowPrivate);
+  const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw, outbox: webhookOutbox });
+  const webhooks = new WebhookWorker(o.database.background, o.config.webhooks, app.log);
+  // Stopped when the server closes: claims stop, attempts in flight finish (pending ones stay queued).
+  app.addHook('onClose', () => webhooks.stop());
+  // A write may have queued deliveries: look now rather than at the next poll.
+  app.addHook('onResponse', async (req) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') webhooks.wake();
+  });
   const formats = defaultFormats();
 
   // JSON-based request media types all parse as JSON (with prototype-poisoning protection).
@@ -113,7 +131,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   // Documentation first: @fastify/swagger collects the routes registered after it.
-  await installDocs(app, { model, formats, more: { components: tokenComponents(formats), tags: [TOKEN_TAG] } });
+  await installDocs(app, { model, formats, more: { components: { ...tokenComponents(formats), ...companyComponents(formats) }, tags: [TOKEN_TAG, COMPANY_TAG] } });
 
   const contextTypes = ['application/ld+json', 'application/json'];
   app.get<{ Params: { name: string } }>(
@@ -126,8 +144,11 @@ export async function buildApp(o: AppOptions): Promise<App> {
     },
   );
 
-  registerRest(app, { engine, formats, principal: principalOf });
-  const schema = buildGraphqlSchema(model, engine);
+  registerWebhookRoutes(app, { db: o.database.db, engine, formats, principal: principalOf, worker: webhooks });
+  installIdempotency(app, { engine, formats, clock: gate.clock });
+  registerRest(app, { engine, formats, principal: principalOf, documents: documentsOf(engine, o.database.db) });
+  registerCompanyApi(app, { db: o.database.db, formats, principal: principalOf });
+  const schema = withCompany(buildGraphqlSchema(model, engine), o.database.db);
   const graphiql = registerGraphiql(app, { schema, endpoint: GRAPHQL_PATH });
   await registerGraphql(app, { engine, schema, principal: principalOf, toApiError, path: GRAPHQL_PATH, ide: graphiql, compile: o.config.graphqlCompile });
   registerTokenApi(app, { db: o.database.db, formats, principal: principalOf, history, revoked: (id) => gate.revoked(id), clock: gate.clock });
@@ -140,5 +161,5 @@ export async function buildApp(o: AppOptions): Promise<App> {
     clock: gate.clock,
     sharedThrottle: gate.sharedThrottle(),
   });
-  return { fastify: app, engine, gate, history };
+  return { fastify: app, engine, gate, history, webhooks };
 }

@@ -35,6 +35,8 @@ export const ASSET_ROOTS: readonly AssetRoot[] = [
   { name: 'web', dir: 'web', include: ['**'] },
   { name: 'preact', package: 'preact', include: ['dist/preact.mjs', 'hooks/dist/hooks.mjs'] },
   { name: 'htm', package: 'htm', dir: 'dist', include: ['htm.mjs'] },
+  // The fonts of the PDF documents (server/documents/pdf.ts): Latin, Greek and Cyrillic, with their licence.
+  { name: 'fonts', package: 'dejavu-fonts-ttf', include: ['ttf/DejaVuSans.ttf', 'ttf/DejaVuSans-Bold.ttf', 'LICENSE'] },
 ];
 
 /** What the build writes as the asset `manifest.json`: each root's files and a hash of their contents. */

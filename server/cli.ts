@@ -1,5 +1,5 @@
 // `invoicing` — the one program: serve (default), migrate, user:create, token:create, schedule:run,
-// counts:rebuild.
+// demo, counts:rebuild.
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { loadConfig } from './config.ts';
@@ -21,6 +21,10 @@ Commands:
                               issues due recurring invoices and marks overdue invoices
                               for that day (default today, UTC), in every company
   counts:rebuild              recounts the collection sizes kept for totalItems/totalCount
+  demo [--email demo@example.com] [--company "Demo Company"] [--currency USD] [--password P]
+                              seeds a demo company (clients, taxes, invoices in every state,
+                              quotes, a recurring invoice, payments) once, and prints only a
+                              new token for it
 Environment: PORT, HOST, DATABASE_URL, DATA_DIR, REDIS_URL, APP_SECRET, LOG_LEVEL, TRUST_PROXY
 `;
 

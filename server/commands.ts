@@ -9,10 +9,12 @@ import { rowsOf } from './db.ts';
 import { uuidv7 } from '../engine/uuid.ts';
 import { today } from '../resources/rules/calendar.ts';
 import { describeSummary, runSchedule, type ScheduleSummary } from '../resources/rules/schedule.ts';
+import { demo } from './demo.ts';
 import { model, tables } from './model.ts';
 import { hashPassword } from './passwords.ts';
 import { apiTokens, companies, memberships, users } from './schema.ts';
 import { hashToken, newTokenValue } from './tokens.ts';
+import { webhookOutbox } from './webhooks/outbox.ts';
 
 export class CommandError extends Error {}
 
@@ -65,17 +67,23 @@ export async function userCreate(ctx: CommandContext, args: Args): Promise<strin
   });
 }
 
+/** The user with this (lower-case) email in the company of this name (any case), or undefined. */
+export async function findMembership(db: Db, email: string, companyName: string) {
+  const [m] = await db
+    .select({ userId: users.id, companyId: companies.id, currency: companies.currency })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .innerJoin(companies, eq(companies.id, memberships.companyId))
+    .where(and(sql`lower(${users.email}) = ${email}`, sql`lower(${companies.name}) = lower(${companyName})`));
+  return m;
+}
+
 export async function tokenCreate(ctx: CommandContext, args: Args): Promise<string> {
   const email = need(args, 'email').toLowerCase();
   const companyName = need(args, 'company');
   const name = need(args, 'name');
   if (name.length > 100) throw new CommandError('--name must have at most 100 characters.');
-  const [m] = await ctx.db
-    .select({ userId: users.id, companyId: companies.id })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .innerJoin(companies, eq(companies.id, memberships.companyId))
-    .where(and(sql`lower(${users.email}) = ${email}`, sql`lower(${companies.name}) = lower(${companyName})`));
+  const m = await findMembership(ctx.db, email, companyName);
   if (!m) throw new CommandError(`No user ${email} in a company named "${companyName}". Create one with user:create.`);
   const [dup] = await ctx.db.select({ id: apiTokens.id }).from(apiTokens).where(and(eq(apiTokens.userId, m.userId), eq(apiTokens.companyId, m.companyId), eq(apiTokens.name, name)));
   if (dup) throw new CommandError(`A token named "${name}" already exists for ${email} in ${companyName}.`);
@@ -98,7 +106,8 @@ export function systemPrincipals(db: Db): (companyId: string) => Promise<Princip
 export async function scheduleRun(ctx: CommandContext, args: Args): Promise<ScheduleSummary> {
   const date = args.date?.trim() || today();
   if (!isDate(date)) throw new CommandError(`--date "${date}" is not a date (YYYY-MM-DD).`);
-  const engine = ctx.engine ?? createEngine(ctx.db, model, tables);
+  // With the webhooks' outbox: a CLI run's events are delivered by the running servers.
+  const engine = ctx.engine ?? createEngine(ctx.db, model, tables, { outbox: webhookOutbox });
   return runSchedule(engine, date, systemPrincipals(ctx.db));
 }
 
@@ -123,4 +132,5 @@ export const commands: Record<string, (ctx: CommandContext, args: Args) => Promi
   'token:create': tokenCreate,
   'schedule:run': async (ctx, args) => describeSummary(await scheduleRun(ctx, args)),
   'counts:rebuild': (ctx) => countsRebuild(ctx),
+  demo,
 };

@@ -1,5 +1,6 @@
 // Configuration comes from the environment (CONTRACT §1); every setting has a working default.
 import { availableParallelism } from 'node:os';
+import type { WebhookSettings } from './webhooks/worker.ts';
 
 export interface Config {
   port: number;
@@ -15,7 +16,11 @@ export interface Config {
   redisUrl: string | undefined;
   /** Prefix of every Redis key (several deployments, or tests, can share one Redis). */
   redisPrefix: string;
-  /** Per-instance token cache: auto = on with PGlite or Redis, off on PostgreSQL without Redis. */
+  /**
+   * Per-instance token cache (TOKEN_CACHE): `auto` (default) caches while every revocation can
+   * reach this instance (always with PGlite; with Redis or PostgreSQL notifications while they are
+   * heard); `on` caches even while they cannot (one instance only); `off` reads every token.
+   */
   tokenCache: 'auto' | 'on' | 'off';
   appSecret: string | undefined;
   logLevel: string;
@@ -25,7 +30,19 @@ export interface Config {
   scheduler: boolean;
   /** GraphQL queries compiled into one SQL statement each (GRAPHQL_COMPILE=off: every query through the resolvers). */
   graphqlCompile: boolean;
+  webhooks: WebhookSettings & { allowPrivate: boolean; worker: boolean };
 }
+
+/** A duration: `500ms`, `5s`, `5m`, `2h`, `5d` (a bare number is milliseconds). */
+export function duration(v: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(v);
+  if (!m) throw new Error(`Not a duration: "${v}" (examples: 500ms, 5s, 5m, 2h, 5d)`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 'ms') as 'ms'];
+  return Math.round(Number(m[1]) * unit);
+}
+
+/** CONTRACT §11: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. */
+const RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
 function trustProxy(v: string | undefined): boolean | string {
   if (v === undefined || v === '' || v === 'false' || v === '0') return false;
@@ -60,5 +77,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: { max: Number(env.RATE_LIMIT_MAX ?? 300), windowMs: Number(env.RATE_LIMIT_WINDOW_MS ?? 60_000) },
     scheduler: env.SCHEDULER !== 'off',
     graphqlCompile: env.GRAPHQL_COMPILE !== 'off',
+    webhooks: {
+      allowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true',
+      worker: env.WEBHOOK_WORKER !== 'off',
+      retrySchedule: (env.WEBHOOK_RETRY_SCHEDULE || RETRY_SCHEDULE).split(',').map(duration),
+      timeoutMs: duration(env.WEBHOOK_TIMEOUT || '10s'),
+      pollMs: duration(env.WEBHOOK_POLL_INTERVAL || '1s'),
+      concurrency: Math.max(1, Math.floor(Number(env.WEBHOOK_CONCURRENCY || 8))),
+      disableAfterMs: duration(env.WEBHOOK_DISABLE_AFTER || '5d'),
+    },
   };
 }

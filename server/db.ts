@@ -83,10 +83,31 @@ function statementCounter() {
   return { logger: { logQuery: () => void n++ }, count: () => n };
 }
 
+/**
+ * The mark `patches/postgres+3.4.9.patch` leaves on the driver. The patch (applied by
+ * patch-package in `postinstall`) fixes postgres.js's handling of a connection that closes under
+ * load; without it a query can receive another query's result and a transaction's remaining
+ * statements can run in autocommit. Change it here and in the patch together.
+ */
+export const POSTGRES_PATCH = 'postgres@3.4.9 invoicing-1';
+
+/** Refuses a postgres.js that does not carry our patch (an `npm install` without its postinstall, another version). */
+export function assertPatchedDriver(driver: unknown): void {
+  const mark = (driver as { invoicingPatch?: unknown }).invoicingPatch;
+  if (mark === POSTGRES_PATCH) return;
+  throw new Error(
+    `The PostgreSQL driver (postgres.js) is not patched${mark ? ` with this version's fixes (it carries "${String(mark)}")` : ''}: ` +
+      'patches/postgres+3.4.9.patch fixes connections that close under load, where the unpatched driver can hand one ' +
+      "query another query's result or run the rest of a transaction in autocommit. Run `npm ci` (its postinstall applies " +
+      'the patch with patch-package; see patches/README.md); the server will not use DATABASE_URL without it.',
+  );
+}
+
 export async function openDatabase(o: OpenOptions): Promise<Database> {
   const counter = statementCounter();
   if (o.databaseUrl) {
     const { default: postgres } = await import('postgres');
+    assertPatchedDriver(postgres);
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
     // Bounded waits: an unreachable server fails a request within connect_timeout, and a

@@ -1,7 +1,8 @@
 // The gate every rate-limited /api request passes: who is calling (token → principal, cached)
 // and whether the window has room (keyed by token when valid, else by client IP).
 //
-// Without Redis: the in-memory store, and the token cache invalidated directly on revocation.
+// Without Redis: the in-memory store; the token cache is invalidated directly on revocation and,
+// on PostgreSQL, by the database's notifications (invalidation.ts).
 // With Redis: the shared store; its one round trip also carries the revocation epoch (see
 // token-cache.ts). When Redis fails, requests are neither refused nor failed: the instance
 // limits with its own memory store and reads tokens from the database (no cache) until Redis
@@ -10,6 +11,7 @@ import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Principal } from '../engine/context.ts';
 import type { Config } from './config.ts';
+import { InvalidationListener } from './invalidation.ts';
 import { MemoryStore, RedisStore, type Clock, type Verdict } from './rate-limit.ts';
 import { TokenCache, type Resolved } from './token-cache.ts';
 import type { SharedThrottle } from './web/throttle.ts';
@@ -23,7 +25,7 @@ export interface Admission {
 
 export interface GateOptions {
   db: Db;
-  config: Pick<Config, 'rateLimit' | 'redisUrl' | 'redisPrefix' | 'tokenCache'>;
+  config: Pick<Config, 'rateLimit' | 'redisUrl' | 'redisPrefix' | 'tokenCache' | 'databaseUrl'>;
   kind: 'pglite' | 'postgres';
   log: FastifyBaseLogger;
   clock?: Clock;
@@ -37,6 +39,8 @@ export class Gate {
   private readonly memory: MemoryStore;
   private readonly redis: Redis | undefined;
   private readonly shared: RedisStore | undefined;
+  /** PostgreSQL without Redis: revocations announced by the database. */
+  private readonly invalidations: InvalidationListener | undefined;
   /** Redis is failing: limit locally and do not trust (or fill) the token cache. */
   private degraded = false;
   /** When each kind of Redis warning was last logged (at most one per kind every 10 s). */
@@ -60,13 +64,17 @@ export class Gate {
       this.redis.on('error', (err) => this.warn(err, 'Redis error'));
       this.shared = new RedisStore(this.redis, o.config.rateLimit, o.config.redisPrefix);
     }
-    // Cache tokens when every revocation can reach every instance (see token-cache.ts).
-    const mode = o.config.tokenCache;
-    const cache = mode === 'on' || (mode === 'auto' && (o.kind === 'pglite' || Boolean(this.redis)));
+    // Every revocation reaches every instance (see token-cache.ts), so the cache is on unless turned off.
+    const cache = o.config.tokenCache !== 'off';
     this.tokens = new TokenCache(o.db, { ttlMs: cache ? 30_000 : 0, maxEntries: 10_000 });
+    if (cache && o.kind === 'postgres' && !this.redis && o.config.databaseUrl) {
+      // TOKEN_CACHE=on trusts the cache even while the notifications cannot be heard.
+      this.invalidations = new InvalidationListener({ databaseUrl: o.config.databaseUrl, cache: this.tokens, log: o.log, strict: o.config.tokenCache === 'auto' });
+    }
   }
 
   async start(): Promise<void> {
+    await this.invalidations?.start();
     if (!this.redis) return;
     try {
       await this.redis.connect();
@@ -139,9 +147,13 @@ export class Gate {
     this.o.log.info('Redis answers again: shared rate limits and the token cache are back');
   }
 
-  /** A token was deleted: forget it here, and tell every instance through the Redis epoch. */
+  /**
+   * A token was deleted: forget it here, and tell every instance through the Redis epoch (without
+   * Redis, PostgreSQL has told them at commit; wait until the notification is through).
+   */
   async revoked(tokenId: string): Promise<void> {
     this.tokens.forget(tokenId);
+    await this.invalidations?.settle();
     if (!this.redis) return;
     this.pendingEpochBumps++;
     await this.bumpEpoch();
@@ -169,6 +181,7 @@ export class Gate {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.invalidations?.close();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.pendingEpochBumps) await this.bumpEpoch();
     if (this.redis) {

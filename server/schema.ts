@@ -8,7 +8,24 @@ export const companies = pgTable('companies', {
   id: uuid('id').primaryKey(),
   name: text('name').notNull(),
   currency: text('currency').notNull().default('USD'),
+  // The company profile (CONTRACT §13): the seller on invoices, quotes and e-invoices.
+  legalName: text('legal_name'),
+  email: text('email'),
+  phone: text('phone'),
+  website: text('website'),
+  vatNumber: text('vat_number'),
+  registrationNumber: text('registration_number'),
+  street1: text('street1'),
+  street2: text('street2'),
+  city: text('city'),
+  state: text('state'),
+  zip: text('zip'),
+  country: text('country'),
+  iban: text('iban'),
+  bic: text('bic'),
+  invoiceFooter: text('invoice_footer'),
   createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [uniqueIndex('companies_name_unique').on(sql`lower(${t.name})`)]);
 
 export const users = pgTable('users', {
@@ -78,4 +95,15 @@ export const sessions = pgTable('sessions', {
 export const settings = pgTable('settings', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
+});
+
+/**
+ * One row: a counter that every change able to make a cached principal wrong increments (a token
+ * deleted, a membership's role changed or the membership removed, a company's currency changed or
+ * the company deleted), in the same statement through triggers, which also NOTIFY
+ * `token_cache_invalidation` with the new value (delivered at commit). See server/invalidation.ts.
+ */
+export const tokenCacheEpoch = pgTable('token_cache_epoch', {
+  id: integer('id').primaryKey().default(1),
+  epoch: bigint('epoch', { mode: 'number' }).notNull().default(0),
 });

@@ -37,7 +37,7 @@ export async function startServer(config: Config, opts: { database?: Database; a
   const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, maxConnections: config.databasePoolSize, connectTimeoutSeconds: config.databaseConnectTimeout, statementTimeoutMs: config.databaseStatementTimeout }));
   await database.migrate();
   const secret = await ensureAppSecret(database, config.appSecret);
-  const { fastify, engine } = await buildApp({ config, database, clock: opts.clock, secret });
+  const { fastify, engine, webhooks } = await buildApp({ config, database, clock: opts.clock, secret });
   const [{ n }] = (await database.db.select({ n: count() }).from(users)) as [{ n: number }];
   // The admin socket is up before "Server listening" is logged: whoever waits for that line can
   // run CLI commands at once (and read the first-run hint, logged right after it).
@@ -56,6 +56,7 @@ export async function startServer(config: Config, opts: { database?: Database; a
     fastify.log.info(`No user exists yet. Open ${url}/setup in a browser, or run: ${cli} user:create --email you@example.com --password '…' --company "Your company"`);
   }
 
+  if (config.webhooks.worker) webhooks.start();
   const scheduler = config.scheduler ? startScheduler({ db: database.db, engine, log: fastify.log }) : undefined;
 
   let stopping: Promise<void> | undefined;

@@ -1,15 +1,18 @@
 // Per-instance token cache: sha256(token) → principal, LRU with a TTL, so the hot path does not
 // read the database for every request.
 //
-// A revocation must still take effect on the very next request everywhere:
+// A revocation (or any change that makes a cached principal wrong: a role changed, a membership
+// removed) must still take effect everywhere:
 // - on this instance, the revoking request drops the entry directly;
 // - with Redis, a revocation increments an epoch in Redis; every cached entry carries the epoch
 //   known when it was read from the database, and the rate limiter's script (the one Redis round
 //   trip each request makes anyway) answers "stale" for an entry older than the current epoch;
 //   the instance then empties its cache and reads the token again (an epoch that went back,
 //   Redis having lost its data, counts as a change too);
-// - several instances on one PostgreSQL without Redis have no shared signal: the cache is off
-//   there (every request reads the token, one indexed query). See `cacheMode` in config.ts.
+// - on PostgreSQL without Redis, the database keeps the epoch itself and notifies every instance
+//   of each change at commit (server/invalidation.ts); while an instance is not listening, its
+//   cache is suspended (every request reads its token) until it has listened and read the epoch;
+// - with PGlite (one process) every change goes through this process: the direct drop suffices.
 import type { Db, Principal } from '../engine/context.ts';
 import { hashToken, lookupTokenHash, TOKEN_PREFIX } from './tokens.ts';
 
@@ -35,6 +38,8 @@ export class TokenCache {
   private epoch = 0;
   /** Revocations made through this instance so far. */
   private generation = 0;
+  /** False while revocations might go unseen (see suspend). */
+  private live = true;
 
   constructor(
     private readonly db: Db,
@@ -49,7 +54,8 @@ export class TokenCache {
   async resolve(value: string, opts: { bypass?: boolean } = {}): Promise<Resolved | null> {
     if (!value.startsWith(TOKEN_PREFIX) || value.length > 200) return null;
     const hash = hashToken(value);
-    if (this.enabled && !opts.bypass) {
+    const caching = this.enabled && this.live && !opts.bypass;
+    if (caching) {
       const hit = this.entries.get(hash);
       if (hit) {
         this.entries.delete(hash);
@@ -65,7 +71,7 @@ export class TokenCache {
     if (!principal) return null;
     const resolved: Resolved = { principal, epoch };
     // A revocation on this instance while we were reading: what we read may predate it.
-    if (this.enabled && !opts.bypass && generation === this.generation) {
+    if (caching && this.live && epoch === this.epoch && generation === this.generation) {
       if (this.entries.size >= this.o.maxEntries) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(hash, { ...resolved, expires: Date.now() + this.o.ttlMs });
     }
@@ -78,6 +84,27 @@ export class TokenCache {
       this.epoch = epoch;
       this.entries.clear();
     }
+  }
+
+  /**
+   * Revocations might go unseen from now on: every token is read from the database, and nothing
+   * read meanwhile is kept. The entries stay, unused: `resume` keeps them only if the epoch has
+   * not moved (no change was committed meanwhile).
+   */
+  suspend(): void {
+    this.live = false;
+    this.generation++;
+  }
+
+  /** Revocations are seen again, the shared epoch being `epoch` (read after they were): cache again. */
+  resume(epoch: number): void {
+    this.observe(epoch);
+    this.live = true;
+  }
+
+  /** Whether the cache is in use (enabled and not suspended). */
+  get active(): boolean {
+    return this.enabled && this.live;
   }
 
   /** Drops a token's entry (its revocation on this instance). */

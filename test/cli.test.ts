@@ -29,6 +29,21 @@ function tempDir(): string {
   return d;
 }
 
+/** `serve` on the embedded database in `dir`, once it listens and its admin socket is up. */
+async function serving(dir: string) {
+  const port = String(await freePort());
+  // node --import tsx, not the tsx command: tsx relays SIGTERM to its child and kills it (exit
+  // 143) when the child does not acknowledge within 30 ms, which a busy machine can miss.
+  const server = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], { cwd: root, env: env(dir, { PORT: port }) });
+  const out = { log: '' };
+  server.stdout.on('data', (c: Buffer) => (out.log += c.toString()));
+  server.stderr.on('data', (c: Buffer) => (out.log += c.toString()));
+  const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
+  // The hint is logged after the server listens and its admin socket is up.
+  for (let i = 0; i < 900 && !out.log.includes('No user exists yet'); i++) await new Promise((r) => setTimeout(r, 100));
+  return { port, server, out, exited };
+}
+
 describe('CLI on the embedded database', { timeout: 120_000 }, () => {
   it('creates a user and prints only the token value', () => {
     const dir = tempDir();
@@ -57,19 +72,10 @@ describe('CLI on the embedded database', { timeout: 120_000 }, () => {
 
   it('serves, runs commands through the running server, refuses a second server, and stops on SIGTERM', async () => {
     const dir = tempDir();
-    const port = String(await freePort());
-    // node --import tsx, not the tsx command: tsx relays SIGTERM to its child and kills it (exit
-    // 143) when the child does not acknowledge within 30 ms, which a busy machine can miss.
-    const server = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], { cwd: root, env: env(dir, { PORT: port }) });
-    let log = '';
-    server.stdout.on('data', (c: Buffer) => (log += c.toString()));
-    server.stderr.on('data', (c: Buffer) => (log += c.toString()));
-    const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
+    const { port, server, out, exited } = await serving(dir);
     try {
-      // The hint is logged after the server listens and its admin socket is up.
-      for (let i = 0; i < 900 && !log.includes('No user exists yet'); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(log).toContain('Server listening');
-      expect(log).toContain('No user exists yet');
+      expect(out.log).toContain('Server listening');
+      expect(out.log).toContain('No user exists yet');
 
       expect(cli(dir, ['user:create', '--email', 'b@b.co', '--password', 'password123', '--company', 'B']).code).toBe(0);
       const tok = cli(dir, ['token:create', '--email', 'b@b.co', '--company', 'B', '--name', 'live']);
@@ -82,7 +88,7 @@ describe('CLI on the embedded database', { timeout: 120_000 }, () => {
       const second = cli(dir, ['serve'], { PORT: String(Number(port) + 1) });
       expect(second.code).toBe(1);
       expect(second.stderr).toMatch(/in use by process \d+/);
-      expect(log).not.toContain(token);
+      expect(out.log).not.toContain(token);
     } finally {
       server.kill('SIGTERM');
     }
@@ -91,6 +97,69 @@ describe('CLI on the embedded database', { timeout: 120_000 }, () => {
     const again = cli(dir, ['token:create', '--email', 'b@b.co', '--company', 'B', '--name', 'after']);
     expect(again.code, again.stderr).toBe(0);
   }, 240_000);
+
+  it('demo seeds a company through the running server once, and prints only a token that reads every invoice state', async () => {
+    const dir = tempDir();
+    const { port, server, out, exited } = await serving(dir);
+    const get = async (token: string, path: string) => {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'x-api-token': token, accept: 'application/json' } });
+      expect(res.status, path).toBe(200);
+      return { items: (await res.json()) as Record<string, unknown>[], total: Number(res.headers.get('x-total-count')) };
+    };
+    try {
+      expect(out.log).toContain('Server listening');
+
+      const first = cli(dir, ['demo']);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toMatch(/^inv_[A-Za-z0-9_-]{43}\n$/);
+      const token = first.stdout.trim();
+
+      const invoices = await get(token, '/api/invoices?itemsPerPage=100');
+      const states = new Set(invoices.items.map((i) => i.status));
+      expect([...states].sort()).toEqual(['cancelled', 'draft', 'overdue', 'paid', 'pending']);
+      for (const i of invoices.items) {
+        // The engine's totals and rules: integers, balance = total − amountPaid, lines on every invoice.
+        expect(Number.isInteger(i.total) && Number.isInteger(i.balance)).toBe(true);
+        expect(i.balance).toBe((i.total as number) - (i.amountPaid as number));
+        expect((i.lines as unknown[]).length).toBeGreaterThan(0);
+        if (i.status === 'paid') expect(i.balance).toBe(0);
+      }
+      expect(invoices.items.some((i) => i.recurringInvoice), 'an invoice issued by the recurring invoice').toBe(true);
+      expect(invoices.items.some((i) => i.quote), 'the invoice of the accepted quote').toBe(true);
+      expect(invoices.items.some((i) => i.status === 'pending' && (i.amountPaid as number) > 0), 'a partly paid invoice').toBe(true);
+
+      const quotes = await get(token, '/api/quotes');
+      expect(new Set(quotes.items.map((q) => q.status))).toEqual(new Set(['draft', 'sent', 'accepted', 'declined']));
+      expect((await get(token, '/api/recurring-invoices')).items.map((r) => r.status)).toEqual(['active']);
+      expect((await get(token, '/api/payments')).total).toBe(3);
+      expect((await get(token, '/api/taxes')).total).toBe(3);
+      const clients = (await get(token, '/api/clients')).total;
+      expect(clients).toBeGreaterThanOrEqual(4);
+
+      // Again: a new token for the same company, and nothing seeded twice.
+      const second = cli(dir, ['demo']);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toMatch(/^inv_[A-Za-z0-9_-]{43}\n$/);
+      expect(second.stdout).not.toBe(first.stdout);
+      expect((await get(second.stdout.trim(), '/api/clients')).total).toBe(clients);
+      expect((await get(second.stdout.trim(), '/api/invoices')).total).toBe(invoices.total);
+
+      // Another company and user by option; a bad option is a clear error and prints no token.
+      const other = cli(dir, ['demo', '--email', 'sales@example.com', '--company', 'Second Demo', '--currency', 'EUR']);
+      expect(other.code, other.stderr).toBe(0);
+      const otherClients = await get(other.stdout.trim(), '/api/clients');
+      expect(otherClients.total).toBe(clients);
+      expect(otherClients.items.map((c) => c.id)).not.toContain((await get(token, '/api/clients')).items[0]!.id);
+      const bad = cli(dir, ['demo', '--currency', 'XYZ', '--company', 'Third']);
+      expect(bad.code).toBe(1);
+      expect(bad.stdout).toBe('');
+      expect(bad.stderr).toContain('--currency "XYZ" is not an ISO 4217 code');
+      expect(out.log).not.toContain(token);
+    } finally {
+      server.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  }, 420_000);
 
   it('applies migrations with migrate', () => {
     const r = cli(tempDir(), ['migrate']);

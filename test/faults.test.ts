@@ -187,7 +187,7 @@ describe.runIf(PG)('faults of the database (PostgreSQL)', () => {
 
   it('a transaction whose connection is killed runs none of its remaining statements on the connection that replaces it', async () => {
     // One connection, so the query that follows the kill reconnects the very connection object
-    // the transaction held (the driver defect patched by scripts/patch-postgres.mjs).
+    // the transaction held (a driver defect fixed by patches/postgres+3.4.9.patch).
     const fresh = await freshDatabase(PG);
     toDrop.push(fresh);
     const database = await openDatabase({ databaseUrl: fresh.url!, maxConnections: 1 });

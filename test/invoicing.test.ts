@@ -186,6 +186,15 @@ describe('numbers', () => {
     // Numbers are per company.
     expect((await api.post('/api/invoices', { client: clientIri, number: 'ACME/7' })).status).toBe(201);
   });
+
+  it('numbers a draft again when an update clears its number (the update statement takes it)', async () => {
+    const other = client(t, await tokenFor(t, { email: 'renumber@inv.test', company: 'Renumber Co' }));
+    const c = (await other.post('/api/clients', { name: 'Renumber client' })).body['@id'];
+    const q = (await other.post('/api/quotes', { client: c, number: 'MINE-1' })).body;
+    const cleared = await other.patch(q['@id'], { number: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.number).toBe('QUO-000001');
+  });
 });
 
 describe('states (CONTRACT §5)', () => {

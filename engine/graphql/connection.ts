@@ -1,8 +1,9 @@
 // Relay cursor connections as API Platform serves them: a cursor is the base64 of the record's
 // 0-based offset in the filtered, ordered collection.
 import { ApiError } from '../errors.ts';
-import type { Rec } from '../context.ts';
-import { windowBounds, type Slice, type Window } from '../query.ts';
+import type { FieldValues } from '../types.ts';
+import type { Slice, Window } from '../query.ts';
+import { windowBounds } from '../read/window.ts';
 
 export const MAX_PAGE = 30;
 export const DEFAULT_PAGE = 30;
@@ -41,7 +42,7 @@ export function windowOf(args: PageArgs): Window {
 }
 
 export interface Connection {
-  edges: { node: Rec; cursor: string }[];
+  edges: { node: FieldValues; cursor: string }[];
   pageInfo: { startCursor: string | null; endCursor: string | null; hasNextPage: boolean; hasPreviousPage: boolean };
   totalCount: number;
 }

@@ -4,7 +4,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import mercurius from 'mercurius';
-import type { Principal } from '../context.ts';
+import type { Principal } from '../types.ts';
 import { ApiError } from '../errors.ts';
 import type { Engine } from '../operations.ts';
 import { aliasRule, checkCost, DEFAULT_LIMITS, depthRule, introspectionRule, type Limits } from './limits.ts';
@@ -134,7 +134,9 @@ export async function registerGraphql(app: FastifyInstance, o: GraphqlOptions): 
       }
       if (data !== undefined) return reply.type(JSON_TYPE).send(`{"data":${data}}`);
     }
-    const context: GraphqlContext = { principal, loaders: new Loaders(o.engine, principal), operationName: operationName ?? undefined };
+    const keyed = req.idempotency;
+    const writes = keyed ? { keep: keyed.keep(200, JSON_TYPE), replay: keyed.replay } : undefined;
+    const context: GraphqlContext = { principal, loaders: new Loaders(o.engine, principal), operationName: operationName ?? undefined, writes };
     let result: ExecutionResult;
     try {
       result = await reply.graphql(query, context as never, (variables ?? undefined) as Record<string, unknown> | undefined, operationName ?? undefined);
@@ -155,7 +157,7 @@ export async function registerGraphql(app: FastifyInstance, o: GraphqlOptions): 
     return reply.code(api.status).type(JSON_TYPE).send({ errors: [{ message: api.message, extensions: { status: api.status } }] });
   };
 
-  app.post(path, { errorHandler }, async (req, reply) => {
+  app.post(path, { errorHandler, config: { idempotency: 'graphql' } }, async (req, reply) => {
     const body = req.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw ApiError.badRequest('The request body must be a JSON object with "query" and, optionally, "variables" and "operationName".');
     return run(req, reply, body as Record<string, unknown>);

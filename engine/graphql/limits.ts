@@ -23,12 +23,15 @@ export const DEFAULT_LIMITS: Limits = { depth: 10, introspectionDepth: 20, alias
 
 type Fragments = (name: string) => FragmentDefinitionNode | null | undefined;
 
-/** Depth of a selection set: fragments are inlined, each fragment's depth computed once. */
-function depthOf(set: SelectionSetNode, fragment: Fragments, memo: Map<string, number>, visiting: Set<string>): number {
+/**
+ * The heaviest path down a selection set, each field weighing `weight(name)`: fragments are
+ * inlined, each fragment's weight computed once (in `memo`), cycles left to the standard rules.
+ */
+function heaviestPath(set: SelectionSetNode, weight: (field: string) => number, fragment: Fragments, memo: Map<string, number>, visiting: Set<string>): number {
   let max = 0;
   for (const s of set.selections) {
-    if (s.kind === Kind.FIELD) max = Math.max(max, 1 + (s.selectionSet ? depthOf(s.selectionSet, fragment, memo, visiting) : 0));
-    else if (s.kind === Kind.INLINE_FRAGMENT) max = Math.max(max, depthOf(s.selectionSet, fragment, memo, visiting));
+    if (s.kind === Kind.FIELD) max = Math.max(max, weight(s.name.value) + (s.selectionSet ? heaviestPath(s.selectionSet, weight, fragment, memo, visiting) : 0));
+    else if (s.kind === Kind.INLINE_FRAGMENT) max = Math.max(max, heaviestPath(s.selectionSet, weight, fragment, memo, visiting));
     else {
       const name = s.name.value;
       let d = memo.get(name);
@@ -36,7 +39,7 @@ function depthOf(set: SelectionSetNode, fragment: Fragments, memo: Map<string, n
         const def = fragment(name);
         if (!def || visiting.has(name)) continue; // unknown or cyclic: reported by the standard rules
         visiting.add(name);
-        d = depthOf(def.selectionSet, fragment, memo, visiting);
+        d = heaviestPath(def.selectionSet, weight, fragment, memo, visiting);
         visiting.delete(name);
         memo.set(name, d);
       }
@@ -45,6 +48,9 @@ function depthOf(set: SelectionSetNode, fragment: Fragments, memo: Map<string, n
   }
   return max;
 }
+
+/** Depth of a selection set: every field counts one level. */
+const everyField = () => 1;
 
 /** The fields at the root of a selection set, through fragments. */
 function rootFields(set: SelectionSetNode, fragment: Fragments, seen = new Set<string>()): FieldNode[] {
@@ -61,23 +67,31 @@ function rootFields(set: SelectionSetNode, fragment: Fragments, seen = new Set<s
   return out;
 }
 
-export function depthRule(limits: Limits): ValidationRule {
+/**
+ * A rule that measures, for each field at the root of an operation, the heaviest path below it
+ * (see heaviestPath), and reports what `check` makes of it.
+ */
+function pathRule(weight: (field: string) => number, check: (field: FieldNode, below: number) => string | undefined): ValidationRule {
   return (ctx: ValidationContext) => {
     const memo = new Map<string, number>();
     const fragment: Fragments = (name) => ctx.getFragment(name);
     return {
       OperationDefinition(op) {
         for (const field of rootFields(op.selectionSet, fragment)) {
-          const introspection = field.name.value.startsWith('__');
-          const limit = introspection ? limits.introspectionDepth : limits.depth;
-          const depth = 1 + (field.selectionSet ? depthOf(field.selectionSet, fragment, memo, new Set()) : 0);
-          if (depth > limit) {
-            ctx.reportError(new GraphQLError(`The query is too deep: "${field.alias?.value ?? field.name.value}" nests ${depth} levels of fields, and at most ${limit} are allowed.`, { nodes: field }));
-          }
+          const problem = check(field, field.selectionSet ? heaviestPath(field.selectionSet, weight, fragment, memo, new Set()) : 0);
+          if (problem) ctx.reportError(new GraphQLError(problem, { nodes: field }));
         }
       },
     };
   };
+}
+
+export function depthRule(limits: Limits): ValidationRule {
+  return pathRule(everyField, (field, below) => {
+    const limit = field.name.value.startsWith('__') ? limits.introspectionDepth : limits.depth;
+    const depth = 1 + below;
+    return depth > limit ? `The query is too deep: "${field.alias?.value ?? field.name.value}" nests ${depth} levels of fields, and at most ${limit} are allowed.` : undefined;
+  });
 }
 
 // Fields of introspection types that list other types or their members: nesting them
@@ -85,44 +99,13 @@ export function depthRule(limits: Limits): ValidationRule {
 // introspection query may expand at most once. The standard introspection query needs one.
 const EXPANSIONS = new Set(['fields', 'inputFields', 'interfaces', 'possibleTypes', 'enumValues']);
 
-function expansionsOf(set: SelectionSetNode, fragment: Fragments, memo: Map<string, number>, visiting: Set<string>): number {
-  let max = 0;
-  for (const s of set.selections) {
-    if (s.kind === Kind.FIELD) max = Math.max(max, (EXPANSIONS.has(s.name.value) ? 1 : 0) + (s.selectionSet ? expansionsOf(s.selectionSet, fragment, memo, visiting) : 0));
-    else if (s.kind === Kind.INLINE_FRAGMENT) max = Math.max(max, expansionsOf(s.selectionSet, fragment, memo, visiting));
-    else {
-      const name = s.name.value;
-      let n = memo.get(name);
-      if (n === undefined) {
-        const def = fragment(name);
-        if (!def || visiting.has(name)) continue;
-        visiting.add(name);
-        n = expansionsOf(def.selectionSet, fragment, memo, visiting);
-        visiting.delete(name);
-        memo.set(name, n);
-      }
-      max = Math.max(max, n);
-    }
-  }
-  return max;
-}
+/** Expansions along a path: the introspection fields that list types or members. */
+const expansion = (field: string) => (EXPANSIONS.has(field) ? 1 : 0);
 
 export function introspectionRule(): ValidationRule {
-  return (ctx: ValidationContext) => {
-    const memo = new Map<string, number>();
-    const fragment: Fragments = (name) => ctx.getFragment(name);
-    return {
-      OperationDefinition(op) {
-        for (const field of rootFields(op.selectionSet, fragment)) {
-          if (!field.name.value.startsWith('__') || !field.selectionSet) continue;
-          const n = expansionsOf(field.selectionSet, fragment, memo, new Set());
-          if (n > 1) {
-            ctx.reportError(new GraphQLError(`The introspection query nests ${n} expansions of types (${[...EXPANSIONS].join(', ')}) in one path, and at most 1 is allowed.`, { nodes: field }));
-          }
-        }
-      },
-    };
-  };
+  return pathRule(expansion, (field, n) =>
+    field.name.value.startsWith('__') && n > 1 ? `The introspection query nests ${n} expansions of types (${[...EXPANSIONS].join(', ')}) in one path, and at most 1 is allowed.` : undefined,
+  );
 }
 
 export function aliasRule(limits: Limits): ValidationRule {

@@ -1,7 +1,7 @@
 // Per-request batching: every record or child window a GraphQL request asks for during one turn
 // of the event loop is read in one statement per kind (resource, or parent field and arguments).
 // The number of statements therefore follows the query's shape, never the number of rows.
-import type { Principal, Rec } from '../context.ts';
+import type { Principal, FieldValues } from '../types.ts';
 import type { ModelResource } from '../model.ts';
 import type { Engine } from '../operations.ts';
 import type { Slice, SliceQuery } from '../query.ts';
@@ -9,9 +9,9 @@ import type { Slice, SliceQuery } from '../query.ts';
 /** The resource a record belongs to, for the `Node` interface and union-free type resolution. */
 export const TYPE = Symbol('graphql.type');
 
-export type Tagged = Rec & { [TYPE]?: string };
+export type Tagged = FieldValues & { [TYPE]?: string };
 
-export function tag<T extends Rec>(r: ModelResource, rec: T): T {
+export function tag<T extends FieldValues>(r: ModelResource, rec: T): T {
   (rec as Tagged)[TYPE] = r.name;
   return rec;
 }
@@ -35,8 +35,8 @@ export class Loaders {
   ) {}
 
   /** A record of `r` by id, or null when it is missing or belongs to another company. */
-  record(r: ModelResource, id: string): Promise<Rec | null> {
-    return this.load<Rec | null>(`record:${r.name}`, id.toLowerCase(), null, async (ids) => {
+  record(r: ModelResource, id: string): Promise<FieldValues | null> {
+    return this.load<FieldValues | null>(`record:${r.name}`, id.toLowerCase(), null, async (ids) => {
       const recs = await this.engine.findMany(this.principal, r, ids, { embedded: false });
       return new Map(recs.map((rec) => [String(rec.id), tag(r, rec)]));
     });

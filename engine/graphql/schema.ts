@@ -4,76 +4,43 @@
 // create/update/delete mutations it allows. Resolvers only translate: arguments in, an engine
 // operation call (batched per request for relations), records out.
 import {
-  GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLInterfaceType, GraphQLList, GraphQLNonNull,
-  GraphQLError, GraphQLObjectType, GraphQLScalarType as GraphQLScalarTypeImpl, GraphQLSchema, GraphQLString, Kind,
+  GraphQLBoolean, GraphQLID, GraphQLInputObjectType, GraphQLInt, GraphQLInterfaceType, GraphQLList, GraphQLNonNull,
+  GraphQLObjectType, GraphQLSchema, GraphQLString, Kind,
   type GraphQLFieldConfig, type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLInputFieldConfigMap,
   type GraphQLInputType, type GraphQLOutputType, type GraphQLResolveInfo, type GraphQLScalarType,
 } from 'graphql';
-import type { Principal, Rec } from '../context.ts';
+import type { Principal, FieldValues } from '../types.ts';
 import type { ScalarField } from '../descriptor.ts';
 import { ApiError } from '../errors.ts';
 import type { Model, ModelField, ModelResource } from '../model.ts';
 import { lowerFirst, upperFirst } from '../names.ts';
-import type { Engine } from '../operations.ts';
+import type { Engine, WriteOptions } from '../operations.ts';
+import type { Keep } from '../idempotency.ts';
 import { DATE_OPS } from '../query.ts';
 import { childrenOrder, sliceQuery, type Args } from './arguments.ts';
-import { isUuid } from '../validate.ts';
 import { connection } from './connection.ts';
+import { idFromIri, resourceOfIri } from './iris.ts';
 import { tag, TYPE, type Loaders, type Tagged } from './loaders.ts';
+import { alwaysSet, describe, isoOf, scalarOf } from './scalars.ts';
+
+export { idFromIri } from './iris.ts';
+export { GraphQLMoney } from './scalars.ts';
 
 export interface GraphqlContext {
   principal: Principal;
   loaders: Loaders;
   /** The operation the request names, for the checks that run before execution. */
   operationName?: string | undefined;
+  /**
+   * The request's Idempotency-Key (CONTRACT §12): the mutation keeps its result with `keep`, or
+   * answers with `replay`, a result kept by a first request that died before its response.
+   */
+  writes?: { keep?: Keep; replay?: FieldValues } | undefined;
 }
 
-type Field = GraphQLFieldConfig<Rec, GraphqlContext, Args>;
+type Field = GraphQLFieldConfig<FieldValues, GraphqlContext, Args>;
 
 export const connectionTypeName = (r: ModelResource): string => `${r.name}CursorConnection`;
-
-/** Resolves an IRI (or a bare id) of `r` to its id; null when it names no record of `r`. */
-export function idFromIri(model: Model, r: ModelResource, value: unknown): string | null {
-  if (isUuid(value)) return value.toLowerCase();
-  if (typeof value !== 'string') return null;
-  if (value.startsWith(`${r.iri}/`)) {
-    const id = value.slice(r.iri.length + 1);
-    return isUuid(id) ? id.toLowerCase() : null;
-  }
-  const other = resourceOfIri(model, value);
-  if (other) throw ApiError.badRequest(`Item "${value.slice(0, 200)}" did not match expected type "${r.name}".`);
-  throw ApiError.badRequest(`No route matches "${value.slice(0, 200)}".`);
-}
-
-function resourceOfIri(model: Model, iri: string): ModelResource | undefined {
-  const m = /^\/api\/([^/]+)\/[^/]+$/.exec(iri);
-  return m ? model.byPath(m[1]!) : undefined;
-}
-
-/** Whether a field always has a value (the database column is NOT NULL). */
-function alwaysSet(f: ModelField | { def: ScalarField; required: boolean; readOnly: boolean }): boolean {
-  const d = f.def;
-  return f.required || ('default' in d && d.default !== undefined) || (f.readOnly && d.kind === 'integer');
-}
-
-/**
- * Amounts in minor units exceed GraphQL's 32-bit Int (21,474,836.47 in cents), so money fields use
- * a scalar that carries any safe integer as a JSON number.
- */
-const safeInteger = (v: unknown): number => {
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
-  throw new GraphQLError(`Money must be a whole number of minor units between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}.`);
-};
-export const GraphQLMoney = new GraphQLScalarTypeImpl({
-  name: 'Money',
-  description: 'An amount in the smallest unit of the currency (an integer, up to 2^53 − 1).',
-  serialize: (v) => safeInteger(typeof v === 'string' ? Number(v) : v),
-  parseValue: safeInteger,
-  parseLiteral: (ast) => {
-    if (ast.kind !== Kind.INT) throw new GraphQLError('Money must be an integer literal.');
-    return safeInteger(Number(ast.value));
-  },
-});
 
 /**
  * Whether a connection's selection reads its size (totalCount, or pageInfo whose hasNextPage
@@ -83,27 +50,6 @@ export const GraphQLMoney = new GraphQLScalarTypeImpl({
 function needsTotal(info: GraphQLResolveInfo): boolean {
   return info.fieldNodes.some((node) => (node.selectionSet?.selections ?? []).some((sel) => sel.kind !== Kind.FIELD || (sel.name.value !== 'edges' && sel.name.value !== '__typename')));
 }
-
-function scalarOf(d: ScalarField): GraphQLScalarType {
-  switch (d.kind) {
-    case 'integer':
-      return d.money ? GraphQLMoney : GraphQLInt;
-    case 'decimal':
-      return GraphQLFloat;
-    default:
-      return GraphQLString;
-  }
-}
-
-function describe(d: { description?: string; kind: string; money?: boolean }): string | undefined {
-  if (d.description) return d.description;
-  if (d.kind === 'integer' && d.money) return 'An amount in the smallest unit of the currency.';
-  if (d.kind === 'timestamp') return 'RFC 3339 date-time, UTC.';
-  if (d.kind === 'date') return 'YYYY-MM-DD.';
-  return undefined;
-}
-
-const isoOf = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
 
 export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema {
   const exposed = model.resources.filter((r) => r.graphql.size > 0);
@@ -150,7 +96,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
       name: `${r.name}${upperFirst(f.name)}Item`,
       description: `One item of ${r.name}.${f.name}.`,
       fields: () => {
-        const fields: GraphQLFieldConfigMap<Rec, GraphqlContext> = {};
+        const fields: GraphQLFieldConfigMap<FieldValues, GraphqlContext> = {};
         for (const [name, d] of Object.entries(of)) {
           const sub = { name, def: d, required: Boolean(d.required), readOnly: false };
           fields[name] = d.kind === 'ref' && isExposed(d.target) ? refField(model.get(d.target), name, d.description) : scalarField(sub);
@@ -176,8 +122,8 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
     };
   }
 
-  function fieldsOf(r: ModelResource): GraphQLFieldConfigMap<Rec, GraphqlContext> {
-    const fields: GraphQLFieldConfigMap<Rec, GraphqlContext> = {
+  function fieldsOf(r: ModelResource): GraphQLFieldConfigMap<FieldValues, GraphqlContext> {
+    const fields: GraphQLFieldConfigMap<FieldValues, GraphqlContext> = {
       id: { type: new GraphQLNonNull(GraphQLID), description: 'The IRI of the record.', resolve: (rec) => `${r.iri}/${String(rec.id)}` },
       _id: { type: new GraphQLNonNull(GraphQLString), description: 'The bare id of the record.', resolve: (rec) => rec.id },
     };
@@ -188,6 +134,8 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
       } else if (d.kind === 'list') {
         const item = listItemType(r, f);
         fields[f.name] = { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(item))), description: d.description, resolve: (rec) => rec[f.name] ?? [] };
+      } else if (d.kind === 'textList') {
+        fields[f.name] = { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))), description: d.description, resolve: (rec) => rec[f.name] ?? [] };
       } else if (d.kind === 'ref' && isExposed(d.target)) {
         fields[f.name] = refField(model.get(d.target), f.name, d.description);
       } else if (d.kind === 'ref') {
@@ -198,6 +146,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
       }
     }
     fields.createdAt = { type: new GraphQLNonNull(GraphQLString), description: 'RFC 3339 date-time, UTC.', resolve: (rec) => isoOf(rec.createdAt) };
+    fields.version = { type: new GraphQLNonNull(GraphQLInt), description: 'Moves on every change of the record (and of its embedded lines); give it to update to refuse a lost update.' };
     fields.updatedAt = { type: new GraphQLNonNull(GraphQLString), description: 'RFC 3339 date-time, UTC.', resolve: (rec) => isoOf(rec.updatedAt) };
     return fields;
   }
@@ -337,7 +286,8 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
       let item = filterInputs.get(name);
       if (!item) filterInputs.set(name, (item = new GraphQLInputObjectType({ name, fields })));
       t = new GraphQLList(new GraphQLNonNull(item));
-    } else t = d.kind === 'ref' ? GraphQLString : scalarOf(d);
+    } else if (d.kind === 'textList') t = new GraphQLList(new GraphQLNonNull(GraphQLString));
+    else t = d.kind === 'ref' ? GraphQLString : scalarOf(d);
     const sequence = d.kind === 'text' && d.sequence;
     const needed = mode === 'create' && f.required && !('default' in d && d.default !== undefined) && !sequence;
     return needed ? new GraphQLNonNull(t) : t;
@@ -346,6 +296,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
   function mutationInput(r: ModelResource, mode: 'create' | 'update' | 'delete'): GraphQLInputObjectType {
     const fields: GraphQLInputFieldConfigMap = {};
     if (mode !== 'create') fields.id = { type: new GraphQLNonNull(GraphQLID), description: `The IRI (${r.iri}/<id>).` };
+    if (mode === 'update') fields.version = { type: GraphQLInt, description: 'The version you read: when the record has another, nothing changes and the error has status 412.' };
     if (mode !== 'delete') {
       for (const f of mode === 'create' ? r.creatable : r.updatable) {
         const t = inputTypeOf(r, f, mode);
@@ -357,11 +308,11 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
   }
 
   /** GraphQL input → the engine's write body (the fields that were given, null included). */
-  function bodyOf(input: Args): Rec {
-    const body: Rec = {};
+  function bodyOf(input: Args): FieldValues {
+    const body: FieldValues = {};
     for (const [k, v] of Object.entries(input)) {
-      if (k === 'id' || k === 'clientMutationId' || v === undefined) continue;
-      body[k] = Array.isArray(v) ? v.map((item) => (item && typeof item === 'object' ? { ...(item as Rec) } : item)) : v;
+      if (k === 'id' || k === 'clientMutationId' || k === 'version' || v === undefined) continue;
+      body[k] = Array.isArray(v) ? v.map((item) => (item && typeof item === 'object' ? { ...(item as FieldValues) } : item)) : v;
     }
     return body;
   }
@@ -378,6 +329,12 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
     }
   }
 
+  /** A mutation's engine options: its Idempotency-Key's, and the expected version. */
+  const writeOptions = (ctx: GraphqlContext, input: Args): WriteOptions => ({
+    keep: ctx.writes?.keep,
+    precondition: typeof input.version === 'number' ? { versions: [input.version] } : undefined,
+  });
+
   const mutation: GraphQLFieldConfigMap<unknown, GraphqlContext> = {};
   for (const r of exposed) {
     const key = lowerFirst(r.name);
@@ -386,7 +343,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
         name: `${mode}${r.name}Payload`,
         fields: { [key]: { type: objectOf(r) }, clientMutationId: { type: GraphQLString } },
       });
-    const done = (ctx: GraphqlContext, input: Args, rec: Rec) => {
+    const done = (ctx: GraphqlContext, input: Args, rec: FieldValues) => {
       ctx.loaders.clear();
       return { [key]: tag(r, rec), clientMutationId: input.clientMutationId ?? null };
     };
@@ -395,7 +352,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
         type: payload('create'),
         description: `Creates a ${r.name}.`,
         args: { input: { type: new GraphQLNonNull(mutationInput(r, 'create')) } },
-        resolve: async (_src, { input }, ctx) => done(ctx, input as Args, await engine.create(ctx.principal, r, bodyOf(input as Args))),
+        resolve: async (_src, { input }, ctx) => done(ctx, input as Args, ctx.writes?.replay ?? (await engine.create(ctx.principal, r, bodyOf(input as Args), writeOptions(ctx, input as Args)))),
       };
     }
     if (r.graphql.has('update')) {
@@ -408,7 +365,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
           const rec = await onVisible(ctx, i.id, async () => {
             const id = idFromIri(model, r, i.id);
             if (!id) throw ApiError.notFound();
-            return engine.update(ctx.principal, r, id, bodyOf(i), 'update');
+            return ctx.writes?.replay ?? engine.update(ctx.principal, r, id, bodyOf(i), 'update', writeOptions(ctx, i));
           });
           return done(ctx, i, rec);
         },
@@ -424,7 +381,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
           const rec = await onVisible(ctx, i.id, async () => {
             const id = idFromIri(model, r, i.id);
             if (!id) throw ApiError.notFound();
-            return engine.remove(ctx.principal, r, id);
+            return ctx.writes?.replay ?? engine.remove(ctx.principal, r, id, writeOptions(ctx, i));
           });
           return done(ctx, i, rec);
         },

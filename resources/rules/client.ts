@@ -24,6 +24,8 @@ export async function usesOf(api: HookApi, clientId: string): Promise<string[]> 
 }
 
 export const clientRules: HookSet = {
+  // On create: the company's currency, nothing else.
+  create: 'references',
   async beforeWrite(api, e) {
     // A client's currency defaults to its company's.
     if (e.op === 'create' && (e.data.currency === undefined || e.data.currency === null)) {

@@ -147,7 +147,7 @@ export async function recomputeTemplate(api: HookApi, id: string, o: ComputeOpti
  * document and its lines are then inserted once, complete. Taxes were loaded when the lines'
  * references were checked, so this reads nothing more.
  */
-export async function computeNewDocument(api: HookApi, data: Rec, children: ReadonlyMap<string, Rec[]>): Promise<boolean> {
+export async function computeNewDocument(api: HookApi, data: Rec, children: ReadonlyMap<string, Rec[]>): Promise<void> {
   const lines = children.get('lines') ?? [];
   const taxes: ({ rate: number; type: TaxType } | null)[] = [];
   for (const line of lines) {
@@ -156,7 +156,8 @@ export async function computeNewDocument(api: HookApi, data: Rec, children: Read
       continue;
     }
     const tax = await api.read('Tax', String(line.tax));
-    if (!tax) return false;
+    // Checked as a reference before: gone only if another request deleted it meanwhile.
+    if (!tax) throw ApiError.validation([{ propertyPath: 'lines', message: 'Item not found: it was deleted meanwhile.', code: ViolationCode.notFound }]);
     taxes.push({ rate: tax.rate as number, type: tax.type as TaxType });
   }
   const totals = totalsOrRefuse(
@@ -171,5 +172,4 @@ export async function computeNewDocument(api: HookApi, data: Rec, children: Read
   });
   Object.assign(data, money(totals));
   if (api.resource.byName.has('balance')) data.balance = totals.total;
-  return true;
 }

@@ -12,6 +12,8 @@ async function hasPayments(api: HookApi, invoiceId: string): Promise<boolean> {
 }
 
 export const invoiceRules: HookSet = {
+  // On create: the client's currency (a checked reference) and the discount; totals by computeNew.
+  create: 'references',
   async beforeWrite(api, e) {
     await copyClientCurrency(api, e);
     checkDiscount(api, e);

@@ -31,9 +31,12 @@ async function settle(api: HookApi, invoiceId: string, paidAt: Date | null): Pro
     paid = null;
   }
   await api.tx.update(inv).set({ amountPaid, balance, status, paidAt: paid, updatedAt: new Date() }).where(eq(inv.id, invoiceId));
+  await api.emit('Invoice', invoiceId, status === 'paid' && invoice.status !== 'paid' ? ['invoice.updated', 'invoice.paid'] : ['invoice.updated']);
 }
 
 export const paymentRules: HookSet = {
+  // A payment locks its invoice and settles it: its create runs in a transaction.
+  create: 'transaction',
   async beforeWrite(api, e) {
     if (e.op !== 'create') return;
     const invoice = await api.lock('Invoice', String(e.data.invoice));

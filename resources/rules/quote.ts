@@ -4,6 +4,8 @@ import type { HookSet } from '../../engine/hooks.ts';
 import { checkDiscount, copyClientCurrency } from './documents.ts';
 
 export const quoteRules: HookSet = {
+  // On create: the client's currency (a checked reference) and the discount; a new quote is never accepted.
+  create: 'references',
   async beforeWrite(api, e) {
     await copyClientCurrency(api, e);
     checkDiscount(api, e);

@@ -5,6 +5,8 @@ import { occurrenceAfter, type Frequency } from './calendar.ts';
 import { checkDiscount, copyClientCurrency } from './documents.ts';
 
 export const recurringRules: HookSet = {
+  // On create: the client's currency (a checked reference), the discount and the next run date.
+  create: 'references',
   async beforeWrite(api, e) {
     await copyClientCurrency(api, e);
     checkDiscount(api, e);

@@ -38,6 +38,7 @@ export async function runSchedule(engine: Engine, date: string, principalFor: Pr
       .set({ status: 'overdue', updatedAt: new Date() })
       .where(and(eq(inv.status, 'pending'), isNotNull(inv.dueDate), lt(inv.dueDate, date)))
       .returning({ id: inv.id });
+    await engine.emit(tx, model.get('Invoice'), rows.map((r) => r.id as string), ['invoice.updated', 'invoice.overdue']);
     return rows.length;
   });
 
@@ -92,6 +93,7 @@ export async function runSchedule(engine: Engine, date: string, principalFor: Pr
           .update(rec)
           .set({ lastRunDate: date, nextRunDate: done ? null : next, status: done ? 'completed' : 'active', updatedAt: new Date() })
           .where(eq(rec.id, id));
+        if (!end || String(r.nextRunDate) <= end) await api.emit('RecurringInvoice', id, ['recurring_invoice.issued']);
         return !end || String(r.nextRunDate) <= end ? (done ? 'created+completed' : 'created') : 'completed';
       });
       if (outcome.startsWith('created')) summary.created++;

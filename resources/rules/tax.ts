@@ -30,6 +30,8 @@ async function draftsUsing(api: HookApi, doc: 'Invoice' | 'Quote', line: 'Invoic
 }
 
 export const taxRules: HookSet = {
+  // Nothing runs on create.
+  create: 'references',
   async afterWrite(api, e) {
     if (e.op !== 'update' || (e.data.rate === e.existing!.rate && e.data.type === e.existing!.type)) return;
     const id = e.id;

@@ -117,13 +117,16 @@ export function messagePage(title: string, message: string, link: { href: string
   return authPage(title, `<h1>${esc(title)}</h1>\n<p class="alert" role="alert">${esc(message)}</p>\n<p><a class="btn" href="${esc(link.href)}">${esc(link.label)}</a></p>`);
 }
 
-/** The /profile/api shell; `boot` is read by the page's script (a JSON data block, not a script). */
-export function profilePage(boot: unknown): string {
+/**
+ * The shell of a settings page (/profile/api, /profile/company); `boot` is read by the page's
+ * script (a JSON data block, not a script).
+ */
+export function profilePage(boot: unknown, o: { title: string; script: string } = { title: 'API Keys', script: 'profile.js' }): string {
   const data = JSON.stringify(boot).replace(/</g, '\\u003c');
   return layout({
-    title: 'API Keys',
+    title: o.title,
     head: `<script type="importmap">${importMap}</script>
-<script type="module" src="${ASSETS_PREFIX}/app/profile.js"></script>
+<script type="module" src="${ASSETS_PREFIX}/app/${o.script}"></script>
 `,
     body: `<script type="application/json" id="boot">${data}</script>
 <div id="app"><noscript><p class="alert">This page needs JavaScript.</p></noscript></div>`,

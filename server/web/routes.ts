@@ -31,6 +31,7 @@ import {
   type TokenColumn,
   type TokenRow,
 } from '../token-service.ts';
+import { readCompany, updateCompany } from '../company.ts';
 import { CONTENT_SECURITY_POLICY, loginPage, messagePage, profilePage, setupPage } from './pages.ts';
 import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, SessionStore, setSessionCookie, type Session } from './sessions.ts';
 import { checkSetup, currencies, hasUsers, MAX_PASSWORD, runSetup } from './setup.ts';
@@ -38,6 +39,8 @@ import { registerStatic } from './static.ts';
 import { DEFAULT_THROTTLE, LoginThrottle, type SharedThrottle, type ThrottleOptions } from './throttle.ts';
 
 export const PROFILE_PATH = '/profile/api';
+/** Settings → Company: the company profile printed on invoices and quotes. */
+export const COMPANY_PAGE = '/profile/company';
 
 export interface WebOptions {
   db: Db;
@@ -251,6 +254,12 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       return html(reply, 200, profilePage({ csrf: store.csrfToken(s.value), historyLimit: HISTORY_LIMIT, ...meOf(s) }));
     });
 
+    scope.get(COMPANY_PAGE, async (req, reply) => {
+      const s = await sessionOf(req);
+      if (!s) return reply.redirect(`/login?next=${encodeURIComponent(COMPANY_PAGE)}`);
+      return html(reply, 200, profilePage({ csrf: store.csrfToken(s.value), ...meOf(s) }, { title: 'Company', script: 'company.js' }));
+    });
+
     // ---- JSON endpoints of the page ---------------------------------------------------------
 
     const json = (reply: FastifyReply, status: number, body: unknown) =>
@@ -281,6 +290,18 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       const companyId = str(objectBody(req).companyId, 100);
       if (!(await store.switchCompany(s, companyId))) throw ApiError.forbidden('You are not a member of that company.');
       return json(reply, 200, meOf({ ...s, company: s.companies.find((c) => c.id === companyId)! }));
+    });
+
+    // The active company's profile (company.ts: any member reads it, admins change it).
+    async function activeCompany(req: FastifyRequest) {
+      const s = await signedIn(req);
+      if (!s.company) throw ApiError.forbidden('You are not a member of any company.');
+      return s.company;
+    }
+    scope.get(`${PROFILE_PATH}/company-profile`, async (req, reply) => json(reply, 200, await readCompany(db, (await activeCompany(req)).id)));
+    scope.patch(`${PROFILE_PATH}/company-profile`, async (req, reply) => {
+      const company = await activeCompany(req);
+      return json(reply, 200, await updateCompany(db, { role: company.role, company }, objectBody(req)));
     });
 
     scope.get(`${PROFILE_PATH}/tokens`, async (req, reply) => {

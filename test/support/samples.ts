@@ -55,6 +55,8 @@ export function sampleScalar(d: ScalarField, name: string, ref: (target: string)
     }
     case 'enum':
       return d.values[0];
+    case 'boolean':
+      return d.default ?? true;
     case 'date':
       return '2026-01-15';
     case 'timestamp':
@@ -81,6 +83,8 @@ export function sampleBody(r: ModelResource, ref: (target: string) => string | u
     if (d.kind === 'children') {
       // Embedded children travel in REST bodies only; one item each.
       body[f.name] = [sampleBody(model.get(d.target), ref, 'create', true)];
+    } else if (d.kind === 'textList') {
+      body[f.name] = d.choices ? [d.choices(model).find((c) => c !== '*') ?? d.choices(model)[0]] : [`${f.name} ${unique()}`];
     } else if (d.kind === 'list') {
       const item: Body = {};
       for (const [n, sub] of Object.entries(d.of)) {

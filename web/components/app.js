@@ -11,10 +11,19 @@ import { COLUMNS, TokenTable } from './tokens.js';
 
 const PAGE_SIZE = 50;
 
-function Header({ me, onSwitch, switching }) {
+const SETTINGS = [
+  { href: '/profile/api', label: 'API Keys' },
+  { href: '/profile/company', label: 'Company' },
+];
+
+export function Header({ me, onSwitch, switching }) {
   const several = me.companies.length > 1;
+  const here = window.location.pathname;
   return html`<header class="topbar">
     <a class="brand" href="/profile/api"><span class="brand-mark" aria-hidden="true">i</span> Invoicing</a>
+    <nav class="tabs" aria-label="Settings">
+      ${SETTINGS.map((s) => html`<a href=${s.href} aria-current=${here === s.href ? 'page' : undefined}>${s.label}</a>`)}
+    </nav>
     <div class="topbar-end">
       ${several
         ? html`<div class="switcher">

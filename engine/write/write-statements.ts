@@ -1,13 +1,16 @@
 // The write path's SQL, built once per shape and run as raw text with named values: building
 // statements with drizzle on every request (and mapping every value to the driver) was most of a
 // create's CPU, and one round trip per statement most of its latency.
-import { is, sql, SQL } from 'drizzle-orm';
-import type { TextField } from './descriptor.ts';
-import type { Model, ModelField, ModelResource } from './model.ts';
-import type { Tables } from './tables.ts';
+import { sql, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { TextField } from '../descriptor.ts';
+import type { Model, ModelField, ModelResource } from '../model.ts';
+import { columnDefault, columnSqlType, shadowingCte } from '../drizzle-internals.ts';
+import { literal } from '../sql-text.ts';
+import type { Tables } from '../tables.ts';
+import { keepInsert } from '../idempotency.ts';
 
 const q = (name: string) => sql.identifier(name);
-const literal = (s: string) => sql.raw(`'${s.replace(/'/g, "''")}'`);
 
 /** What decides the text of a create statement; values travel as named placeholders. */
 export interface CreateShape {
@@ -17,10 +20,12 @@ export interface CreateShape {
   readonly numbered: readonly ModelField[];
   /** Embedded children fields with rows to insert, as JSON arrays in `c0`, `c1`, … */
   readonly children: readonly ModelField[];
+  /** The result is kept under an Idempotency-Key (`k_…` values, see engine/idempotency.ts). */
+  readonly keep?: boolean;
 }
 
 export const createShapeKey = (r: ModelResource, s: CreateShape): string =>
-  `create|${r.name}|${s.columns.map((f) => f.name).join(',')}|${s.numbered.map((f) => f.name).join(',')}|${s.children.map((f) => f.name).join(',')}`;
+  `create|${r.name}|${s.columns.map((f) => f.name).join(',')}|${s.numbered.map((f) => f.name).join(',')}|${s.children.map((f) => f.name).join(',')}${s.keep ? '|keep' : ''}`;
 
 export interface WriteStatements {
   /**
@@ -34,14 +39,12 @@ export interface WriteStatements {
    * the next numbers of its sequences in one statement, which PostgreSQL runs atomically, and
    * returns the record as `rawColumnsOf(r, true)` shapes it.
    */
-  create(r: ModelResource, shape: CreateShape): SQL;
-  /** Sets the columns of record `id` to `v0`, `v1`, … and its updatedAt to `now`. */
-  update(r: ModelResource, columns: readonly ModelField[]): SQL;
+  create(r: ModelResource, shape: CreateShape, events?: SQL): SQL;
   /**
-   * Gives record `id` the next number of sequence field `f` (one statement): returns the
-   * number as `value`.
+   * Sets the columns of record `id` to `v0`, `v1`, …, its sequence fields `numbered` to the next
+   * numbers of their counters (as a create does), and its updatedAt to `now`.
    */
-  number(r: ModelResource, f: ModelField): SQL;
+  update(r: ModelResource, columns: readonly ModelField[], numbered: readonly ModelField[]): SQL;
   /**
    * Writes the children of owner `owner` through their ref field `via`: deletes the existing ones
    * (`replace`) and inserts the JSON array `rows` (`insert`), in one statement.
@@ -82,12 +85,7 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
       on conflict (company_id, name) do update set value = ${firstFree(r, f, sql`s.value + 1`)} returning value`;
   }
 
-  /** A column default as SQL, for children rows that leave the column out. */
-  function defaultOf(r: ModelResource, column: string): SQL | undefined {
-    const col = tables.get(r)[column] as unknown as { hasDefault: boolean; default?: unknown };
-    if (!col.hasDefault || col.default === undefined) return undefined;
-    return is(col.default, SQL) ? col.default : sql`${col.default}`;
-  }
+  const column = (r: ModelResource, name: string): PgColumn => tables.get(r)[name] as unknown as PgColumn;
 
   /**
    * Inserts the rows of one embedded field from a JSON array of objects keyed by field name (plus
@@ -103,9 +101,9 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
       { key: 'createdAt', column: 'created_at', name: 'createdAt' },
       { key: 'updatedAt', column: 'updated_at', name: 'updatedAt' },
     ];
-    const defs = fields.map((c) => sql`${q(c.key)} ${sql.raw((t[c.name] as unknown as { getSQLType(): string }).getSQLType())}`);
+    const defs = fields.map((c) => sql`${q(c.key)} ${sql.raw(columnSqlType(column(child, c.name)))}`);
     const values = fields.map((c) => {
-      const d = defaultOf(child, c.name);
+      const d = columnDefault(column(child, c.name));
       return d ? sql`coalesce(x.${q(c.key)}, ${d})` : sql`x.${q(c.key)}`;
     });
     return sql`insert into ${t} (${sql.join(fields.map((c) => q(c.column)), sql`, `)})
@@ -113,7 +111,7 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
   }
 
   /** Placeholder `v<i>` as the value of column `f` (JSON columns travel as text). */
-  const value = (f: ModelField, i: number): SQL => (f.kind === 'list' ? sql`${sql.placeholder(`v${i}`)}::text::jsonb` : sql`${sql.placeholder(`v${i}`)}`);
+  const value = (f: ModelField, i: number): SQL => (f.kind === 'list' || f.kind === 'textList' ? sql`${sql.placeholder(`v${i}`)}::text::jsonb` : sql`${sql.placeholder(`v${i}`)}`);
 
   return {
     refs(targets) {
@@ -128,7 +126,7 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
       return sql`select ${sql.join(parts, sql`, `)}`;
     },
 
-    create(r, shape) {
+    create(r, shape, events) {
       const t = tables.get(r);
       const ctes: SQL[] = shape.numbered.map((f, i) => sql`${q(`__n${i}`)} as (${nextValue(r, f)})`);
       const columns = [q('id'), q('company_id'), ...shape.columns.map((f) => q(f.column)), ...shape.numbered.map((f) => q(f.column)), q('created_at'), q('updated_at')];
@@ -140,22 +138,26 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
         sql.placeholder('now'),
         sql.placeholder('now'),
       ];
-      // The CTE takes the table's name: the select list below reads the inserted row through it.
-      ctes.push(sql`${q(r.table)} as (insert into ${t} (${sql.join(columns, sql`, `)}) values (${sql.join(values, sql`, `)}) returning *)`);
-      shape.children.forEach((f, i) => ctes.push(sql`${q(model.get(f.target!).table)} as (${childrenInsert(model.get(f.target!), `c${i}`, true)})`));
+      // The CTEs take the tables' names: the select list below reads the inserted rows through them.
+      ctes.push(shadowingCte(r.table, sql`insert into ${t} (${sql.join(columns, sql`, `)}) values (${sql.join(values, sql`, `)}) returning *`));
+      shape.children.forEach((f, i) => ctes.push(shadowingCte(model.get(f.target!).table, childrenInsert(model.get(f.target!), `c${i}`, true))));
+      // The events (engine/events.ts) read the record and its children through the CTEs above.
+      if (events) ctes.push(sql`${q('__events')} as (${events})`);
+      // The kept result is the record as this statement returns it, in the same statement: kept
+      // exactly when the record is written (a taken key fails the whole statement).
+      if (shape.keep) ctes.push(sql`${q('__kept')} as (${keepInsert(tables.idempotency, sql`select row_to_json(x)::text from (select ${rawColumnsOf(r, true)} from ${q(r.table)}) as x`)})`);
       return sql`with ${sql.join(ctes, sql`, `)} select ${rawColumnsOf(r, true)} from ${q(r.table)}`;
     },
 
-    update(r, columns) {
+    update(r, columns, numbered) {
       const t = tables.get(r);
-      const set = [...columns.map((f, i) => sql`${q(f.column)} = ${value(f, i)}`), sql`${q('updated_at')} = ${sql.placeholder('now')}`];
-      return sql`update ${t} set ${sql.join(set, sql`, `)} where ${t.id} = ${sql.placeholder('id')}`;
-    },
-
-    number(r, f) {
-      const t = tables.get(r);
-      return sql`with s as (${nextValue(r, f)})
-        update ${t} set ${q(f.column)} = ${formatted(f, sql`s.value`)} from s where ${t.id} = ${sql.placeholder('id')} returning ${t}.${q(f.column)} as value`;
+      const set = [
+        ...columns.map((f, i) => sql`${q(f.column)} = ${value(f, i)}`),
+        ...numbered.map((f, i) => sql`${q(f.column)} = (select ${formatted(f, sql`value`)} from ${q(`__n${i}`)})`),
+        sql`${q('updated_at')} = ${sql.placeholder('now')}`,
+      ];
+      const ctes = numbered.map((f, i) => sql`${q(`__n${i}`)} as (${nextValue(r, f)})`);
+      return sql`${ctes.length ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``}update ${t} set ${sql.join(set, sql`, `)} where ${t.id} = ${sql.placeholder('id')}`;
     },
 
     children(child, via, replace, insert) {

@@ -116,6 +116,8 @@ CREATE INDEX "recurring_invoices_company_id_idx" ON "recurring_invoices" USING b
 --> statement-breakpoint
 CREATE INDEX "payments_company_id_idx" ON "payments" USING btree ("company_id","id");
 --> statement-breakpoint
+CREATE INDEX "webhooks_company_id_idx" ON "webhooks" USING btree ("company_id","id");
+--> statement-breakpoint
 CREATE INDEX "clients_company_currency_idx" ON "clients" USING btree ("company_id","currency","id");
 --> statement-breakpoint
 CREATE INDEX "clients_company_status_idx" ON "clients" USING btree ("company_id","status","id");
@@ -569,3 +571,41 @@ delete from engine_counts where resource = 'Payment';
 --> statement-breakpoint
 insert into engine_counts (company_id, resource, key, slot, n)
       select company_id, 'Payment', key, 0, count(*) from "payments", lateral (values ('*')) as k(key) where key is not null group by company_id, key;
+--> statement-breakpoint
+create or replace function engine_counts_webhooks() returns trigger language plpgsql as $$
+begin
+  if tg_op = 'INSERT' then
+    insert into engine_counts (company_id, resource, key, slot, n)
+      select company_id, 'Webhook', key, pg_backend_pid() % 8, sum(d) from (select company_id, key, 1 as d from new_rows, lateral (values ('*')) as k(key) where key is not null) as delta
+      group by company_id, key having sum(d) <> 0 order by company_id, key
+      on conflict (company_id, resource, key, slot) do update set n = engine_counts.n + excluded.n;
+  elsif tg_op = 'DELETE' then
+    insert into engine_counts (company_id, resource, key, slot, n)
+      select company_id, 'Webhook', key, pg_backend_pid() % 8, sum(d) from (select company_id, key, -1 as d from old_rows, lateral (values ('*')) as k(key) where key is not null) as delta
+      group by company_id, key having sum(d) <> 0 order by company_id, key
+      on conflict (company_id, resource, key, slot) do update set n = engine_counts.n + excluded.n;
+  else
+    insert into engine_counts (company_id, resource, key, slot, n)
+      select company_id, 'Webhook', key, pg_backend_pid() % 8, sum(d) from (select company_id, key, 1 as d from new_rows, lateral (values ('*')) as k(key) where key is not null union all select company_id, key, -1 as d from old_rows, lateral (values ('*')) as k(key) where key is not null) as delta
+      group by company_id, key having sum(d) <> 0 order by company_id, key
+      on conflict (company_id, resource, key, slot) do update set n = engine_counts.n + excluded.n;
+  end if;
+  return null;
+end $$;
+--> statement-breakpoint
+drop trigger if exists engine_counts_webhooks_insert on "webhooks";
+--> statement-breakpoint
+create trigger engine_counts_webhooks_insert after insert on "webhooks" referencing new table as new_rows for each statement execute function engine_counts_webhooks();
+--> statement-breakpoint
+drop trigger if exists engine_counts_webhooks_delete on "webhooks";
+--> statement-breakpoint
+create trigger engine_counts_webhooks_delete after delete on "webhooks" referencing old table as old_rows for each statement execute function engine_counts_webhooks();
+--> statement-breakpoint
+drop trigger if exists engine_counts_webhooks_update on "webhooks";
+--> statement-breakpoint
+lock table "webhooks" in share row exclusive mode;
+--> statement-breakpoint
+delete from engine_counts where resource = 'Webhook';
+--> statement-breakpoint
+insert into engine_counts (company_id, resource, key, slot, n)
+      select company_id, 'Webhook', key, 0, count(*) from "webhooks", lateral (values ('*')) as k(key) where key is not null group by company_id, key;

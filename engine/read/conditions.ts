@@ -1,0 +1,75 @@
+// Collection filters and orders as SQL. Values go into the statement through `bind`, which names
+// them as placeholders, so that a statement is compiled once per shape (see `conditionShape`).
+import { and, asc, desc, eq, gt, gte, ilike, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { tieBreak, type Condition, type Order } from '../query.ts';
+import type { AnyTable } from '../tables.ts';
+
+/** Turns a value into what the statement carries (a named placeholder). */
+export type Bind = (v: unknown) => unknown;
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** A condition's SQL over the columns of `t`. Timestamp bounds are bound as Dates. */
+export function conditionSql(t: AnyTable, c: Condition, bind: Bind): SQL | undefined {
+  const col = t[c.field.name];
+  const given = c.values.filter((v): v is string => v !== null);
+  if (!given.length) return sql`false`;
+  const values = c.field.kind === 'timestamp' ? given.map((v) => new Date(v) as unknown as string) : given;
+  switch (c.op) {
+    case 'partial':
+      return or(...values.map((v) => ilike(col, bind(`%${escapeLike(v)}%`) as string)));
+    case 'eq':
+      if (c.field.kind === 'text') return or(...values.map((v) => sql`lower(${col}) = lower(${bind(v)})`));
+      return values.length === 1 ? eq(col, bind(values[0])) : inArray(col, values.map(bind));
+    case 'after':
+      return gte(col, bind(values[0]));
+    case 'before':
+      return c.field.kind === 'timestamp' && given[0]!.length === 10 ? lt(col, sql`(${bind(given[0])}::date + 1)`) : lte(col, bind(values[0]));
+    case 'strictly_after':
+      return c.field.kind === 'timestamp' && given[0]!.length === 10 ? gte(col, sql`(${bind(given[0])}::date + 1)`) : gt(col, bind(values[0]));
+    case 'strictly_before':
+      return lt(col, bind(values[0]));
+  }
+}
+
+/** What makes two conditions produce the same statement text (their values aside). */
+export const conditionShape = (c: Condition): string => {
+  const values = c.values.filter((v) => v !== null);
+  return `${c.field.name}:${c.op}:${values.length}:${values.length && c.field.kind === 'timestamp' ? values[0]!.length : ''}`;
+};
+
+/** The shape of a collection read's statement: its conditions' shapes and its order. */
+export const queryShape = (q: { where: readonly Condition[]; order: readonly Order[] }): string =>
+  `${q.where.map(conditionShape).join(',')}|${q.order.map((o) => `${o.field}:${o.dir}`).join(',')}`;
+
+/** The order of a collection: the requested terms, then the id, so that every order is total. */
+export const orderTerms = (t: AnyTable, order: readonly Order[]): SQL[] => [...order.map((o) => (o.dir === 'desc' ? desc(t[o.field]) : asc(t[o.field]))), tieBreak(order) === 'desc' ? desc(t.id) : asc(t.id)];
+
+/**
+ * Binds values into `values` as placeholders named `<prefix>0`, `<prefix>1`, … in the order they
+ * are bound. `restart` starts the numbering again, so that building a statement a second time
+ * (or only binding, when its text is cached) gives every value the same name.
+ */
+export function placeholders(values: Record<string, unknown>, prefix = 'v'): { bind: Bind; restart(): void } {
+  let n = 0;
+  return {
+    bind: (v) => {
+      const name = `${prefix}${n++}`;
+      values[name] = v;
+      return sql.placeholder(name);
+    },
+    restart: () => void (n = 0),
+  };
+}
+
+/**
+ * The WHERE of a collection read: the company (placeholder `company`), then the conditions, their
+ * values bound into `values`. Each call binds them again under the same names.
+ */
+export function collectionWhere(t: AnyTable, where: readonly Condition[], values: Record<string, unknown>): () => SQL | undefined {
+  const p = placeholders(values);
+  return () => {
+    p.restart();
+    return and(eq(t.companyId, sql.placeholder('company')), ...where.map((c) => conditionSql(t, c, p.bind)));
+  };
+}

@@ -1,0 +1,228 @@
+// The engine's reads, one path for all of them: statements compiled once per shape and run with
+// named values (engine/statements.ts), in a transaction or outside one, rows decoded by the
+// select lists. Collections come as pages (offset and limit) or as windows (cursor pages, for
+// one collection or for the children of many parents in one statement).
+import { and, sql, type SQL } from 'drizzle-orm';
+import { ApiError } from '../errors.ts';
+import type { Model, ModelResource } from '../model.ts';
+import { recordJson, type Projection } from '../projection.ts';
+import type { ListQuery, Slice, SliceQuery } from '../query.ts';
+import type { Statements } from '../statements.ts';
+import type { AnyTable, Tables } from '../tables.ts';
+import type { Db, FieldValues, Principal, Tx } from '../types.ts';
+import { isUuid } from '../validate.ts';
+import { collectionWhere, conditionShape, conditionSql, orderTerms, placeholders, queryShape } from './conditions.ts';
+import type { SelectLists } from './select-lists.ts';
+import { collectionSize, countedFromStart, offsetAndLimit, sizeShape, WINDOW_KEYS, windowBounds, windowBoundsSql } from './window.ts';
+
+export interface Page {
+  items: FieldValues[];
+  total: number;
+}
+
+export interface Reads {
+  list(p: Principal, r: ModelResource, q: ListQuery, embedded?: boolean): Promise<Page>;
+  /** A record by id, whatever its company (null when missing); `lock`: FOR UPDATE, without children. */
+  fetch(tx: Tx, r: ModelResource, id: string, lock?: boolean): Promise<FieldValues | null>;
+  /** A record of the principal's company: 404 when missing, 403 when it belongs to another company. */
+  readIn(tx: Tx, p: Principal, r: ModelResource, id: string, lock?: boolean): Promise<FieldValues>;
+  findMany(p: Principal, r: ModelResource, ids: readonly string[], embedded: boolean): Promise<FieldValues[]>;
+  slice(p: Principal, r: ModelResource, q: SliceQuery): Promise<Slice>;
+  sliceMany(p: Principal, r: ModelResource, via: string, parents: readonly string[], q: SliceQuery): Promise<Map<string, Slice>>;
+  listJson(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<{ members: string; total: number }>;
+  /** One record as JSON text, with its version (its ETag). */
+  readJson(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<{ text: string; version: number }>;
+  /** A record's version alone (If-None-Match): 404 when missing, 403 when another company's. */
+  version(p: Principal, r: ModelResource, id: string): Promise<number>;
+}
+
+/** A company's collection's size (the placeholder `company`), from the counters when they can answer. */
+const size = (r: ModelResource, t: AnyTable, q: { where: ListQuery['where'] }, where: SQL | undefined): SQL =>
+  collectionSize(r, q.where, sql.placeholder('company'), () => sql`(select count(*) from ${t} where ${where})`);
+
+export function createReads(db: Db, model: Model, tables: Tables, statements: Statements, columns: SelectLists): Reads {
+  const run = statements.run;
+
+  async function list(p: Principal, r: ModelResource, q: ListQuery, embedded = true): Promise<Page> {
+    const t = tables.get(r);
+    const values: Record<string, unknown> = { company: p.company.id, limit: q.limit, offset: q.offset };
+    const whereOf = collectionWhere(t, q.where, values);
+    const countOf = async () => {
+      const build = () => sql`select ${size(r, t, q, whereOf())}::float8 as "n"`;
+      const [row] = await run(db, { key: `count|${r.name}|${q.where.map(conditionShape).join(',')}|${sizeShape(r, q.where)}`, build, bind: whereOf }, values);
+      return Number(row?.n ?? 0);
+    };
+    if (q.limit === 0) return { items: [], total: await countOf() };
+    const counted = q.count !== false;
+    // The total as a scalar subquery: `count(*) over ()` would make PostgreSQL read and window
+    // every matching row (not just the page) before the limit applies.
+    const rows = await run(
+      db,
+      {
+        key: `list|${r.name}|${queryShape(q)}|${sizeShape(r, q.where)}|${embedded}|${counted}`,
+        build: () => {
+          const where = whereOf();
+          const total = counted ? sql`${size(r, t, q, where)}::float8` : sql`null`;
+          return sql`select ${columns.of(r, embedded)}, ${total} as "__total" from ${t} where ${where} order by ${sql.join(orderTerms(t, q.order), sql`, `)} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}`;
+        },
+        bind: whereOf,
+      },
+      values,
+    );
+    // An empty page past the end says nothing of the size: it is counted then.
+    const total = !counted ? q.offset + rows.length : rows.length ? Number(rows[0]!.__total) : q.offset === 0 ? 0 : await countOf();
+    return {
+      items: rows.map((row) => {
+        delete row.__total;
+        return columns.decode(r, row);
+      }),
+      total,
+    };
+  }
+
+  async function fetch(tx: Tx, r: ModelResource, id: string, lock = false): Promise<FieldValues | null> {
+    if (!isUuid(id)) return null;
+    const t = tables.get(r);
+    const build = () => sql`select ${columns.of(r, !lock)} from ${t} where ${t.id} = ${sql.placeholder('id')}${lock ? sql` for update` : sql``}`;
+    const [row] = await run(tx, { key: `read|${r.name}|${lock}`, build }, { id: id.toLowerCase() });
+    return row ? columns.decode(r, row) : null;
+  }
+
+  async function readIn(tx: Tx, p: Principal, r: ModelResource, id: string, lock = false): Promise<FieldValues> {
+    const rec = await fetch(tx, r, id, lock);
+    if (!rec) throw ApiError.notFound();
+    if (rec.companyId !== p.company.id) throw ApiError.forbidden('This record belongs to another company.');
+    return rec;
+  }
+
+  async function findMany(p: Principal, r: ModelResource, ids: readonly string[], embedded: boolean): Promise<FieldValues[]> {
+    const valid = [...new Set(ids.filter(isUuid).map((i) => i.toLowerCase()))];
+    if (!valid.length) return [];
+    const t = tables.get(r);
+    const values: Record<string, unknown> = { company: p.company.id };
+    valid.forEach((id, i) => (values[`i${i}`] = id));
+    const build = () =>
+      sql`select ${columns.of(r, embedded)} from ${t} where ${t.companyId} = ${sql.placeholder('company')} and ${t.id} in (${sql.join(valid.map((_, i) => sql.placeholder(`i${i}`)), sql`, `)})`;
+    const rows = await run(db, { key: `many|${r.name}|${embedded}|${valid.length}`, build }, values);
+    return rows.map((row) => columns.decode(r, row));
+  }
+
+  /**
+   * Windows over the collection, or over each parent's children when `via` is given, in one
+   * statement: window functions number the rows of each partition and count them, and the
+   * outer query keeps the rows inside each partition's window, plus its first row so that the
+   * size of every partition is known even when its window is empty.
+   */
+  async function windows(p: Principal, r: ModelResource, q: SliceQuery, via?: { field: string; parents: readonly string[] }): Promise<Map<string, Slice>> {
+    const t = tables.get(r);
+    const w = q.window;
+    const values: Record<string, unknown> = { company: p.company.id };
+    const named = placeholders(values);
+    const parents = via ? [...new Set(via.parents)] : [];
+    const whereOf = () => {
+      named.restart();
+      const conds = [sql`${t.companyId} = ${sql.placeholder('company')}`, ...q.where.map((c) => conditionSql(t, c, named.bind))];
+      if (via) conds.push(sql`${t[via.field]} in (${sql.join(parents.map((id) => named.bind(id) as SQL), sql`, `)})`);
+      return and(...conds);
+    };
+    for (const k of WINDOW_KEYS) if (w[k] !== undefined) values[k] = w[k];
+    const key = `win|${r.name}|${via?.field ?? ''}|${parents.length}|${queryShape(q)}|${WINDOW_KEYS.filter((k) => w[k] !== undefined).join(',')}`;
+    const build = () => {
+      const where = whereOf();
+      const partition = via ? sql`partition by ${t[via.field]} ` : sql``;
+      const total = sql.identifier('__total');
+      const rn = sql.identifier('__rn');
+      const { lower, upper } = windowBoundsSql(w, sql`${total}`, (k) => sql`${sql.placeholder(k)}::int`);
+      return sql`select * from (select ${columns.of(r, false)}, count(*) over (${partition})::float8 as ${total}, row_number() over (${partition}order by ${sql.join(orderTerms(t, q.order), sql`, `)})::float8 as ${rn} from ${t} where ${where}) as w where ${rn} = 1 or (${rn} > ${lower} and ${rn} <= ${upper}) order by ${via ? sql`${sql.identifier(via.field)}, ` : sql``}${rn}`;
+    };
+    const rows = await run(db, { key, build, bind: whereOf }, values);
+    return slicesOf(rows, q, via?.field, (row) => columns.decode(r, row));
+  }
+
+  async function slice(p: Principal, r: ModelResource, q: SliceQuery): Promise<Slice> {
+    // A window counted from the start is a plain offset and limit; one counted from the end
+    // (`last`) needs the collection's size, which the windowed statement knows.
+    if (countedFromStart(q.window)) {
+      const { offset, limit } = offsetAndLimit(q.window);
+      const page = await list(p, r, { where: q.where, order: q.order, offset, limit, count: q.count }, false);
+      return { items: page.items, offsets: page.items.map((_, i) => offset + i), total: page.total };
+    }
+    return (await windows(p, r, q)).get('') ?? { items: [], offsets: [], total: 0 };
+  }
+
+  /** `list` with the page built as JSON text by the database, in one statement per shape. */
+  async function listJson(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<{ members: string; total: number }> {
+    const t = tables.get(r);
+    const values: Record<string, unknown> = { company: p.company.id, limit: q.limit, offset: q.offset };
+    const whereOf = collectionWhere(t, q.where, values);
+    const build = () => {
+      const where = whereOf();
+      const order = sql.join(orderTerms(t, q.order), sql`, `);
+      // The page is a subquery named like the table, so the order terms apply to it as they are.
+      return sql`select ${size(r, t, q, where)}::float8 as "total",
+          coalesce(json_agg(${recordJson(model, r, r.table, projection, false)} order by ${order}), '[]'::json)::text as "members"
+          from (select * from ${t} where ${where} order by ${order} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}) as ${sql.identifier(r.table)}`;
+    };
+    const [row] = await run(db, { key: `json-list|${projection.name}|${r.name}|${queryShape(q)}|${sizeShape(r, q.where)}`, build, bind: whereOf }, values);
+    return { members: row!.members as string, total: Number(row!.total) };
+  }
+
+  async function readJson(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<{ text: string; version: number }> {
+    if (!isUuid(id)) throw ApiError.notFound();
+    const t = tables.get(r);
+    const build = () => sql`select ${t.companyId} as "companyId", ${t.version} as "version", ${recordJson(model, r, r.table, projection, true)}::text as "body" from ${t} where ${t.id} = ${sql.placeholder('id')}`;
+    const [row] = await run(db, { key: `json-read|${projection.name}|${r.name}`, build }, { id: id.toLowerCase() });
+    if (!row) throw ApiError.notFound();
+    if (row.companyId !== p.company.id) throw ApiError.forbidden('This record belongs to another company.');
+    return { text: row.body as string, version: Number(row.version) };
+  }
+
+  async function version(p: Principal, r: ModelResource, id: string): Promise<number> {
+    if (!isUuid(id)) throw ApiError.notFound();
+    const t = tables.get(r);
+    const build = () => sql`select ${t.companyId} as "companyId", ${t.version} as "version" from ${t} where ${t.id} = ${sql.placeholder('id')}`;
+    const [row] = await run(db, { key: `version|${r.name}`, build }, { id: id.toLowerCase() });
+    if (!row) throw ApiError.notFound();
+    if (row.companyId !== p.company.id) throw ApiError.forbidden('This record belongs to another company.');
+    return Number(row.version);
+  }
+
+  return {
+    list,
+    fetch,
+    readIn,
+    findMany,
+    slice,
+    async sliceMany(p, r, via, parents, q) {
+      if (!r.byName.get(via) || r.byName.get(via)!.kind !== 'ref') throw new Error(`${r.name}.${via} is not a reference`);
+      const valid = [...new Set(parents.filter(isUuid).map((i) => i.toLowerCase()))];
+      return valid.length ? windows(p, r, q, { field: via, parents: valid }) : new Map();
+    },
+    listJson,
+    readJson,
+    version,
+  };
+}
+
+/**
+ * Groups windowed rows (numbered `__rn` within their partition of `__total` rows) into one slice
+ * per partition, keeping the rows inside the window; a partition's first row always comes, so
+ * its size is known even when its window is empty.
+ */
+function slicesOf(rows: Record<string, unknown>[], q: SliceQuery, via: string | undefined, decode: (row: Record<string, unknown>) => FieldValues): Map<string, Slice> {
+  const out = new Map<string, { items: FieldValues[]; offsets: number[]; total: number }>();
+  for (const row of rows) {
+    const key = via ? String(row[via]) : '';
+    const total = Number(row.__total);
+    const offset = Number(row.__rn) - 1;
+    let s = out.get(key);
+    if (!s) out.set(key, (s = { items: [], offsets: [], total }));
+    const { lower, upper } = windowBounds(q.window, total);
+    if (offset < lower || offset >= upper) continue;
+    delete row.__total;
+    delete row.__rn;
+    s.items.push(decode(row));
+    s.offsets.push(offset);
+  }
+  return out;
+}

@@ -1,0 +1,26 @@
+// The types every part of the engine shares: who calls, a record's values, the database handles.
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+
+export type Role = 'admin' | 'member' | 'viewer';
+
+/** Who is calling: the user, the company the token is bound to, and the role there. */
+export interface Principal {
+  readonly userId: string;
+  readonly role: Role;
+  readonly company: { readonly id: string; readonly currency: string };
+  readonly tokenId?: string;
+}
+
+/**
+ * The values of a record as the engine passes them around: field name → value (refs are bare
+ * ids, timestamps Dates, decimals numbers), plus `id`, `companyId`, `createdAt`, `updatedAt`.
+ */
+export type FieldValues = Record<string, unknown>;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Db = PgDatabase<PgQueryResultHKT, any, any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Tx = PgTransaction<PgQueryResultHKT, any, any> | Db;
+
+/** Runs one SQL text with positional parameters and returns plain rows (keys are column aliases). */
+export type RawQuery = (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>;

@@ -1,0 +1,86 @@
+// Descriptor fragments: the fields and declarations several resources share, as plain objects and
+// functions spread into their descriptors (the engine sees ordinary descriptors). Invoices, quotes
+// and recurring invoices are documents addressed to a client with a discount and totals; invoice
+// and quote lines are one kind of resource, owned by a different document.
+import { decimal, defineResource, integer, money, oneOf, ref, text, type Computed, type Field, type RefField } from '../engine/descriptor.ts';
+import type { HookApi } from '../engine/hooks.ts';
+import { computeNewDocument, recomputeDocument } from './rules/documents.ts';
+import { lineRules } from './rules/lines.ts';
+
+/** `number`: unique per company; when omitted, the next of the company's sequence (prefix + 6 digits). */
+export const documentNumber = (prefix: string) => ({
+  number: text({ max: 32, sequence: { prefix, pad: 6 }, unique: 'company', filter: 'partial', order: true }),
+});
+
+/** `client`: whom the document is addressed to; a client with documents cannot be deleted. */
+export const billedClient = {
+  client: ref('Client', { required: true, onDelete: 'restrict', filter: 'exact' }),
+};
+
+/** `currency` (the client's, copied by the rules) and the discount a document's total is reduced by. */
+export const currencyAndDiscount = {
+  currency: text({ readOnly: true }),
+  discountType: oneOf(['none', 'percentage', 'fixed'], { default: 'none' }),
+  discountValue: decimal({ scale: 4, min: 0, default: 0, description: 'A percentage (0–100) or a fixed amount in minor units' }),
+};
+
+/** The totals of CONTRACT §6, read-only, kept by the document's `computed`. */
+export const documentTotals = {
+  subtotal: money({ readOnly: true }),
+  taxTotal: money({ readOnly: true }),
+  discountTotal: money({ readOnly: true }),
+  total: money({ readOnly: true, order: true }),
+};
+
+/** Free text printed on the document. */
+export const remarks = {
+  terms: text(),
+  notes: text(),
+};
+
+const totalFields = ['subtotal', 'taxTotal', 'discountTotal', 'total'] as const;
+type TotalsNames = (typeof totalFields)[number] | 'lines' | 'discountType' | 'discountValue' | 'client' | 'status';
+
+/**
+ * `computed` of an invoice or a quote: its totals (and `extra` read-only fields, such as an
+ * invoice's balance) follow its lines, discount, client and status (rules/documents.ts).
+ */
+export function documentComputed<const E extends string = never>(name: 'Invoice' | 'Quote', ...extra: E[]): Computed<Record<TotalsNames | E, Field>> {
+  return {
+    fields: [...totalFields, ...extra],
+    on: ['lines', 'discountType', 'discountValue', 'client', 'status'],
+    compute: (api: HookApi, id: string) => recomputeDocument(api, name, id),
+    computeNew: computeNewDocument,
+  };
+}
+
+/** What a line says and costs as entered: a document's line, or a recurring invoice's template line. */
+export const lineInput = {
+  description: text({ required: true, max: 1000 }),
+  qty: decimal({ scale: 4, above: 0, default: 1 }),
+  price: money({ required: true }),
+};
+
+/**
+ * A line of a document (`owner`), embedded in its `lines` and changed on its own through GraphQL's
+ * line mutations. `via` is the field pointing at the owner, fixed once the line exists.
+ */
+export function documentLine<const V extends string>(o: { name: string; plural: string; description: string; owner: string; via: V }) {
+  const owner = { [o.via]: ref(o.owner, { required: true, writeOnce: true, onDelete: 'cascade', filter: 'exact' }) } as Record<V, RefField>;
+  return defineResource({
+    name: o.name,
+    plural: o.plural,
+    description: o.description,
+    fields: {
+      ...owner,
+      ...lineInput,
+      tax: ref('Tax', { onDelete: 'restrict' }),
+      position: integer({ min: 0, order: true, description: 'Order within the document; appended at the end when omitted' }),
+      total: money({ readOnly: true, description: 'round(price × qty)' }),
+      taxRate: decimal({ scale: 4, readOnly: true, description: 'The tax rate this line was computed with; kept once the document leaves draft' }),
+      taxType: oneOf(['exclusive', 'inclusive'], { readOnly: true, description: 'The tax type this line was computed with; kept once the document leaves draft' }),
+    },
+    operations: { rest: 'none', graphql: 'all' },
+    hooks: lineRules,
+  });
+}

@@ -1,0 +1,277 @@
+// The PDF of an invoice or a quote (CONTRACT §13), drawn in-process with PDFKit: A4, the seller
+// (company profile) and the buyer, number and dates, the lines, one row per tax rate, the totals,
+// payment details, terms, notes and the footer on every page with the page number. Text is real
+// text in DejaVu Sans (Latin, Greek, Cyrillic), embedded as a subset; the fonts ship with the
+// service (server/assets.ts, so the single executable carries them too). The same record gives
+// the same bytes: no creation date, and the file identifier derives from the document.
+import { createHash } from 'node:crypto';
+import * as fontkit from 'fontkit';
+import type { Font } from 'fontkit';
+import PDFDocument from 'pdfkit';
+import { countryName } from '../../resources/rules/countries.ts';
+import { readAsset } from '../assets.ts';
+import type { DocumentData } from './data.ts';
+import { formatAmount, formatMoney, plainDecimal } from './money.ts';
+
+const FONT_FILES = { regular: 'ttf/DejaVuSans.ttf', bold: 'ttf/DejaVuSans-Bold.ttf' } as const;
+type FontName = keyof typeof FONT_FILES;
+
+/**
+ * The fonts, parsed once, and what every document can share instead of redoing it: PDFKit's
+ * cache of shaped words (per font; words repeat from one document to the next), and each
+ * glyph's decoded outline, which fontkit decodes again for every subset it embeds.
+ */
+let fonts: Record<FontName, Font> | undefined;
+let layouts: Record<FontName, Record<string, unknown>> | undefined;
+let shapedWords = 0;
+let rendered = 0;
+const MAX_SHAPED_WORDS = 50_000;
+
+function loadFonts(): Record<FontName, Font> {
+  if (fonts) return fonts;
+  fonts = { regular: fontkit.create(readAsset('fonts', FONT_FILES.regular)) as Font, bold: fontkit.create(readAsset('fonts', FONT_FILES.bold)) as Font };
+  const glyph = Object.getPrototypeOf(fonts.regular.getGlyph(0)) as { _decode?: (this: { decoded?: unknown }) => unknown };
+  const decode = glyph._decode;
+  // Glyph objects are cached per font and their decoded outline is only read: decode each once.
+  if (typeof decode === 'function') glyph._decode = function () { return (this.decoded ??= decode.call(this)); };
+  return fonts;
+}
+
+function layoutCaches(): Record<FontName, Record<string, unknown>> {
+  // Bounded: the words of the documents are the users' text.
+  if (!layouts || shapedWords > MAX_SHAPED_WORDS) {
+    layouts = { regular: Object.create(null), bold: Object.create(null) };
+    shapedWords = 0;
+  }
+  return layouts;
+}
+
+const INK = '#1b1f24';
+const MUTED = '#5b6470';
+const RULE = '#dfe3e8';
+const ACCENT = '#4338ca';
+const SHADE = '#f3f4f8';
+
+const MARGIN = 50;
+const FOOTER_SPACE = 36;
+
+const dateFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+const humanDate = (d: string) => {
+  const t = Date.parse(`${d}T00:00:00Z`);
+  return Number.isNaN(t) ? d : dateFormat.format(t);
+};
+
+/** IBAN in groups of four, as printed on paper. */
+const groupIban = (iban: string) => iban.replace(/(.{4})(?=.)/g, '$1 ');
+
+function addressLines(a: Record<string, unknown> | null): string[] {
+  if (!a) return [];
+  const s = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : '');
+  const place = [s(a.zip), s(a.city)].filter(Boolean).join(' ');
+  const region = [place, s(a.state)].filter(Boolean).join(', ');
+  return [s(a.street1), s(a.street2), region, countryName(a.country) ?? s(a.country)].filter(Boolean);
+}
+
+export function renderPdf(d: DocumentData): Promise<Buffer> {
+  const f = loadFonts();
+  const title = d.kind === 'invoice' ? 'Invoice' : 'Quote';
+  const seller = d.seller;
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: MARGIN,
+    bufferPages: true,
+    // No standard font: PDFKit would read its AFM files from disk, which the binary has not.
+    font: null as unknown as string,
+    info: { Title: `${title} ${d.number}`, Author: String(seller.legalName ?? seller.name), Creator: 'Invoicing', Producer: 'Invoicing', CreationDate: new Date(0) },
+  });
+  // No creation date in the file, and an identifier that depends on the document only.
+  // (PDFKit also copies the date into XMP metadata, which a PDF 1.3 file does not carry: skipped.)
+  delete (doc.info as { CreationDate?: Date }).CreationDate;
+  (doc as unknown as { _addInfo(): void })._addInfo = () => {};
+  (doc as unknown as { _id: Buffer })._id = createHash('md5').update(`${d.kind}:${d.id}:${d.number}`).digest();
+
+  const chunks: Buffer[] = [];
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('data', (c: Buffer) => chunks.push(c));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+
+  const caches = layoutCaches();
+  for (const name of ['bold', 'regular'] as const) {
+    doc.registerFont(name, f[name] as never);
+    doc.font(name);
+    (doc as unknown as { _font: { layoutCache: Record<string, unknown> } })._font.layoutCache = caches[name];
+  }
+  const W = doc.page.width;
+  const H = doc.page.height;
+  const left = MARGIN;
+  const right = W - MARGIN;
+  const width = right - left;
+  const bottom = () => H - MARGIN - FOOTER_SPACE;
+
+  const text = (s: string, x: number, y: number, o: PDFKit.Mixins.TextOptions & { font?: 'regular' | 'bold'; size?: number; color?: string } = {}) => {
+    doc.font(o.font ?? 'regular').fontSize(o.size ?? 9).fillColor(o.color ?? INK);
+    doc.text(s, x, y, { lineBreak: o.width !== undefined, ...o });
+    return doc.y;
+  };
+  const heightOf = (s: string, w: number, font: 'regular' | 'bold' = 'regular', size = 9) => doc.font(font).fontSize(size).heightOfString(s, { width: w });
+
+  // ---- header: seller on the left, title, number and dates on the right -------------------
+  let y = MARGIN;
+  const sellerName = String(seller.legalName ?? seller.name);
+  const colW = width * 0.55;
+  y = text(sellerName, left, y, { font: 'bold', size: 15, width: colW });
+  const sellerLines = [
+    ...addressLines(seller),
+    ...[seller.email, seller.phone, seller.website].filter((v): v is string => typeof v === 'string' && v !== ''),
+    ...(seller.vatNumber ? [`VAT number: ${seller.vatNumber}`] : []),
+    ...(seller.registrationNumber ? [`Registration: ${seller.registrationNumber}`] : []),
+  ];
+  y += 4;
+  for (const line of sellerLines) y = text(line, left, y, { color: MUTED, width: colW });
+  const sellerBottom = y;
+
+  let ry = MARGIN;
+  ry = text(title.toUpperCase(), left, ry, { font: 'bold', size: 22, color: ACCENT, width, align: 'right', characterSpacing: 1 });
+  ry += 6;
+  const meta: [string, string][] = [
+    [`${title} number`, d.number],
+    [d.kind === 'invoice' ? 'Invoice date' : 'Date', humanDate(d.issueDate)],
+    ...(d.dueDate ? [[d.kind === 'invoice' ? 'Due date' : 'Valid until', humanDate(d.dueDate)] as [string, string]] : []),
+    ['Currency', d.currency],
+  ];
+  const labelX = right - 230;
+  for (const [label, value] of meta) {
+    text(label, labelX, ry, { color: MUTED, width: 100 });
+    ry = text(value, labelX + 100, ry, { font: label.endsWith('number') ? 'bold' : 'regular', width: 130, align: 'right' }) + 2;
+  }
+
+  // ---- bill to ----------------------------------------------------------------------------
+  y = Math.max(sellerBottom, ry) + 22;
+  text(d.kind === 'invoice' ? 'BILL TO' : 'PREPARED FOR', left, y, { font: 'bold', size: 8, color: MUTED, characterSpacing: 0.6 });
+  y += 13;
+  y = text(d.buyer.name, left, y, { font: 'bold', size: 11, width: colW });
+  const contact = d.buyer.contact;
+  const buyerLines = [
+    ...addressLines(d.buyer.address),
+    ...(contact ? [[contact.firstName, contact.lastName].filter(Boolean).join(' '), String(contact.email ?? '')].filter(Boolean) : []),
+    ...(d.buyer.vatNumber ? [`VAT number: ${d.buyer.vatNumber}`] : []),
+  ];
+  y += 2;
+  for (const line of buyerLines) y = text(line, left, y, { color: MUTED, width: colW });
+
+  // ---- lines --------------------------------------------------------------------------------
+  const cols = [
+    { key: 'description', label: 'Description', w: width - 50 - 80 - 62 - 95, align: 'left' as const },
+    { key: 'qty', label: 'Qty', w: 50, align: 'right' as const },
+    { key: 'price', label: 'Unit price', w: 80, align: 'right' as const },
+    { key: 'tax', label: 'Tax', w: 62, align: 'right' as const },
+    { key: 'total', label: `Amount (${d.currency})`, w: 95, align: 'right' as const },
+  ];
+  const PAD = 6;
+  const tableHeader = (at: number) => {
+    doc.rect(left, at, width, 20).fill(SHADE);
+    let x = left;
+    for (const c of cols) {
+      text(c.label, x + PAD, at + 6, { font: 'bold', size: 8, color: MUTED, width: c.w - 2 * PAD, align: c.align });
+      x += c.w;
+    }
+    return at + 20;
+  };
+  y = tableHeader(y + 20);
+  if (!d.lines.length) {
+    y = text('No lines.', left + PAD, y + 8, { color: MUTED, width: width - 2 * PAD }) + 8;
+  }
+  for (const line of d.lines) {
+    const cells: Record<string, string> = {
+      description: line.description,
+      qty: plainDecimal(line.qty),
+      price: formatAmount(line.price, d.currency),
+      tax: line.taxRate === null ? '—' : `${plainDecimal(line.taxRate)}%${line.taxType === 'inclusive' ? ' incl.' : ''}`,
+      total: formatAmount(line.total, d.currency),
+    };
+    const h = Math.max(...cols.map((c) => heightOf(cells[c.key]!, c.w - 2 * PAD))) + 12;
+    if (y + h > bottom()) {
+      doc.addPage();
+      y = tableHeader(MARGIN);
+    }
+    let x = left;
+    for (const c of cols) {
+      text(cells[c.key]!, x + PAD, y + 6, { width: c.w - 2 * PAD, align: c.align });
+      x += c.w;
+    }
+    y += h;
+    doc.moveTo(left, y).lineTo(right, y).lineWidth(0.5).strokeColor(RULE).stroke();
+  }
+
+  // ---- totals ----------------------------------------------------------------------------------
+  const rows: { label: string; value: string; strong?: boolean }[] = [{ label: 'Subtotal', value: formatAmount(d.subtotal, d.currency) }];
+  for (const t of d.taxes) {
+    const name = t.names.join(', ') || 'Tax';
+    rows.push({ label: `${name} ${plainDecimal(t.rate)}%${t.type === 'inclusive' ? ' (included)' : ''}`, value: formatAmount(t.amount, d.currency) });
+  }
+  if (d.discountTotal !== 0 || d.discountType !== 'none') {
+    const what = d.discountType === 'percentage' ? ` (${plainDecimal(d.discountValue)}%)` : '';
+    rows.push({ label: `Discount${what}`, value: formatAmount(-d.discountTotal, d.currency) });
+  }
+  rows.push({ label: 'Total', value: formatMoney(d.total, d.currency), strong: true });
+  if (d.kind === 'invoice') {
+    rows.push({ label: 'Amount paid', value: formatAmount(d.amountPaid ?? 0, d.currency) });
+    rows.push({ label: 'Balance due', value: formatMoney(d.balance ?? 0, d.currency), strong: true });
+  }
+  const totalsX = right - 250;
+  const rowH = 17;
+  if (y + 14 + rows.length * rowH > bottom()) {
+    doc.addPage();
+    y = MARGIN;
+  }
+  y += 10;
+  for (const row of rows) {
+    if (row.strong) {
+      doc.rect(totalsX, y, 250, rowH + 2).fill(SHADE);
+    }
+    text(row.label, totalsX + PAD, y + 4, { font: row.strong ? 'bold' : 'regular', color: row.strong ? INK : MUTED, width: 130 });
+    text(row.value, totalsX + 130, y + 4, { font: row.strong ? 'bold' : 'regular', width: 120 - PAD, align: 'right' });
+    y += row.strong ? rowH + 4 : rowH;
+  }
+
+  // ---- payment details, terms, notes -------------------------------------------------------------
+  const section = (heading: string, body: string) => {
+    const h = 14 + heightOf(body, width);
+    if (y + h > bottom()) {
+      doc.addPage();
+      y = MARGIN;
+    }
+    text(heading.toUpperCase(), left, y, { font: 'bold', size: 8, color: MUTED, characterSpacing: 0.6 });
+    y = text(body, left, y + 12, { width }) + 12;
+  };
+  y += 18;
+  if (d.kind === 'invoice' && seller.iban) {
+    const details = [
+      `Bank transfer to ${sellerName}`,
+      `IBAN: ${groupIban(String(seller.iban))}${seller.bic ? `    BIC: ${seller.bic}` : ''}`,
+      `Reference: ${d.number}`,
+    ];
+    section('Payment details', details.join('\n'));
+  }
+  if (d.terms) section('Terms', d.terms);
+  if (d.notes) section('Notes', d.notes);
+
+  // ---- footer on every page --------------------------------------------------------------------
+  const range = doc.bufferedPageRange();
+  const footer = typeof seller.invoiceFooter === 'string' && seller.invoiceFooter !== '' ? seller.invoiceFooter : '';
+  for (let i = range.start; i < range.start + range.count; i++) {
+    doc.switchToPage(i);
+    // Writing below the bottom margin would start a new page: the footer has no margin.
+    doc.page.margins.bottom = 0;
+    const fy = H - MARGIN - 20;
+    doc.moveTo(left, fy - 8).lineTo(right, fy - 8).lineWidth(0.5).strokeColor(RULE).stroke();
+    if (footer) text(footer, left, fy, { size: 8, color: MUTED, width: width - 140, height: 30, ellipsis: true });
+    text(`${d.number} · page ${i - range.start + 1} of ${range.count}`, right - 130, fy, { size: 8, color: MUTED, width: 130, align: 'right' });
+  }
+  doc.end();
+  if (++rendered % 64 === 0) shapedWords = Object.keys(caches.regular).length + Object.keys(caches.bold).length;
+  return done;
+}
+

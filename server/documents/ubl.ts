@@ -1,0 +1,162 @@
+// The UBL 2.1 Invoice of an invoice (CONTRACT §13): EN 16931 as Peppol BIS Billing 3.0 uses it.
+// Amounts are the invoice's integers written with the currency's decimals; tax categories come
+// from the lines' taxes (a positive rate is S, a zero rate or no tax is Z), one TaxSubtotal per
+// rate; the totals' equalities (BR-CO-10…16) hold exactly because every figure is the invoice's
+// own. What EN 16931 requires and the data lacks is a 422 naming the field, never a document
+// that would be refused downstream.
+import { ApiError, ViolationCode, type Violation } from '../../engine/errors.ts';
+import { scaled, SCALE } from '../../resources/rules/totals.ts';
+import type { DocumentData, DocumentLine } from './data.ts';
+import { currencyDigits, decimalOf, plainDecimal } from './money.ts';
+
+export const UBL_TYPE = 'application/vnd.oasis.ubl+xml';
+export const CUSTOMIZATION_ID = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
+export const PROFILE_ID = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
+
+const esc = (s: string) => s.replace(/[&<>"]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&quot;'))
+  // Characters XML 1.0 cannot carry at all.
+  .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '');
+
+type Node = string | null | undefined | false | Node[];
+
+/** One element: `el('cbc:ID', { schemeID: '0088' }, '123')`; null, undefined and false children are left out. */
+function el(name: string, attrs: Record<string, string> | null, ...children: Node[]): string {
+  const a = attrs ? Object.entries(attrs).map(([k, v]) => ` ${k}="${esc(v)}"`).join('') : '';
+  const body = children.flat(Infinity as 1).filter((c): c is string => typeof c === 'string').join('');
+  return `<${name}${a}>${body}</${name}>`;
+}
+/** A text element, or nothing for an empty value (Peppol refuses empty elements). */
+const txt = (name: string, value: unknown, attrs: Record<string, string> | null = null): string | null =>
+  value === null || value === undefined || String(value).trim() === '' ? null : el(name, attrs, esc(String(value).trim()));
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+
+/** The tax category of a line: S (standard, a positive rate) or Z (zero rate, or no tax at all). */
+export function categoryOf(line: Pick<DocumentLine, 'taxRate'>): { id: 'S' | 'Z'; percent: string } {
+  if (line.taxRate === null || scaled(line.taxRate) === 0n) return { id: 'Z', percent: '0' };
+  return { id: 'S', percent: plainDecimal(line.taxRate) };
+}
+
+function need(violations: Violation[], value: unknown, path: string, what: string): void {
+  if (str(value) === null) violations.push({ propertyPath: path, message: `An EN 16931 e-invoice needs ${what}.`, code: ViolationCode.blank });
+}
+
+/** What the standard requires that this invoice, its client or the company profile lacks. */
+export function ublProblems(d: DocumentData): ApiError | null {
+  if (d.discountType !== 'none' && d.discountTotal !== 0) {
+    return ApiError.validation([{
+      propertyPath: 'discountType',
+      message: 'This invoice has a discount on its amount after tax, which an EN 16931 e-invoice cannot express (its allowances reduce the taxed amount). Remove the discount or reduce the lines instead.',
+      code: ViolationCode.rule,
+    }]);
+  }
+  const v: Violation[] = [];
+  const s = d.seller;
+  need(v, s.legalName ?? s.name, 'company.legalName', "the seller's name (BT-27): set it in the company profile");
+  need(v, s.vatNumber, 'company.vatNumber', "the seller's VAT identifier (BT-31): set it in the company profile");
+  need(v, s.country, 'company.country', "the seller's country (BT-40): set it in the company profile");
+  need(v, s.email, 'company.email', "the seller's electronic address (BT-34): set the email of the company profile");
+  need(v, d.buyer.address?.country, 'client.addresses', "the buyer's country (BT-55): give the client an address with a country");
+  need(v, d.buyer.contact?.email, 'client.contacts', "the buyer's electronic address (BT-49): give the client a contact with an email");
+  if (!d.lines.length) v.push({ propertyPath: 'lines', message: 'An EN 16931 e-invoice needs at least one line (BG-25).', code: ViolationCode.blank });
+  return v.length ? ApiError.validation(v) : null;
+}
+
+function party(o: { endpoint: string; name: string; legalName: string; address: Record<string, unknown> | null | undefined; vat: string | null; registration?: string | null; phone?: string | null; email?: string | null }): string {
+  const a = o.address ?? {};
+  return el('cac:Party', null,
+    txt('cbc:EndpointID', o.endpoint, { schemeID: 'EM' }),
+    el('cac:PartyName', null, txt('cbc:Name', o.name)),
+    el('cac:PostalAddress', null,
+      txt('cbc:StreetName', a.street1),
+      txt('cbc:AdditionalStreetName', a.street2),
+      txt('cbc:CityName', a.city),
+      txt('cbc:PostalZone', a.zip),
+      txt('cbc:CountrySubentity', a.state),
+      el('cac:Country', null, txt('cbc:IdentificationCode', String(a.country ?? '').toUpperCase()))),
+    o.vat ? el('cac:PartyTaxScheme', null, txt('cbc:CompanyID', o.vat), el('cac:TaxScheme', null, el('cbc:ID', null, 'VAT'))) : null,
+    el('cac:PartyLegalEntity', null, txt('cbc:RegistrationName', o.legalName), txt('cbc:CompanyID', o.registration)),
+    o.phone || o.email ? el('cac:Contact', null, txt('cbc:Telephone', o.phone), txt('cbc:ElectronicMail', o.email)) : null);
+}
+
+/** The UBL document; call ublProblems first. */
+export function renderUbl(d: DocumentData): string {
+  const digits = currencyDigits(d.currency);
+  const cur = { currencyID: d.currency };
+  const amount = (name: string, minor: number) => el(name, cur, decimalOf(minor, digits));
+  const s = d.seller;
+  const contact = d.buyer.contact ?? {};
+
+  // One TaxSubtotal per category and rate: the lines' net amounts and tax, summed as the invoice's.
+  const groups = new Map<string, { id: string; percent: string; base: number; tax: number }>();
+  for (const line of d.lines) {
+    const c = categoryOf(line);
+    const key = `${c.id}/${c.percent}`;
+    const g = groups.get(key) ?? { ...c, base: 0, tax: 0 };
+    g.base += line.net;
+    g.tax += line.tax;
+    groups.set(key, g);
+  }
+  const taxCategory = (name: string, c: { id: string; percent: string }) =>
+    el(name, null, el('cbc:ID', null, c.id), el('cbc:Percent', null, c.percent), el('cac:TaxScheme', null, el('cbc:ID', null, 'VAT')));
+
+  const lines = d.lines.map((line, i) => {
+    const qty = plainDecimal(line.qty);
+    // The item net price (BT-146) times the quantity must give the line's net amount: when the
+    // unit price does not (rounding, a tax included in the price), the net amount is the price
+    // of the whole quantity, stated as the price's base quantity (BT-149).
+    const exact = scaled(line.qty) * BigInt(line.price) === BigInt(line.net) * 10n ** BigInt(SCALE);
+    return el('cac:InvoiceLine', null,
+      el('cbc:ID', null, String(i + 1)),
+      el('cbc:InvoicedQuantity', { unitCode: 'C62' }, qty),
+      amount('cbc:LineExtensionAmount', line.net),
+      el('cac:Item', null, txt('cbc:Name', line.description.replace(/\s+/g, ' ')), taxCategory('cac:ClassifiedTaxCategory', categoryOf(line))),
+      el('cac:Price', null, exact ? amount('cbc:PriceAmount', line.price) : [amount('cbc:PriceAmount', line.net), el('cbc:BaseQuantity', { unitCode: 'C62' }, qty)]));
+  });
+
+  const sellerName = str(s.legalName) ?? String(s.name);
+  const xml = el('Invoice', {
+    xmlns: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2',
+    'xmlns:cac': 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2',
+    'xmlns:cbc': 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2',
+  },
+  el('cbc:CustomizationID', null, CUSTOMIZATION_ID),
+  el('cbc:ProfileID', null, PROFILE_ID),
+  txt('cbc:ID', d.number),
+  el('cbc:IssueDate', null, d.issueDate),
+  d.dueDate ? el('cbc:DueDate', null, d.dueDate) : null,
+  el('cbc:InvoiceTypeCode', null, '380'),
+  txt('cbc:Note', d.notes),
+  el('cbc:DocumentCurrencyCode', null, d.currency),
+  // Peppol asks for a buyer reference or an order reference; the invoice number serves.
+  txt('cbc:BuyerReference', d.number),
+  el('cac:AccountingSupplierParty', null, party({
+    endpoint: String(s.email), name: String(s.name), legalName: sellerName, address: s, vat: str(s.vatNumber),
+    registration: str(s.registrationNumber), phone: str(s.phone), email: str(s.email),
+  })),
+  el('cac:AccountingCustomerParty', null, party({
+    endpoint: String(contact.email), name: d.buyer.name, legalName: d.buyer.name, address: d.buyer.address, vat: d.buyer.vatNumber,
+    email: str(contact.email),
+  })),
+  str(s.iban)
+    ? el('cac:PaymentMeans', null,
+      el('cbc:PaymentMeansCode', null, '30'),
+      txt('cbc:PaymentID', d.number),
+      el('cac:PayeeFinancialAccount', null, txt('cbc:ID', s.iban), txt('cbc:Name', sellerName), str(s.bic) ? el('cac:FinancialInstitutionBranch', null, txt('cbc:ID', s.bic)) : null))
+    : null,
+  d.terms ? el('cac:PaymentTerms', null, txt('cbc:Note', d.terms)) : null,
+  el('cac:TaxTotal', null,
+    amount('cbc:TaxAmount', d.taxTotal),
+    [...groups.values()].map((g) => el('cac:TaxSubtotal', null, amount('cbc:TaxableAmount', g.base), amount('cbc:TaxAmount', g.tax), taxCategory('cac:TaxCategory', g)))),
+  el('cac:LegalMonetaryTotal', null,
+    amount('cbc:LineExtensionAmount', d.subtotal),
+    amount('cbc:TaxExclusiveAmount', d.subtotal),
+    amount('cbc:TaxInclusiveAmount', d.subtotal + d.taxTotal),
+    amount('cbc:AllowanceTotalAmount', 0),
+    amount('cbc:ChargeTotalAmount', 0),
+    amount('cbc:PrepaidAmount', d.amountPaid ?? 0),
+    amount('cbc:PayableRoundingAmount', 0),
+    amount('cbc:PayableAmount', d.balance ?? d.total)),
+  lines);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${xml}\n`;
+}

@@ -1,0 +1,221 @@
+// Token-cache invalidation through PostgreSQL, for instances sharing one PostgreSQL without Redis.
+//
+// The database itself announces every change that can make a cached principal wrong: triggers
+// (drizzle/0001_token_cache_invalidation.sql) increment `token_cache_epoch` and
+// `NOTIFY token_cache_invalidation, '<epoch>'` in the revoking statement's own transaction, so the
+// notification is delivered when it commits, to every instance, whoever made the change (this
+// service, another instance, the CLI, an operator's SQL).
+//
+// Each instance LISTENs on a dedicated connection (not one of the pool's). With TOKEN_CACHE=auto
+// (the default) the cache is trusted only while that connection is known to be listening:
+// - connect, LISTEN, then read the epoch once (on the same connection, so after LISTEN took
+//   effect): from then on every change commits either before that read (the epoch shows it) or
+//   after LISTEN (it is notified). The cache resumes under that epoch; a different epoch than
+//   the one its entries were read under empties it, as the Redis path does;
+// - a notification carries the new epoch: the cache empties (TokenCache.observe);
+// - the connection closes (PostgreSQL restarted, the backend terminated, the network cut) or a
+//   heartbeat (the epoch read again every few seconds) fails or times out: the cache is suspended
+//   at once (every request reads its token from the database) and the listener reconnects, with
+//   a growing delay (at most 1 s), until it has listened and read the epoch again;
+// - having applied a notification, an instance says so (NOTIFY token_cache_applied, '<epoch>:<pid>'),
+//   and a request that revoked a token answers only once every instance listening on this
+//   database (their connections are found in pg_stat_activity by application_name) has applied it,
+//   or after at most a second: so the revoked token's next request fails everywhere.
+import postgres from 'postgres';
+import type { FastifyBaseLogger } from 'fastify';
+import type { TokenCache } from './token-cache.ts';
+
+export const INVALIDATION_CHANNEL = 'token_cache_invalidation';
+const APPLIED_CHANNEL = 'token_cache_applied';
+const APPLICATION_NAME = 'invoicing:token-cache';
+
+export interface InvalidationOptions {
+  databaseUrl: string;
+  cache: TokenCache;
+  log: FastifyBaseLogger;
+  /** Suspend the cache while not listening (TOKEN_CACHE=auto); false: trust it all the same (TOKEN_CACHE=on, one instance). */
+  strict: boolean;
+  /** Time between heartbeats (ms). */
+  heartbeatMs?: number;
+  /** A heartbeat or a (re)connection not answered within this is a lost connection (ms). */
+  timeoutMs?: number;
+}
+
+type Client = ReturnType<typeof postgres>;
+
+export class InvalidationListener {
+  private client: Client | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private attempt = 0;
+  private closed = false;
+  /** Whether the cache is being kept in step (listening, epoch read). */
+  private listening = false;
+  /** The highest epoch each listening backend (by pid) has said it applied. */
+  private applied = new Map<number, number>();
+  private waiters = new Set<() => void>();
+  private readonly heartbeatMs: number;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly o: InvalidationOptions) {
+    this.heartbeatMs = o.heartbeatMs ?? 5000;
+    this.timeoutMs = o.timeoutMs ?? 2000;
+    if (o.strict) o.cache.suspend();
+  }
+
+  get synced(): boolean {
+    return this.listening;
+  }
+
+  /** Connects and listens; resolves after the first attempt, whether it succeeded or not (it retries). */
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    // A client per connection: a lost one is ended and never reused, so nothing it queued can
+    // run on its successor.
+    const client: Client = postgres(this.o.databaseUrl, {
+      max: 1,
+      max_lifetime: null,
+      fetch_types: false,
+      prepare: false,
+      connect_timeout: Math.ceil(this.timeoutMs / 1000),
+      onnotice: () => {},
+      connection: { application_name: APPLICATION_NAME },
+      // The hooks sql.listen is built on (postgres.js does not type them): sql.listen re-listens
+      // after a reconnection by itself, but tells no one that notifications were missed meanwhile.
+      ...({
+        onnotify: (channel: string, payload: string) => {
+          if (client === this.client) this.received(client, channel, payload);
+        },
+        onclose: () => {
+          if (client === this.client) this.lost(new Error('the connection closed'));
+        },
+      } as object),
+    });
+    this.client = client;
+    try {
+      await this.within(client.unsafe(`listen ${INVALIDATION_CHANNEL}; listen ${APPLIED_CHANNEL}`));
+      const epoch = await this.readEpoch(client);
+      if (client !== this.client) return;
+      this.o.cache.resume(epoch);
+      if (this.attempt > 0) this.o.log.info('Token cache: listening for revocations again, cache resumed');
+      this.attempt = 0;
+      this.listening = true;
+      this.schedule(() => this.heartbeat(client), this.heartbeatMs);
+    } catch (err) {
+      if (client === this.client) this.lost(err);
+    }
+  }
+
+  private received(client: Client, channel: string, payload: string): void {
+    if (channel === INVALIDATION_CHANNEL) {
+      const epoch = Number(payload);
+      // Not listening yet: the cache is suspended, and resumes under an epoch read after this one.
+      if (this.listening) this.o.cache.observe(epoch);
+      client.unsafe(`select pg_notify('${APPLIED_CHANNEL}', $1 || ':' || pg_backend_pid())`, [String(epoch)]).catch(() => {});
+    } else if (channel === APPLIED_CHANNEL) {
+      const [epoch, pid] = payload.split(':').map(Number) as [number, number];
+      if (epoch > (this.applied.get(pid) ?? -1)) this.applied.set(pid, epoch);
+      for (const w of this.waiters) w();
+    }
+  }
+
+  /**
+   * Waits until every other instance listening on this database has applied the changes committed
+   * so far (at most `maxMs`). A request that revoked a token waits for it before answering.
+   */
+  async settle(maxMs = 1000): Promise<void> {
+    const client = this.client;
+    if (!client || !this.listening) return;
+    let epoch: number;
+    let pids: number[];
+    try {
+      const [row] = await this.within(
+        client.unsafe<{ epoch: string; pids: number[] }[]>(
+          `select (select epoch::text from token_cache_epoch where id = 1) as epoch,
+                  coalesce(array_agg(pid), '{}') as pids
+           from pg_stat_activity where datname = current_database() and application_name = $1 and pid <> pg_backend_pid()`,
+          [APPLICATION_NAME],
+        ),
+      );
+      epoch = Number(row!.epoch);
+      pids = row!.pids.map(Number);
+    } catch {
+      return;
+    }
+    // Forget backends that are gone.
+    for (const pid of this.applied.keys()) if (!pids.includes(pid)) this.applied.delete(pid);
+    const done = () => pids.every((pid) => (this.applied.get(pid) ?? -1) >= epoch);
+    if (done()) return;
+    await new Promise<void>((resolve) => {
+      const finish = () => {
+        clearTimeout(t);
+        this.waiters.delete(check);
+        resolve();
+      };
+      const check = () => {
+        if (done()) finish();
+      };
+      const t = setTimeout(finish, maxMs);
+      this.waiters.add(check);
+    });
+  }
+
+  private async readEpoch(client: Client): Promise<number> {
+    const rows = await this.within(client.unsafe<{ epoch: string }[]>('select epoch::text as epoch from token_cache_epoch where id = 1'));
+    return Number(rows[0]?.epoch ?? 0);
+  }
+
+  private async heartbeat(client: Client): Promise<void> {
+    try {
+      const epoch = await this.readEpoch(client);
+      if (client !== this.client) return;
+      // A notification lost on the way (it cannot be, but costs nothing to check) shows here.
+      this.o.cache.observe(epoch);
+      this.schedule(() => this.heartbeat(client), this.heartbeatMs);
+    } catch (err) {
+      if (client === this.client) this.lost(err);
+    }
+  }
+
+  /** The connection is gone or unresponsive: stop trusting the cache, drop the client, reconnect. */
+  private lost(err: unknown): void {
+    if (this.o.strict) this.o.cache.suspend();
+    const client = this.client;
+    this.client = undefined;
+    if (this.listening || this.attempt === 0) {
+      this.o.log.warn({ err }, `Token cache: the connection listening for revocations is lost; ${this.o.strict ? 'tokens are read from the database' : 'revocations made elsewhere are not seen (TOKEN_CACHE=on)'} until it is back`);
+    }
+    this.listening = false;
+    void client?.end({ timeout: 0 }).catch(() => {});
+    if (this.closed) return;
+    const delay = Math.min(50 * 2 ** this.attempt++, 1000);
+    this.schedule(() => this.connect(), delay);
+  }
+
+  private schedule(fn: () => Promise<void>, ms: number): void {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void fn(), ms);
+    this.timer.unref();
+  }
+
+  private within<T>(p: Promise<T>): Promise<T> {
+    let t: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      t = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    return Promise.race([p, timeout]).finally(() => clearTimeout(t));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.listening = false;
+    const client = this.client;
+    this.client = undefined;
+    await client?.end({ timeout: 1 }).catch(() => {});
+  }
+}

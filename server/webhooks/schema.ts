@@ -1,0 +1,32 @@
+// The webhooks' delivery queue and log: one row per event and endpoint, written by the change's
+// own statement or transaction (server/webhooks/outbox.ts) and worked by server/webhooks/worker.ts.
+import { sql } from 'drizzle-orm';
+import { index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { tables } from '../model.ts';
+import { companies } from '../schema.ts';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 });
+
+export const webhookDeliveries = pgTable('webhook_deliveries', {
+  id: uuid('id').primaryKey(),
+  companyId: uuid('company_id').notNull().references(() => companies.id, { onDelete: 'cascade' }),
+  webhookId: uuid('webhook_id').notNull().references(() => tables.get('Webhook').id, { onDelete: 'cascade' }),
+  /** The event's id: the `webhook-id` header, the same on every attempt. */
+  eventId: uuid('event_id').notNull(),
+  type: text('type').notNull(),
+  /** The payload exactly as it is sent (and signed). */
+  body: text('body').notNull(),
+  /** pending | succeeded | failed */
+  status: text('status').notNull().default('pending'),
+  attempts: integer('attempts').notNull().default(0),
+  /** When the next attempt is due; while an attempt runs, when it may be taken over (its lease). */
+  nextAttemptAt: ts('next_attempt_at'),
+  lastStatus: integer('last_status'),
+  lastError: text('last_error'),
+  lastDurationMs: integer('last_duration_ms'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+  index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt, t.id),
+]);

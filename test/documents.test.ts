@@ -1,0 +1,316 @@
+// Invoice and quote documents (CONTRACT §13): the PDF read back with pdftotext (poppler-utils),
+// and the UBL 2.1 e-invoice checked against EN 16931's totals rules with arithmetic of its own.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
+
+let t: TestServer;
+let admin: Client;
+let viewer: Client;
+let other: Client;
+const dir = mkdtempSync(join(tmpdir(), 'documents-test-'));
+const PDF = 'application/pdf';
+const UBL = 'application/vnd.oasis.ubl+xml';
+
+async function getBytes(c: Client, path: string, accept: string) {
+  const res = await fetch(t.url + path, { headers: { 'x-api-token': c.token, accept } });
+  return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
+let n = 0;
+/** The text of a PDF as pdftotext extracts it (rows kept as lines), white space collapsed. */
+function pdfText(bytes: Buffer): string {
+  const file = join(dir, `d${n++}.pdf`);
+  writeFileSync(file, bytes);
+  return execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+}
+
+const taxes: Record<string, string> = {};
+
+async function clientWith(name: string, currency: string, country: string) {
+  const iri = (await admin.post('/api/clients', { name, currency, vatNumber: `${country === 'GR' ? 'EL' : country}999999999` })).body['@id'];
+  await admin.post('/api/addresses', { client: iri, street1: 'Main street 1', city: 'Capital', zip: '12345', country });
+  await admin.post('/api/contacts', { client: iri, firstName: 'Ann', email: `ann@${country.toLowerCase()}.test` });
+  return iri;
+}
+
+beforeAll(async () => {
+  t = await startTestServer();
+  admin = client(t, await tokenFor(t, { email: 'admin@docs.test', company: 'Docs Co', currency: 'EUR' }));
+  viewer = client(t, await tokenFor(t, { email: 'viewer@docs.test', company: 'Docs Co', role: 'viewer' }));
+  other = client(t, await tokenFor(t, { email: 'o@other.test', company: 'Other Co' }));
+  const profile = await admin.patch('/api/company', {
+    legalName: 'Docs Company Ltd', email: 'billing@docs.test', vatNumber: 'DE123456789', street1: 'Seller street 2', city: 'Berlin', zip: '10115',
+    country: 'DE', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', invoiceFooter: 'Registered in Berlin, HRB 1',
+  });
+  expect(profile.status).toBe(200);
+  taxes.vat = (await admin.post('/api/taxes', { name: 'VAT', rate: 20 })).body['@id'];
+  taxes.zero = (await admin.post('/api/taxes', { name: 'Zero', rate: 0 })).body['@id'];
+  taxes.incl = (await admin.post('/api/taxes', { name: 'Included', rate: 10, type: 'inclusive' })).body['@id'];
+});
+afterAll(async () => {
+  await t.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('PDF', () => {
+  const cases = [
+    {
+      currency: 'USD', name: 'Ωμέγα Συμβουλευτική Α.Ε.', country: 'GR',
+      lines: [{ description: 'Σχεδιασμός ιστοσελίδας', qty: 2, price: 15000, tax: 'vat' }, { description: 'Hosting, one year', qty: 1, price: 9999, tax: 'zero' }],
+      // 2 × 150.00 = 300.00 + 20 % = 60.00; 99.99 at 0 %; total 459.99.
+      expect: { taxRows: ['VAT 20% 60.00', 'Zero 0% 0.00'], total: 'USD 459.99', subtotal: '399.99' },
+    },
+    {
+      currency: 'JPY', name: 'ООО «Ромашка»', country: 'RU',
+      lines: [{ description: 'Перевод документации', qty: 3, price: 12000, tax: 'vat' }, { description: 'Срочность', qty: 1, price: 5500, tax: 'incl' }],
+      // 36,000 + 7,200 tax; 5,500 incl. 10 %: tax 500, net 5,000; total 48,700.
+      expect: { taxRows: ['VAT 20% 7,200', 'Included 10% (included) 500'], total: 'JPY 48,700', subtotal: '41,000' },
+    },
+    {
+      currency: 'BHD', name: 'Gulf Trading W.L.L.', country: 'BH',
+      lines: [{ description: 'Consulting hours', qty: 1.5, price: 123457, tax: 'vat' }],
+      // 1.5 × 123.457 = 185.1855 → 185.186 (half away from zero, 185186 fils); 20 % = 37.037 (37037.2).
+      expect: { taxRows: ['VAT 20% 37.037'], total: 'BHD 222.223', subtotal: '185.186' },
+    },
+  ];
+
+  for (const c of cases) {
+    it(`shows number, client, every line, each tax row and the total in ${c.currency}`, async () => {
+      const iri = await clientWith(c.name, c.currency, c.country);
+      const inv = await admin.post('/api/invoices', { client: iri, dueDate: '2099-01-31', terms: 'Net 30', notes: 'Спасибо · Ευχαριστώ', lines: c.lines.map((l) => ({ ...l, tax: taxes[l.tax] })) });
+      expect(inv.status).toBe(201);
+      const res = await getBytes(admin, inv.body['@id'], PDF);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe(PDF);
+      expect(res.headers.get('content-disposition')).toBe(`inline; filename="${inv.body.number}.pdf"`);
+      expect(res.bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+      const text = pdfText(res.bytes);
+      expect(text).toContain(inv.body.number);
+      expect(text).toContain(c.name);
+      for (const l of c.lines) expect(text).toContain(l.description);
+      for (const row of c.expect.taxRows) expect(text).toContain(row);
+      expect(text).toContain(`Subtotal ${c.expect.subtotal}`);
+      expect(text).toContain(`Total ${c.expect.total}`);
+      expect(text).toContain(`Balance due ${c.expect.total}`);
+      expect(text).toContain('Спасибо · Ευχαριστώ');
+      expect(text).toContain('Docs Company Ltd');
+      expect(text).toContain('DE89 3704 0044 0532 0130 00');
+      expect(text).toContain('Registered in Berlin, HRB 1');
+      // The same record, the same bytes.
+      expect((await getBytes(admin, inv.body['@id'], PDF)).bytes.equals(res.bytes)).toBe(true);
+      expect(res.bytes.toString('latin1')).not.toMatch(/CreationDate|ModDate/);
+    });
+  }
+
+  it('breaks long invoices over pages, every line shown once', async () => {
+    const iri = await clientWith('Many Lines Ltd', 'EUR', 'FR');
+    const lines = Array.from({ length: 60 }, (_, i) => ({ description: `Item number ${i + 1}`, qty: 1, price: 100 + i }));
+    const inv = await admin.post('/api/invoices', { client: iri, lines });
+    const text = pdfText((await getBytes(admin, inv.body['@id'], PDF)).bytes);
+    for (const l of lines) expect(text.split(`${l.description} `).length - 1).toBe(1);
+    expect(text).toMatch(/page 2 of \d/);
+  });
+
+  it('renders quotes with their validity and no payment rows', async () => {
+    const iri = await clientWith('Quote Client', 'EUR', 'FR');
+    const q = await admin.post('/api/quotes', { client: iri, validUntil: '2099-03-01', lines: [{ description: 'Proposal work', qty: 1, price: 50000, tax: taxes.vat }] });
+    const res = await getBytes(viewer, q.body['@id'], 'application/pdf');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toBe(`inline; filename="${q.body.number}.pdf"`);
+    const text = pdfText(res.bytes);
+    expect(text).toContain('QUOTE');
+    expect(text).toContain('Valid until 1 March 2099');
+    expect(text).toContain('Total EUR 600.00');
+    expect(text).not.toContain('Balance due');
+    // A quote is no e-invoice.
+    expect((await getBytes(admin, q.body['@id'], UBL)).status).toBe(406);
+  });
+
+  it('keeps tenancy and roles of a read, and JSON-LD the default', async () => {
+    const iri = await clientWith('Tenancy Client', 'EUR', 'FR');
+    const inv = await admin.post('/api/invoices', { client: iri, lines: [{ description: 'x', price: 100 }] });
+    const id = inv.body['@id'];
+    expect((await getBytes(viewer, id, PDF)).status).toBe(200);
+    const foreign = await getBytes(other, id, PDF);
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('content-type')).toMatch(/problem\+json/);
+    expect((await getBytes(other, id, UBL)).status).toBe(403);
+    expect((await getBytes(admin, '/api/invoices/0190a1b2-0000-7000-8000-000000000000', PDF)).status).toBe(404);
+    expect((await call(t, 'GET', id, { accept: PDF })).status).toBe(401);
+    expect((await admin.get(id)).headers.get('content-type')).toMatch(/^application\/ld\+json/);
+    expect((await admin.get(id, { accept: '*/*' })).headers.get('content-type')).toMatch(/^application\/ld\+json/);
+    expect((await admin.get('/api/clients', { accept: PDF })).status).toBe(406);
+    expect((await admin.patch(id, { notes: 'n' }, { accept: PDF })).status).toBe(406);
+  });
+
+  it('carry no ETag (they also show the company profile and other records): If-None-Match matches only "*"', async () => {
+    const iri = await clientWith('Tag Client', 'EUR', 'FR');
+    const inv = await admin.post('/api/invoices', { client: iri, lines: [{ description: 'x', price: 100 }] });
+    const id = inv.body['@id'];
+    const etag = (await admin.get(id)).headers.get('etag')!;
+    expect(etag).toMatch(/^"1-/);
+    for (const type of [PDF, UBL]) {
+      const res = await fetch(t.url + id, { headers: { 'x-api-token': admin.token, accept: type, 'if-none-match': etag } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('etag')).toBeNull();
+      await res.arrayBuffer();
+      const any = await fetch(t.url + id, { headers: { 'x-api-token': admin.token, accept: type, 'if-none-match': '*' } });
+      expect(any.status).toBe(304);
+      expect(any.headers.get('etag')).toBeNull();
+    }
+    const missing = await fetch(`${t.url}/api/invoices/0190a1b2-0000-7000-8000-000000000000`, { headers: { 'x-api-token': admin.token, accept: PDF, 'if-none-match': '*' } });
+    expect(missing.status).toBe(404);
+  });
+
+  it('lists the media types in OpenAPI', async () => {
+    const doc = (await call(t, 'GET', '/api/docs.json')).body;
+    const inv = doc.paths['/api/invoices/{id}'].get.responses;
+    expect(inv['200'].content[PDF].schema).toMatchObject({ type: 'string', format: 'binary' });
+    expect(inv['200'].content[UBL]).toBeDefined();
+    expect(inv['422']).toBeDefined();
+    const quote = doc.paths['/api/quotes/{id}'].get.responses['200'].content;
+    expect(quote[PDF]).toBeDefined();
+    expect(quote[UBL]).toBeUndefined();
+  });
+});
+
+// ---- UBL ------------------------------------------------------------------------------------
+
+const parser = new XMLParser({ ignoreAttributes: false, removeNSPrefix: true, parseTagValue: false, isArray: (name) => ['InvoiceLine', 'TaxSubtotal', 'TaxTotal'].includes(name) });
+type X = Record<string, any>;
+const textOf = (v: unknown): string => (v && typeof v === 'object' ? String((v as X)['#text']) : String(v));
+
+/** A decimal amount as an integer of 10^-places, checking it has exactly `places` decimals. */
+function units(v: unknown, places: number): bigint {
+  const s = textOf(v);
+  const re = places ? new RegExp(`^-?\\d+\\.\\d{${places}}$`) : /^-?\d+$/;
+  expect(s, `"${s}" should have ${places} decimals`).toMatch(re);
+  return BigInt(s.replace('.', ''));
+}
+
+describe('UBL e-invoice', () => {
+  async function ubl(currency: string, lines: { description: string; qty: number; price: number; tax?: string }[], extra: Record<string, unknown> = {}) {
+    const iri = await clientWith(`UBL client ${currency} ${n++}`, currency, 'NL');
+    const inv = await admin.post('/api/invoices', { client: iri, dueDate: '2099-12-31', lines: lines.map((l) => ({ ...l, tax: l.tax ? taxes[l.tax] : null })), ...extra });
+    expect(inv.status).toBe(201);
+    return { inv: inv.body, res: await getBytes(admin, inv.body['@id'], UBL) };
+  }
+
+  /** BR-CO-10…16 and the presence of the business terms, with arithmetic of this test's own. */
+  function checkInvoice(xml: string, places: number, inv: X) {
+    const doc = parser.parse(xml).Invoice as X;
+    expect(textOf(doc.CustomizationID)).toBe('urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0');
+    // BT-1 number, BT-2 issue date, BT-5 currency, BT-27 seller name, BT-31 seller VAT, BT-44 buyer name.
+    expect(textOf(doc.ID)).toBe(inv.number);
+    expect(textOf(doc.IssueDate)).toBe(inv.invoiceDate);
+    expect(textOf(doc.DocumentCurrencyCode)).toBe(inv.currency);
+    const seller = doc.AccountingSupplierParty.Party;
+    expect(textOf(seller.PartyLegalEntity.RegistrationName)).toBe('Docs Company Ltd');
+    expect(textOf(seller.PartyTaxScheme.CompanyID)).toBe('DE123456789');
+    expect(textOf(seller.PostalAddress.Country.IdentificationCode)).toBe('DE');
+    const buyer = doc.AccountingCustomerParty.Party;
+    expect(textOf(buyer.PartyLegalEntity.RegistrationName)).toMatch(/^UBL client/);
+    expect(textOf(buyer.PostalAddress.Country.IdentificationCode)).toBe('NL');
+
+    const lines = doc.InvoiceLine as X[];
+    const m = doc.LegalMonetaryTotal;
+    const bt = (name: string) => {
+      expect(m[name], name).toBeDefined();
+      return units(m[name], places);
+    };
+    const [bt106, bt107, bt108, bt109, bt110, bt112, bt113, bt114, bt115] =
+      ['LineExtensionAmount', 'AllowanceTotalAmount', 'ChargeTotalAmount', 'TaxExclusiveAmount', null, 'TaxInclusiveAmount', 'PrepaidAmount', 'PayableRoundingAmount', 'PayableAmount']
+        .map((name) => (name ? bt(name) : units(doc.TaxTotal[0].TaxAmount, places))) as bigint[];
+    const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
+    expect(bt106, 'BR-CO-10').toBe(sum(lines.map((l) => units(l.LineExtensionAmount, places))));
+    expect(bt107, 'BR-CO-11 (no allowances)').toBe(0n);
+    expect(bt108, 'BR-CO-12 (no charges)').toBe(0n);
+    expect(bt109, 'BR-CO-13').toBe(bt106! - bt107! + bt108!);
+    const subtotals = doc.TaxTotal[0].TaxSubtotal as X[];
+    expect(bt110, 'BR-CO-14').toBe(sum(subtotals.map((s) => units(s.TaxAmount, places))));
+    expect(bt112, 'BR-CO-15').toBe(bt109! + bt110!);
+    expect(bt115, 'BR-CO-16').toBe(bt112! - bt113! + bt114!);
+    // And they are the invoice's own amounts.
+    expect(bt106).toBe(BigInt(inv.subtotal));
+    expect(bt110).toBe(BigInt(inv.taxTotal));
+    expect(bt112).toBe(BigInt(inv.total));
+    expect(bt115).toBe(BigInt(inv.balance));
+    // Every subtotal's taxable amount is the sum of its category's lines; every line's net amount
+    // is its quantity times its price over the price's base quantity.
+    for (const s of subtotals) {
+      const cat = textOf(s.TaxCategory.ID);
+      const pct = textOf(s.TaxCategory.Percent);
+      expect(['S', 'Z']).toContain(cat);
+      expect(cat === 'Z').toBe(Number(pct) === 0);
+      const mine = lines.filter((l) => textOf(l.Item.ClassifiedTaxCategory.ID) === cat && textOf(l.Item.ClassifiedTaxCategory.Percent) === pct);
+      expect(units(s.TaxableAmount, places)).toBe(sum(mine.map((l) => units(l.LineExtensionAmount, places))));
+    }
+    for (const l of lines) {
+      const qty = Number(textOf(l.InvoicedQuantity));
+      const base = l.Price.BaseQuantity ? Number(textOf(l.Price.BaseQuantity)) : 1;
+      const price = units(l.Price.PriceAmount, places);
+      expect(Number(price) * qty / base).toBeCloseTo(Number(units(l.LineExtensionAmount, places)), 6);
+    }
+    return doc;
+  }
+
+  it('is an EN 16931 invoice whose totals add up (EUR, standard and zero rate, an inclusive tax)', async () => {
+    const { inv, res } = await ubl('EUR', [
+      { description: 'Design', qty: 2, price: 15000, tax: 'vat' },
+      { description: 'Books', qty: 3, price: 1999, tax: 'zero' },
+      { description: 'Service with tax included', qty: 1.5, price: 3333, tax: 'incl' },
+      { description: 'Untaxed fee', qty: 1, price: 500 },
+    ]);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe(`${UBL}; charset=utf-8`);
+    const doc = checkInvoice(res.bytes.toString('utf8'), 2, inv);
+    const cats = (doc.TaxTotal[0].TaxSubtotal as X[]).map((s) => `${textOf(s.TaxCategory.ID)}/${textOf(s.TaxCategory.Percent)}`).sort();
+    expect(cats).toEqual(['S/10', 'S/20', 'Z/0']);
+    expect(textOf(doc.PaymentMeans.PayeeFinancialAccount.ID)).toBe('DE89370400440532013000');
+    expect((doc.InvoiceLine as X[]).length).toBe(4);
+  });
+
+  it('writes JPY without decimals and BHD with three, payments as prepaid', async () => {
+    const jpy = await ubl('JPY', [{ description: 'Translation', qty: 3, price: 12000, tax: 'vat' }]);
+    checkInvoice(jpy.res.bytes.toString('utf8'), 0, jpy.inv);
+    expect(jpy.res.bytes.toString('utf8')).toContain('<cbc:PayableAmount currencyID="JPY">43200</cbc:PayableAmount>');
+
+    const bhd = await ubl('BHD', [{ description: 'Consulting', qty: 1.5, price: 123457, tax: 'vat' }]);
+    await admin.patch(bhd.inv['@id'], { status: 'pending' });
+    expect((await admin.post('/api/payments', { invoice: bhd.inv['@id'], amount: 100000 })).status).toBe(201);
+    const paid = (await admin.get(bhd.inv['@id'])).body;
+    const xml = (await getBytes(admin, bhd.inv['@id'], UBL)).bytes.toString('utf8');
+    checkInvoice(xml, 3, paid);
+    expect(xml).toContain('<cbc:PrepaidAmount currencyID="BHD">100.000</cbc:PrepaidAmount>');
+    expect(xml).toContain('<cbc:PayableAmount currencyID="BHD">122.223</cbc:PayableAmount>');
+  });
+
+  it('refuses an invoice with a discount: 422 naming discountType', async () => {
+    const { res } = await ubl('EUR', [{ description: 'Design', qty: 1, price: 10000, tax: 'vat' }], { discountType: 'percentage', discountValue: 10 });
+    expect(res.status).toBe(422);
+    const body = JSON.parse(res.bytes.toString('utf8'));
+    expect(body.violations.map((v: X) => v.propertyPath)).toEqual(['discountType']);
+  });
+
+  it('names what the standard requires and is missing', async () => {
+    const iri = (await admin.post('/api/clients', { name: 'No address client' })).body['@id'];
+    const inv = await admin.post('/api/invoices', { client: iri, lines: [{ description: 'x', price: 100 }] });
+    const res = await getBytes(admin, inv.body['@id'], UBL);
+    expect(res.status).toBe(422);
+    const paths = JSON.parse(res.bytes.toString('utf8')).violations.map((v: X) => v.propertyPath);
+    expect(paths).toEqual(['client.addresses', 'client.contacts']);
+
+    await admin.patch('/api/company', { vatNumber: null });
+    try {
+      const again = await getBytes(admin, inv.body['@id'], UBL);
+      expect(JSON.parse(again.bytes.toString('utf8')).violations.map((v: X) => v.propertyPath)).toContain('company.vatNumber');
+    } finally {
+      await admin.patch('/api/company', { vatNumber: 'DE123456789' });
+    }
+  });
+});

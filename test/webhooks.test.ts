@@ -1,0 +1,459 @@
+// Webhooks (CONTRACT §11): the resource (secret shown once, masked, rotated; URL rules; 20 per
+// company), events written by the engine's writes and delivered to a real HTTP receiver that
+// verifies every signature with the `standardwebhooks` package, retries with the same
+// webhook-id, timeouts, nothing for a rolled-back write, tenancy, deliveries that survive a
+// server that stopped before delivering, and two instances delivering each event once.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
+import { scheduleRun } from '../server/commands.ts';
+import { openDatabase, rowsOf } from '../server/db.ts';
+import { call, client, freePort, freshDatabase, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
+
+const ENV = {
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_RETRY_SCHEDULE: '150ms,150ms,150ms',
+  WEBHOOK_POLL_INTERVAL: '50ms',
+  WEBHOOK_TIMEOUT: '2s',
+  TOKEN_CACHE: 'on',
+};
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  verified: { type: string; timestamp: string; data: Record<string, unknown> };
+}
+
+/**
+ * A real HTTP receiver: every request's signature is verified with `standardwebhooks` against
+ * the secret registered for its path (a request that fails verification fails the test).
+ * `plan[path]` lists the answers to give in turn (a status, or `hang` to answer too late).
+ */
+class Receiver {
+  server: Server;
+  received: Received[] = [];
+  secrets = new Map<string, string>();
+  plan = new Map<string, (number | 'hang')[]>();
+  failures: string[] = [];
+  url = '';
+
+  constructor() {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const path = req.url ?? '/';
+        const secret = this.secrets.get(path);
+        try {
+          if (!secret) throw new Error(`no secret for ${path}`);
+          const verified = new Webhook(secret).verify(body, req.headers as Record<string, string>) as Received['verified'];
+          this.received.push({ path, headers: req.headers, body, verified });
+        } catch (e) {
+          this.failures.push(`${path}: ${(e as Error).message}`);
+        }
+        const next = this.plan.get(path)?.shift() ?? 200;
+        if (next === 'hang') setTimeout(() => res.writeHead(200).end('late'), 4000);
+        else res.writeHead(next).end('ok');
+      });
+    });
+  }
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  at(path: string) {
+    return this.received.filter((r) => r.path === path);
+  }
+
+  async waitFor(path: string, n: number, ms = 10_000): Promise<Received[]> {
+    const end = Date.now() + ms;
+    while (this.at(path).length < n && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+    expect(this.failures).toEqual([]);
+    const got = this.at(path);
+    expect(got.length, `${path}: ${got.map((r) => r.verified.type).join(', ')}`).toBeGreaterThanOrEqual(n);
+    return got;
+  }
+
+  close() {
+    this.server.closeAllConnections();
+    return new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+let t: TestServer;
+let api: Client;
+let other: Client;
+let receiver: Receiver;
+let clientIri: string;
+
+/** Creates a webhook for `path` on the receiver and registers its secret there. */
+async function hook(c: Client, path: string, events: string[] = ['*']) {
+  const res = await c.post('/api/webhooks', { url: receiver.url + path, events, description: path });
+  expect(res.status, res.text).toBe(201);
+  receiver.secrets.set(path, res.body.secret);
+  return res.body;
+}
+
+async function deliveryRows(where = sql`true`): Promise<Record<string, unknown>[]> {
+  return rowsOf(await t.db.database.db.execute(sql`select * from webhook_deliveries where ${where}`));
+}
+
+beforeAll(async () => {
+  receiver = new Receiver();
+  await receiver.start();
+  t = await startTestServer(ENV);
+  api = client(t, await tokenFor(t, { email: 'a@hooks.test', company: 'Hooks A' }));
+  other = client(t, await tokenFor(t, { email: 'b@hooks.test', company: 'Hooks B' }));
+  clientIri = (await api.post('/api/clients', { name: 'Globex' })).body['@id'];
+});
+afterAll(async () => {
+  await t?.close();
+  await receiver?.close();
+  setAllowPrivate(false);
+});
+
+describe('the Webhook resource', () => {
+  it('shows the secret whole once, masked everywhere else, and rotates it', async () => {
+    const created = await hook(api, '/secret', ['client.created']);
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(created.secret.slice(6), 'base64')).toHaveLength(32);
+    const masked = `whsec_…${created.secret.slice(-4)}`;
+    expect((await api.get(created['@id'])).body.secret).toBe(masked);
+    expect((await api.get(created['@id'], { accept: 'application/hal+json' })).body.secret).toBe(masked);
+    expect((await api.get('/api/webhooks', { accept: 'application/json' })).body.find((w: { id: string }) => w.id === created.id).secret).toBe(masked);
+    expect((await api.patch(created['@id'], { description: 'edited' })).body.secret).toBe(masked);
+    const gql = await api.post('/api/graphql', { query: `{ webhook(id: "${created['@id']}") { secret events active } }` }, { contentType: 'application/json' });
+    expect(gql.body.data.webhook).toEqual({ secret: masked, events: ['client.created'], active: true });
+
+    const rotated = await api.post(`${created['@id']}/rotate-secret`, undefined);
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(created.secret);
+    expect((await api.get(created['@id'])).body.secret).toBe(`whsec_…${rotated.body.secret.slice(-4)}`);
+    receiver.secrets.set('/secret', rotated.body.secret);
+    // Deliveries after the rotation are signed with the new secret (the receiver checks).
+    await api.post('/api/clients', { name: 'Rotated Ltd' });
+    const [got] = await receiver.waitFor('/secret', 1);
+    expect(got!.verified.type).toBe('client.created');
+    expect(got!.verified.data.name).toBe('Rotated Ltd');
+    expect((await api.delete(created['@id'])).status).toBe(204);
+  });
+
+  it('refuses unknown event types, private and link-local URLs, and redirects nothing', async () => {
+    const bad = await api.post('/api/webhooks', { url: `${receiver.url}/x`, events: ['invoice.exploded'] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.violations[0].propertyPath).toBe('events[0]');
+    expect((await api.post('/api/webhooks', { url: `${receiver.url}/x`, events: [] })).status).toBe(422);
+    expect((await api.post('/api/webhooks', { url: 'ftp://example.test/x', events: ['*'] })).status).toBe(422);
+    // Link-local (cloud metadata) stays refused even with WEBHOOK_ALLOW_PRIVATE=true.
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[fe80::1]/x', 'http://0.0.0.0:9/x']) {
+      const res = await api.post('/api/webhooks', { url, events: ['*'] });
+      expect(res.status, url).toBe(422);
+      expect(res.body.violations[0].propertyPath).toBe('url');
+    }
+    setAllowPrivate(false);
+    try {
+      for (const url of [`${receiver.url}/x`, 'http://10.1.2.3/x', 'http://192.168.0.10/x', 'http://localhost:8080/x', 'http://[::1]/x', 'http://[fd00::1]/x']) {
+        const res = await api.post('/api/webhooks', { url, events: ['*'] });
+        expect(res.status, url).toBe(422);
+        expect(res.body.violations[0].message).toMatch(/loopback or private/);
+      }
+    } finally {
+      setAllowPrivate(true);
+    }
+    expect((await api.get('/api/webhooks', { accept: 'application/json' })).body).toEqual([]);
+  });
+
+  it('allows 20 per company', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await other.post('/api/webhooks', { url: `${receiver.url}/limit/${i}`, events: ['tax.created'] });
+      expect(res.status, res.text).toBe(201);
+      ids.push(res.body['@id']);
+    }
+    const over = await other.post('/api/webhooks', { url: `${receiver.url}/limit/20`, events: ['tax.created'] });
+    expect(over.status).toBe(422);
+    expect(over.body.violations[0].message).toMatch(/at most 20/);
+    for (const id of ids) expect((await other.delete(id)).status).toBe(204);
+  });
+
+  it('lists the event types', async () => {
+    const res = await api.get('/api/webhooks/event-types');
+    expect(res.status).toBe(200);
+    for (const type of ['invoice.created', 'invoice_line.updated', 'recurring_invoice.deleted', 'invoice.sent', 'invoice.paid', 'invoice.overdue', 'invoice.cancelled', 'quote.sent', 'quote.accepted', 'quote.declined', 'payment.voided', 'recurring_invoice.issued', 'webhook.ping']) {
+      expect(res.body).toContain(type);
+    }
+  });
+});
+
+describe('events and deliveries', () => {
+  it('delivers the record as GET returns it in plain JSON, signed, for creates, state events and deletes', async () => {
+    await hook(api, '/invoices', ['invoice.created', 'invoice.updated', 'invoice.sent', 'invoice.paid', 'invoice.deleted', 'payment.voided', 'payment.deleted']);
+    const inv = await api.post('/api/invoices', { client: clientIri, lines: [{ description: 'Work', qty: 2, price: 1500 }] });
+    expect(inv.status).toBe(201);
+    const [created] = await receiver.waitFor('/invoices', 1);
+    expect(created!.verified.type).toBe('invoice.created');
+    expect(created!.verified.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(created!.verified.data).toEqual((await api.get(inv.body['@id'], { accept: 'application/json' })).body);
+    expect(created!.headers['user-agent']).toMatch(/invoicing/);
+    expect(created!.headers['content-type']).toBe('application/json');
+
+    await api.patch(inv.body['@id'], { status: 'pending' });
+    const afterSend = await receiver.waitFor('/invoices', 3);
+    expect(afterSend.slice(1).map((r) => r.verified.type).sort()).toEqual(['invoice.sent', 'invoice.updated']);
+    expect(afterSend[1]!.verified.data.status).toBe('pending');
+
+    const pay = await api.post('/api/payments', { invoice: inv.body['@id'], amount: 3000 });
+    expect(pay.status, pay.text).toBe(201);
+    const afterPay = await receiver.waitFor('/invoices', 5);
+    const paid = afterPay.slice(3).find((r) => r.verified.type === 'invoice.paid');
+    expect(paid!.verified.data).toMatchObject({ status: 'paid', balance: 0, amountPaid: 3000 });
+    expect((await api.delete(pay.body['@id'])).status).toBe(204);
+    const afterVoid = await receiver.waitFor('/invoices', 8);
+    expect(afterVoid.slice(5).map((r) => r.verified.type).sort()).toEqual(['invoice.updated', 'payment.deleted', 'payment.voided']);
+    expect(afterVoid.slice(5).find((r) => r.verified.type === 'invoice.updated')!.verified.data).toMatchObject({ status: 'pending', amountPaid: 0 });
+    expect(afterVoid.slice(5).find((r) => r.verified.type === 'payment.voided')!.verified.data.id).toBe(pay.body.id);
+  });
+
+  it('retries 500, 500, 200 with the same webhook-id, and logs the attempts', async () => {
+    const w = await hook(api, '/flaky', ['tax.created']);
+    receiver.plan.set('/flaky', [500, 500, 200]);
+    await api.post('/api/taxes', { name: 'VAT flaky', rate: 20 });
+    const got = await receiver.waitFor('/flaky', 3);
+    expect(got).toHaveLength(3);
+    expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    expect(got.map((r) => r.body)).toEqual([got[0]!.body, got[0]!.body, got[0]!.body]);
+    await waitUntil(async () => (await api.get(`${w['@id']}/deliveries`)).body[0]?.status === 'succeeded');
+    const [log] = (await api.get(`${w['@id']}/deliveries`)).body;
+    expect(log).toMatchObject({ type: 'tax.created', status: 'succeeded', attempts: 3, responseStatus: 200, eventId: got[0]!.headers['webhook-id'] });
+    expect((await api.get(`${w['@id']}/deliveries?status=failed`)).body).toEqual([]);
+    expect((await api.get(`${w['@id']}/deliveries?type=tax.created`)).body).toHaveLength(1);
+  });
+
+  it('retries an endpoint that answers too late, and gives up after the schedule', async () => {
+    const slow = await hook(api, '/slow', ['contact.created']);
+    receiver.plan.set('/slow', ['hang', 200]);
+    await api.post('/api/contacts', { client: clientIri, firstName: 'Ada', email: 'ada@example.test' });
+    const got = await receiver.waitFor('/slow', 2);
+    expect(got[0]!.headers['webhook-id']).toBe(got[1]!.headers['webhook-id']);
+    await waitUntil(async () => (await api.get(`${slow['@id']}/deliveries`)).body[0]?.status === 'succeeded');
+
+    const down = await hook(api, '/down', ['address.created']);
+    receiver.plan.set('/down', [503, 503, 503, 503]);
+    await api.post('/api/addresses', { client: clientIri, city: 'Paris', country: 'FR' });
+    await waitUntil(async () => (await api.get(`${down['@id']}/deliveries`)).body[0]?.status === 'failed');
+    const [failed] = (await api.get(`${down['@id']}/deliveries?status=failed`)).body;
+    expect(failed).toMatchObject({ attempts: 4, responseStatus: 503, lastError: 'HTTP 503', nextAttemptAt: null });
+    // Retry now: one more attempt, which succeeds.
+    const retried = await api.post(`${down['@id']}/deliveries/${failed.id}/retry`, undefined);
+    expect(retried.status).toBe(202);
+    await waitUntil(async () => (await api.get(`${down['@id']}/deliveries`)).body[0]?.status === 'succeeded');
+    expect(receiver.at('/down')).toHaveLength(5);
+  });
+
+  it('does not follow redirects', async () => {
+    const w = await hook(api, '/redirect', ['client.updated']);
+    receiver.plan.set('/redirect', [302, 302, 302, 302]);
+    await api.patch(clientIri, { notes: 'redirect me' });
+    await waitUntil(async () => (await api.get(`${w['@id']}/deliveries`)).body[0]?.status === 'failed');
+    expect((await api.get(`${w['@id']}/deliveries`)).body[0].lastError).toMatch(/redirects are not followed/);
+  });
+
+  it('pings one webhook', async () => {
+    const w = await hook(api, '/ping', ['client.deleted']);
+    const res = await api.post(`${w['@id']}/ping`, undefined);
+    expect(res.status).toBe(202);
+    const [got] = await receiver.waitFor('/ping', 1);
+    expect(got!.verified.type).toBe('webhook.ping');
+    expect(got!.verified.data.id).toBe(w.id);
+    expect(got!.verified.data.secret).toBe(`whsec_…${w.secret.slice(-4)}`);
+  });
+
+  it('emits nothing for a write that is refused (422) or rolled back', async () => {
+    const none = await hook(api, '/none', ['*']);
+    const mine = sql`webhook_id = ${none.id}`;
+    const before = (await deliveryRows(mine)).length;
+    expect((await api.post('/api/invoices', { client: clientIri, dueDate: '2000-01-01', invoiceDate: '2026-01-01' })).status).toBe(422);
+    expect((await api.post('/api/taxes', { name: 'x'.repeat(40), rate: 10 })).status).toBe(422);
+    // A payment above the balance is refused by a rule after the transaction began.
+    const inv = await api.post('/api/invoices', { client: clientIri, status: 'pending', lines: [{ description: 'a', price: 100 }] });
+    await receiver.waitFor('/none', 2);
+    const n = (await deliveryRows(mine)).length;
+    expect(n).toBe(before + 1);
+    expect((await api.post('/api/payments', { invoice: inv.body['@id'], amount: 1000 })).status).toBe(422);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await deliveryRows(mine)).length).toBe(n);
+    expect(receiver.at('/none').map((r) => r.verified.type)).toEqual(['webhook.created', 'invoice.created']);
+  });
+
+  it('adds no statement to the single-statement create, with or without a webhook listening', async () => {
+    const fresh = client(t, await tokenFor(t, { email: 'c@hooks.test', company: 'Hooks C' }));
+    const cl = (await fresh.post('/api/clients', { name: 'Counted' })).body['@id'];
+    await fresh.get('/api/clients');
+    const counted = async () => {
+      const before = t.db.database.statements();
+      const res = await fresh.post('/api/invoices', { client: cl, lines: [{ description: 'x', price: 10 }] });
+      expect(res.status).toBe(201);
+      return t.db.database.statements() - before;
+    };
+    await counted();
+    expect(await counted()).toBe(2);
+    await hook(fresh, '/counted', ['invoice.created']);
+    await counted();
+    expect(await counted()).toBe(2);
+    await receiver.waitFor('/counted', 2);
+  });
+});
+
+describe('events of scheduled jobs and of GraphQL', () => {
+  it('schedule:run emits recurring_invoice.issued and invoice.overdue', async () => {
+    await hook(api, '/schedule', ['recurring_invoice.issued', 'invoice.overdue']);
+    const r = await api.post('/api/recurring-invoices', { client: clientIri, frequency: 'monthly', startDate: '2026-03-01', lines: [{ description: 'Hosting', price: 900 }] });
+    expect((await api.patch(r.body['@id'], { status: 'active' })).status).toBe(200);
+    const late = await api.post('/api/invoices', { client: clientIri, status: 'pending', invoiceDate: '2026-03-01', dueDate: '2026-03-02', lines: [{ description: 'Late', price: 100 }] });
+    expect(late.status).toBe(201);
+    const summary = await scheduleRun({ db: t.db.database.db }, { date: '2026-03-10' });
+    expect(summary.created).toBe(1);
+    const got = await receiver.waitFor('/schedule', 2);
+    const issued = got.find((x) => x.verified.type === 'recurring_invoice.issued')!;
+    expect(issued.verified.data).toMatchObject({ id: r.body.id, lastRunDate: '2026-03-10', nextRunDate: '2026-04-01' });
+    const overdue = got.filter((x) => x.verified.type === 'invoice.overdue').map((x) => x.verified.data.id);
+    expect(overdue).toContain(late.body.id);
+    expect(got.find((x) => x.verified.data.id === late.body.id)!.verified.data.status).toBe('overdue');
+  });
+
+  it('GraphQL writes emit the same events, and its create returns the secret whole', async () => {
+    const res = await api.post('/api/graphql', { query: `mutation { createWebhook(input: {url: "${receiver.url}/gql", events: ["tax.created", "tax.deleted"]}) { webhook { id secret active } } }` }, { contentType: 'application/json' });
+    const created = res.body.data.createWebhook.webhook;
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    receiver.secrets.set('/gql', created.secret);
+    const tax = await api.post('/api/graphql', { query: 'mutation { createTax(input: {name: "GQL tax", rate: 7}) { tax { id } } }' }, { contentType: 'application/json' });
+    const taxId = tax.body.data.createTax.tax.id;
+    await api.post('/api/graphql', { query: `mutation { deleteTax(input: {id: "${taxId}"}) { tax { id } } }` }, { contentType: 'application/json' });
+    const got = await receiver.waitFor('/gql', 2);
+    expect(got.map((x) => [x.verified.type, x.verified.data['@id'] ?? `/api/taxes/${x.verified.data.id}`])).toEqual([['tax.created', taxId], ['tax.deleted', taxId]]);
+  });
+});
+
+describe('tenancy', () => {
+  it('company B never sees company A\'s webhooks, deliveries or events', async () => {
+    const a = await hook(api, '/tenant-a', ['*']);
+    await hook(other, '/tenant-b', ['*']);
+    await api.post('/api/clients', { name: 'Only A' });
+    await receiver.waitFor('/tenant-a', 1);
+    const [delivery] = (await api.get(`${a['@id']}/deliveries`)).body;
+    for (const [method, path] of [['GET', a['@id']], ['GET', `${a['@id']}/deliveries`], ['POST', `${a['@id']}/ping`], ['POST', `${a['@id']}/rotate-secret`], ['POST', `${a['@id']}/deliveries/${delivery.id}/retry`], ['PATCH', a['@id']], ['DELETE', a['@id']]] as const) {
+      const res = await call(t, method, path, { token: other.token, ...(method === 'PATCH' ? { body: { active: false } } : {}) });
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect(res.text).not.toContain(a.secret.slice(6, 20));
+    }
+    const list = (await other.get('/api/webhooks', { accept: 'application/json' })).body as { id: string }[];
+    expect(list.map((w) => w.id)).not.toContain(a.id);
+    const gql = await other.post('/api/graphql', { query: `{ webhook(id: "${a['@id']}") { id } webhooks { totalCount } }` }, { contentType: 'application/json' });
+    expect(gql.body.data.webhook).toBeNull();
+    expect(gql.body.data.webhooks.totalCount).toBe(1);
+    await new Promise((r) => setTimeout(r, 300));
+    // B's catch-all endpoint received only B's own events.
+    expect(receiver.at('/tenant-b').map((r) => r.verified.type)).toEqual(['webhook.created']);
+    const viewer = client(t, await tokenFor(t, { email: 'v@hooks.test', company: 'Hooks A', role: 'viewer' }));
+    expect((await viewer.get(`${a['@id']}/deliveries`)).status).toBe(200);
+    expect((await viewer.post(`${a['@id']}/ping`, undefined)).status).toBe(403);
+    expect((await viewer.post('/api/webhooks', { url: `${receiver.url}/v`, events: ['*'] })).status).toBe(403);
+  });
+});
+
+describe('durability', () => {
+  it('a server stopped between commit and delivery loses nothing: the next one delivers', async () => {
+    const db = await freshDatabase();
+    const first = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s', WEBHOOK_WORKER: 'off' }, { db });
+    const c = client(first, await tokenFor(first, { email: 'd@hooks.test', company: 'Durable' }));
+    const res = await c.post('/api/webhooks', { url: `${receiver.url}/durable`, events: ['client.created'] });
+    receiver.secrets.set('/durable', res.body.secret);
+    for (const name of ['One', 'Two', 'Three']) expect((await c.post('/api/clients', { name })).status).toBe(201);
+    await first.close();
+    expect(receiver.at('/durable')).toHaveLength(0);
+    const second = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s' }, { db });
+    try {
+      const got = await receiver.waitFor('/durable', 3);
+      expect(got.map((r) => r.verified.data.name).sort()).toEqual(['One', 'Three', 'Two']);
+    } finally {
+      await second.close();
+      await db.drop();
+    }
+  });
+
+  it.skipIf(!process.env.DATABASE_URL)('a server killed (SIGKILL) with attempts in flight loses nothing: another takes them over', async () => {
+    const db = await freshDatabase();
+    const seed = await startTestServer(ENV, { db });
+    const token = await tokenFor(seed, { email: 'k@hooks.test', company: 'Killed' });
+    await seed.running.stop();
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], {
+      env: { ...process.env, ...ENV, WEBHOOK_TIMEOUT: '1s', DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'silent', SCHEDULER: 'off', REDIS_URL: '' },
+      stdio: 'ignore',
+    });
+    const base = { url: `http://127.0.0.1:${port}` };
+    await expect.poll(async () => (await call(base, 'GET', '/readyz').catch(() => ({ status: 0 }))).status, { timeout: 90_000, interval: 200 }).toBe(200);
+    const c = client(base, token);
+    const res = await c.post('/api/webhooks', { url: `${receiver.url}/killed`, events: ['client.created'] });
+    receiver.secrets.set('/killed', res.body.secret);
+    // The first attempts get no answer in time; the process dies while they are in flight.
+    receiver.plan.set('/killed', ['hang', 'hang', 'hang', 'hang', 'hang', 'hang', 'hang', 'hang']);
+    for (let i = 0; i < 10; i++) expect((await c.post('/api/clients', { name: `Killed ${i}` })).status).toBe(201);
+    await receiver.waitFor('/killed', 3);
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+    receiver.plan.set('/killed', []);
+    const next = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s' }, { db });
+    try {
+      const names = () => new Set(receiver.at('/killed').map((r) => r.verified.data.name));
+      await waitUntil(async () => names().size === 10 && rowsOf<{ n: number }>(await db.database.db.execute(sql`select count(*)::int as n from webhook_deliveries where status <> 'succeeded'`))[0]!.n === 0, 60_000);
+      expect(names().size).toBe(10);
+    } finally {
+      await next.close();
+      await db.drop();
+    }
+  }, 240_000);
+
+  it.skipIf(!process.env.DATABASE_URL)('two instances deliver each event once', async () => {
+    const db = await freshDatabase();
+    const pool2 = await openDatabase({ databaseUrl: db.url, maxConnections: 4 });
+    const a = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s' }, { db });
+    const b = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s' }, { db: { database: pool2, url: db.url, drop: async () => {} } });
+    try {
+      const ca = client(a, await tokenFor(a, { email: 'e@hooks.test', company: 'Twice' }));
+      const cb = client(b, ca.token);
+      const res = await ca.post('/api/webhooks', { url: `${receiver.url}/twice`, events: ['client.created'] });
+      receiver.secrets.set('/twice', res.body.secret);
+      for (let i = 0; i < 20; i++) expect((await (i % 2 ? ca : cb).post('/api/clients', { name: `Client ${i}` })).status).toBe(201);
+      const got = await receiver.waitFor('/twice', 20);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.at('/twice')).toHaveLength(20);
+      expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(20);
+    } finally {
+      await a.close();
+      await b.close();
+      await pool2.close();
+      await db.drop();
+    }
+  });
+});
+
+async function waitUntil(fn: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await fn()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('condition not met in time');
+}

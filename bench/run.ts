@@ -41,6 +41,9 @@ const { values: flags } = parseArgs({
     out: { type: 'string' },
     'database-url': { type: 'string' },
     'trace-sql': { type: 'boolean', default: false },
+    size: { type: 'string' },
+    reuse: { type: 'string' },
+    samples: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
   strict: true,
@@ -51,8 +54,27 @@ if (flags.help) {
   [--clients N] [--invoices N] [--max-lines N] [--calibrate N] [--scenarios S1,S2,…]
   [--servers ours,baseline,postgraphile] [--keep] [--profile] [--binary] [--trace-sql] [--out FILE]
   [--database-url URL]
+       npm run bench -- --size N [--keep] [--reuse DATABASE] [--samples 7] [--invoices 20000]
+  (scale mode: single-request latency for a company of N invoices and one of 20,000, and the ratio)
 `);
   process.exit(0);
+}
+
+if (flags.size !== undefined) {
+  const size = Number(flags.size);
+  if (!Number.isInteger(size) || size < 1) throw new Error('--size must be a positive integer.');
+  const { runScale } = await import('./scale.ts');
+  process.exit(
+    await runScale({
+      size,
+      small: Number(flags.invoices ?? 20_000),
+      samples: Number(flags.samples ?? 7),
+      keep: flags.keep,
+      reuse: flags.reuse,
+      adminUrl: flags['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+      out: flags.out ?? `${ROOT}bench/results/scale.json`,
+    }),
+  );
 }
 
 const smoke = flags.smoke;

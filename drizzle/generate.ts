@@ -1,14 +1,19 @@
 // Generates the next SQL migration with drizzle-kit from the tables the engine derives (plus the
 // service's own tables), in drizzle-kit's folder layout: NNNN_<tag>.sql, meta/_journal.json and
 // meta/NNNN_snapshot.json. Run: npm run db:generate -- [tag]
+//
+// What drizzle-kit cannot express comes from the engine too: the extensions the indexes need
+// (before drizzle-kit's statements) and the counters' triggers (after them, engine/counts.ts).
+// Each such statement is idempotent and is written again only when no earlier migration has it.
 // Check mode (`npm run db:check`, run by CI before the tests): writes nothing, and fails when the
 // descriptors would generate a migration that is not checked in.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateDrizzleJson, generateMigration } from 'drizzle-kit/api';
 import * as system from '../server/schema.ts';
 import { model, tables } from '../server/model.ts';
+import { countsDdl } from '../engine/counts.ts';
 import { versionTriggers } from '../engine/versions.ts';
 import { webhookDeliveries } from '../server/webhooks/schema.ts';
 
@@ -26,10 +31,13 @@ const last = journal.entries.at(-1);
 const prev = last
   ? JSON.parse(readFileSync(join(meta, `${String(last.idx).padStart(4, '0')}_snapshot.json`), 'utf8'))
   : generateDrizzleJson({});
-const all: Record<string, unknown> = { ...system, engineSequences: tables.sequences, engineIdempotency: tables.idempotency, webhookDeliveries };
+const all: Record<string, unknown> = { ...system, engineSequences: tables.sequences, engineIdempotency: tables.idempotency, engineCounts: tables.counts, webhookDeliveries };
 for (const [name, t] of tables.byResource) all[name] = t;
 const cur = generateDrizzleJson(all, prev.id);
-const statements = await generateMigration(prev, cur);
+// The counters' extension and triggers (engine/counts.ts), when no checked-in migration has them.
+const written = readdirSync(dir).filter((f) => f.endsWith('.sql')).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+const missing = (xs: string[]) => xs.filter((x) => !written.includes(x));
+const statements = [...missing(['CREATE EXTENSION IF NOT EXISTS pg_trgm;']), ...(await generateMigration(prev, cur)), ...missing(countsDdl(model).map((x) => `${x};`))];
 // What drizzle-kit does not derive: the engine's triggers (engine/versions.ts), written again
 // whenever they change (they replace what is there). meta/engine_triggers.sql holds the checked-in
 // ones: the check compares against it and writes nothing.

@@ -28,6 +28,12 @@ export interface ListQuery {
   readonly count?: boolean;
 }
 
+/**
+ * The direction of the id that ends every order (making it total): the last term's, so that one
+ * (company, field, id) index serves the order read forwards or backwards.
+ */
+export const tieBreak = (order: readonly Order[]): 'asc' | 'desc' => order.at(-1)?.dir ?? 'asc';
+
 export const DATE_OPS = ['after', 'before', 'strictly_after', 'strictly_before'] as const;
 
 /** Builds one condition, validating the value; used by both adapters. */

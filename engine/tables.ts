@@ -2,7 +2,7 @@
 // order fields, unique constraints. drizzle-kit generates the migrations from these.
 import { sql } from 'drizzle-orm';
 import {
-  bigint, boolean as pgBoolean, date, index, integer as pgInteger, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid,
+  bigint, boolean as pgBoolean, date, index, integer as pgInteger, jsonb, numeric, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid,
   type AnyPgColumn, type PgColumnBuilderBase, type PgTableWithColumns,
 } from 'drizzle-orm/pg-core';
 import type { Model, ModelField, ModelResource } from './model.ts';
@@ -18,6 +18,8 @@ export interface Tables {
   get(resource: ModelResource | string): AnyTable;
   /** Per-company counters behind `sequence` text fields. */
   readonly sequences: AnyTable;
+  /** Collection sizes kept by triggers (engine/counts.ts). */
+  readonly counts: AnyTable;
   /** Kept write results behind Idempotency-Key (engine/idempotency.ts). */
   readonly idempotency: IdempotencyTable;
 }
@@ -98,11 +100,21 @@ export function buildTables(model: Model, scope: { table: AnyTable; column: AnyP
       }
       for (const u of r.unique) extras.push(uniqueIndex(u.constraint).on(t.companyId!, ...u.fields.map((f) => t[f.name]!)));
       for (const f of r.stored) {
-        if (indexed.has(f.name)) continue;
+        if (f.filter === 'partial' && f.kind === 'text') {
+          // Partial matches (ILIKE '%part%') through trigrams (CONTRACT §10).
+          extras.push(index(`${r.table}_${f.column}_trgm_idx`).using('gin', t[f.name]!.op('gin_trgm_ops')));
+        }
+        // A unique (company, field) index already serves a seek on that field (its values do not tie).
+        if (indexed.has(f.name) && (!f.order || (f.def as { unique?: string }).unique === 'company')) continue;
         if (f.kind === 'ref') extras.push(index(`${r.table}_${f.column}_idx`).on(t[f.name]!));
-        if (f.filter || f.order) extras.push(index(`${r.table}_company_${f.column}_idx`).on(t.companyId!, t[f.name]!));
+        // Order fields end with the id, the order's tie-break, so a keyset seek is one index range.
+        if (f.order) extras.push(index(`${r.table}_company_${f.column}_idx`).on(t.companyId!, t[f.name]!, t.id!));
+        // A filtered collection's first page is read in the default order (the id) from the same index.
+        else if (f.filter) extras.push(index(`${r.table}_company_${f.column}_idx`).on(t.companyId!, t[f.name]!, t.id!));
       }
       extras.push(index(`${r.table}_company_created_idx`).on(t.companyId!, t.createdAt!, t.id!));
+      // The default order (the id) within a company, without walking other companies' ids.
+      extras.push(index(`${r.table}_company_id_idx`).on(t.companyId!, t.id!));
       return extras;
     });
     byResource.set(r.name, table);
@@ -116,9 +128,21 @@ export function buildTables(model: Model, scope: { table: AnyTable; column: AnyP
     },
     (t) => [primaryKey({ columns: [t.companyId, t.name] })],
   );
+  const counts = pgTable(
+    'engine_counts',
+    {
+      companyId: uuid('company_id').notNull().references((): AnyPgColumn => scope.column, { onDelete: 'cascade' }),
+      resource: text('resource').notNull(),
+      key: text('key').notNull(),
+      slot: smallint('slot').notNull(),
+      n: bigint('n', { mode: 'number' }).notNull(),
+    },
+    (t) => [primaryKey({ columns: [t.companyId, t.resource, t.key, t.slot] })],
+  );
   return {
     byResource,
     sequences,
+    counts,
     idempotency: buildIdempotencyTable(scope.column),
     get(resource) {
       const t = byResource.get(typeof resource === 'string' ? resource : resource.name);

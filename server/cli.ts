@@ -1,4 +1,5 @@
-// `invoicing` — the one program: serve (default), migrate, user:create, token:create, schedule:run, demo.
+// `invoicing` — the one program: serve (default), migrate, user:create, token:create, schedule:run,
+// demo, counts:rebuild.
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { loadConfig } from './config.ts';
@@ -19,6 +20,7 @@ Commands:
   schedule:run [--date YYYY-MM-DD]
                               issues due recurring invoices and marks overdue invoices
                               for that day (default today, UTC), in every company
+  counts:rebuild              recounts the collection sizes kept for totalItems/totalCount
   demo [--email demo@example.com] [--company "Demo Company"] [--currency USD] [--password P]
                               seeds a demo company (clients, taxes, invoices in every state,
                               quotes, a recurring invoice, payments) once, and prints only a

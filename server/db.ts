@@ -1,6 +1,8 @@
 // The database: embedded PostgreSQL (PGlite) in DATA_DIR when DATABASE_URL is unset, otherwise
 // that server through postgres.js. Same migrations, same behaviour.
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { PGliteOptions } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import type { Db, RawQuery } from '../engine/types.ts';
@@ -155,7 +157,9 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
   const dir = o.dataDir ?? './data';
   if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
   const files = await pgliteAssets();
-  const client = dir.startsWith('memory://') ? new PGlite(files) : new PGlite(dir, files);
+  // pg_trgm (trigram indexes for partial text filters), from its bundle among the assets.
+  const extensions = { pg_trgm: { name: 'pg_trgm', setup: async () => ({ bundlePath: pathToFileURL(join(assetDir('pglite-extensions'), 'pg_trgm.tar.gz')) }) } };
+  const client = dir.startsWith('memory://') ? new PGlite({ ...files, extensions }) : new PGlite(dir, { ...files, extensions });
   await client.waitReady;
   const db = drizzle(client, { logger: counter.logger }) as unknown as Db;
   return {

@@ -13,6 +13,7 @@
 // same validation rules and limits (depth, aliases, cost) as on the normal path before anything
 // runs.
 import { sql } from 'drizzle-orm';
+import { countShape } from '../counts.ts';
 import { getArgumentValues, getVariableValues, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { compileStatement, placeholderNames } from '../drizzle-internals.ts';
 import type { Engine } from '../operations.ts';
@@ -77,7 +78,7 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
         bound.set(part.n, q);
         conditions(part, q, values);
         for (const k of WINDOW_KEYS) if (q.window[k] !== undefined) values[`w${part.n}${k}`] = q.window[k];
-        shape += `${part.n}:${q.where.map(reads.shape).join(',')}|${q.order.map((x) => `${x.field}:${x.dir}`).join(',')}|${WINDOW_KEYS.filter((k) => q.window[k] !== undefined).join(',')};`;
+        shape += `${part.n}:${q.where.map(reads.shape).join(',')}|${q.order.map((x) => `${x.field}:${x.dir}`).join(',')}|${WINDOW_KEYS.filter((k) => q.window[k] !== undefined).join(',')}|${countShape(part.r, q.where)};`;
       } else {
         const id = idFromIri(model, part.r, args.id);
         bound.set(part.n, id);

@@ -1,7 +1,7 @@
 // Collection filters and orders as SQL. Values go into the statement through `bind`, which names
 // them as placeholders, so that a statement is compiled once per shape (see `conditionShape`).
 import { and, asc, desc, eq, gt, gte, ilike, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { Condition, Order } from '../query.ts';
+import { tieBreak, type Condition, type Order } from '../query.ts';
 import type { AnyTable } from '../tables.ts';
 
 /** Turns a value into what the statement carries (a named placeholder). */
@@ -43,7 +43,7 @@ export const queryShape = (q: { where: readonly Condition[]; order: readonly Ord
   `${q.where.map(conditionShape).join(',')}|${q.order.map((o) => `${o.field}:${o.dir}`).join(',')}`;
 
 /** The order of a collection: the requested terms, then the id, so that every order is total. */
-export const orderTerms = (t: AnyTable, order: readonly Order[]): SQL[] => [...order.map((o) => (o.dir === 'desc' ? desc(t[o.field]) : asc(t[o.field]))), asc(t.id)];
+export const orderTerms = (t: AnyTable, order: readonly Order[]): SQL[] => [...order.map((o) => (o.dir === 'desc' ? desc(t[o.field]) : asc(t[o.field]))), tieBreak(order) === 'desc' ? desc(t.id) : asc(t.id)];
 
 /**
  * Binds values into `values` as placeholders named `<prefix>0`, `<prefix>1`, … in the order they

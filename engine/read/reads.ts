@@ -13,7 +13,7 @@ import type { Db, FieldValues, Principal, Tx } from '../types.ts';
 import { isUuid } from '../validate.ts';
 import { collectionWhere, conditionShape, conditionSql, orderTerms, placeholders, queryShape } from './conditions.ts';
 import type { SelectLists } from './select-lists.ts';
-import { countedFromStart, offsetAndLimit, WINDOW_KEYS, windowBounds, windowBoundsSql } from './window.ts';
+import { collectionSize, countedFromStart, offsetAndLimit, sizeShape, WINDOW_KEYS, windowBounds, windowBoundsSql } from './window.ts';
 
 export interface Page {
   items: FieldValues[];
@@ -36,6 +36,10 @@ export interface Reads {
   version(p: Principal, r: ModelResource, id: string): Promise<number>;
 }
 
+/** A company's collection's size (the placeholder `company`), from the counters when they can answer. */
+const size = (r: ModelResource, t: AnyTable, q: { where: ListQuery['where'] }, where: SQL | undefined): SQL =>
+  collectionSize(r, q.where, sql.placeholder('company'), () => sql`(select count(*) from ${t} where ${where})`);
+
 export function createReads(db: Db, model: Model, tables: Tables, statements: Statements, columns: SelectLists): Reads {
   const run = statements.run;
 
@@ -44,7 +48,8 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     const values: Record<string, unknown> = { company: p.company.id, limit: q.limit, offset: q.offset };
     const whereOf = collectionWhere(t, q.where, values);
     const countOf = async () => {
-      const [row] = await run(db, { key: `count|${r.name}|${q.where.map(conditionShape).join(',')}`, build: () => sql`select count(*)::float8 as "n" from ${t} where ${whereOf()}`, bind: whereOf }, values);
+      const build = () => sql`select ${size(r, t, q, whereOf())}::float8 as "n"`;
+      const [row] = await run(db, { key: `count|${r.name}|${q.where.map(conditionShape).join(',')}|${sizeShape(r, q.where)}`, build, bind: whereOf }, values);
       return Number(row?.n ?? 0);
     };
     if (q.limit === 0) return { items: [], total: await countOf() };
@@ -54,10 +59,10 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     const rows = await run(
       db,
       {
-        key: `list|${r.name}|${queryShape(q)}|${embedded}|${counted}`,
+        key: `list|${r.name}|${queryShape(q)}|${sizeShape(r, q.where)}|${embedded}|${counted}`,
         build: () => {
           const where = whereOf();
-          const total = counted ? sql`(select count(*) from ${t} where ${where})::float8` : sql`null`;
+          const total = counted ? sql`${size(r, t, q, where)}::float8` : sql`null`;
           return sql`select ${columns.of(r, embedded)}, ${total} as "__total" from ${t} where ${where} order by ${sql.join(orderTerms(t, q.order), sql`, `)} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}`;
         },
         bind: whereOf,
@@ -154,11 +159,11 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
       const where = whereOf();
       const order = sql.join(orderTerms(t, q.order), sql`, `);
       // The page is a subquery named like the table, so the order terms apply to it as they are.
-      return sql`select (select count(*) from ${t} where ${where})::float8 as "total",
+      return sql`select ${size(r, t, q, where)}::float8 as "total",
           coalesce(json_agg(${recordJson(model, r, r.table, projection, false)} order by ${order}), '[]'::json)::text as "members"
           from (select * from ${t} where ${where} order by ${order} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}) as ${sql.identifier(r.table)}`;
     };
-    const [row] = await run(db, { key: `json-list|${projection.name}|${r.name}|${queryShape(q)}`, build, bind: whereOf }, values);
+    const [row] = await run(db, { key: `json-list|${projection.name}|${r.name}|${queryShape(q)}|${sizeShape(r, q.where)}`, build, bind: whereOf }, values);
     return { members: row!.members as string, total: Number(row!.total) };
   }
 

@@ -2,8 +2,10 @@
 // gives the offsets in JavaScript (the resolvers' page info, the engine's slices) and as SQL
 // (the engine's windowed statement, the GraphQL compiler's pages), so every path reads the
 // same records.
-import { sql, type SQL } from 'drizzle-orm';
-import type { Window } from '../query.ts';
+import { sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { countShape, countSql } from '../counts.ts';
+import type { ModelResource } from '../model.ts';
+import type { Condition, Window } from '../query.ts';
 
 export type WindowKey = 'after' | 'before' | 'first' | 'last';
 export const WINDOW_KEYS: readonly WindowKey[] = ['after', 'before', 'first', 'last'];
@@ -72,3 +74,14 @@ export function windowBoundsSql(w: Window, total: SQL | undefined, value: (k: Wi
     max: (x, y) => sql`greatest(${x}, ${y})`,
   });
 }
+
+/**
+ * The size of a company's collection, as SQL: from the counters kept by triggers when they can
+ * answer (no filter, or only the state field's, engine/counts.ts), else counted with `count`
+ * (the collection's records). Every path sizes its windows with it: the engine's pages, the
+ * JSON pages and the GraphQL compiler's.
+ */
+export const collectionSize = (r: ModelResource, where: readonly Condition[], company: SQL | Placeholder | string, count: () => SQL): SQL => countSql(r, where, company) ?? count();
+
+/** What of a collection's conditions decides how collectionSize reads it: part of a statement's shape. */
+export const sizeShape = (r: ModelResource, where: readonly Condition[]): string => countShape(r, where);

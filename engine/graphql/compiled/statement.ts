@@ -4,8 +4,8 @@
 // subqueries, pages as ARRAY(subquery); the json type keeps the keys in the order of the
 // selection). Pages are the windows of engine/read/window.ts.
 import { sql, type SQL } from 'drizzle-orm';
-import type { SliceQuery, Window } from '../../query.ts';
-import { countedFromStart, windowBoundsSql, type WindowKey } from '../../read/window.ts';
+import { tieBreak, type SliceQuery, type Window } from '../../query.ts';
+import { collectionSize, countedFromStart, windowBoundsSql, type WindowKey } from '../../read/window.ts';
 import { columnOf, type Bound, type ConnSel, type Conditions, type ObjectField, type ObjectSel, type Plan } from './plan.ts';
 import { cursor, text } from './values.ts';
 
@@ -86,7 +86,7 @@ export function statement(plan: Plan, bound: Bound, conditions: Conditions): SQL
       } else {
         const as = alias('t');
         const t = sql.raw(as);
-        const order = sql.join([...q.order.map((o) => sql`${t}.${sql.identifier(columnOf(r, o.field))} ${sql.raw(o.dir)}`), sql`${t}."id" asc`], sql`, `);
+        const order = sql.join([...q.order.map((o) => sql`${t}.${sql.identifier(columnOf(r, o.field))} ${sql.raw(o.dir)}`), sql`${t}."id" ${sql.raw(tieBreak(q.order))}`], sql`, `);
         const edge = sql`json_build_object(${sql.join(
           f.fields.map((x) => sql`${text(x.key)}, ${x.kind === 'const' ? text(x.value) : x.kind === 'cursor' ? cursor(sql`row_number() over (order by ${order}) - 1`) : object(x.object, t)}`),
           sql`, `,
@@ -101,7 +101,10 @@ export function statement(plan: Plan, bound: Bound, conditions: Conditions): SQL
     const json = sql`json_build_object(${sql.join(pairs, sql`, `)})`;
     if (!counted) return json;
     const { lower, upper } = windowBoundsSql(w, sql`n`, num);
-    const bounds = sql`select n, ${lower} as lo, ${upper} as hi from (select count(*)::int as n from ${from(alias('t'))}) as b`;
+    // A company's collection is sized by the counters when they can answer; children are counted.
+    const count = () => sql`(select count(*) from ${from(alias('t'))})`;
+    const n = via ? count() : collectionSize(r, q.where, company, count);
+    const bounds = sql`select n, ${lower} as lo, ${upper} as hi from (select ${n}::int as n) as b`;
     return sql`(select ${json} from (${bounds}) as ${c})`;
   }
 

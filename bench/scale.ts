@@ -1,0 +1,159 @@
+// `npm run bench -- --size 1000000`: does a request's cost grow with the company's data? One
+// database holds a company of `--size` invoices (generated in SQL, bench/seed-sql.ts) next to the
+// usual company of 20,000 (bench/seed.ts); the same single requests are sent to our service for
+// each company, one at a time (median of `--samples`, after two warm-ups), and each scenario
+// reports the ratio of its latency at `--size` to its latency at 20,000.
+//
+//   npm run bench -- --size 1000000 --keep          seed, measure, keep the database (name printed)
+//   npm run bench -- --size 1000000 --reuse <name>  measure again on a kept database (migrations
+//                                                   added since are applied by the server at start)
+//   psql -c 'drop database <name> with (force)'     when done
+import { writeFileSync, mkdirSync } from 'node:fs';
+import postgres from 'postgres';
+import { openDatabase } from '../server/db.ts';
+import { tokenCreate } from '../server/commands.ts';
+import { encodeCursor } from '../engine/graphql/connection.ts';
+import { checkTotals, createBenchDatabase, seed, type BenchDatabase } from './seed.ts';
+import { seedInSql } from './seed-sql.ts';
+import { ROOT, startOurs } from './servers.ts';
+
+export interface ScaleOptions {
+  size: number;
+  small: number;
+  samples: number;
+  keep: boolean;
+  reuse?: string;
+  adminUrl: string;
+  out: string;
+}
+
+interface Company {
+  label: string;
+  name: string;
+  email: string;
+  invoices: number;
+  companyId: string;
+  token: string;
+}
+
+interface Probe {
+  id: string;
+  title: string;
+  request(c: Company): Promise<{ path: string; init: RequestInit; expect: number }>;
+}
+
+const log = (s: string) => process.stdout.write(`${s}\n`);
+const SMALL = { name: 'Bench Co', email: 'bench@example.com' };
+const LARGE = { name: 'Scale Co', email: 'scale@example.com' };
+
+const gql = (c: Company, query: string) => ({
+  path: '/api/graphql',
+  init: { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-token': c.token }, body: JSON.stringify({ query }) },
+  expect: 200,
+});
+const rest = (c: Company, path: string, expect = 200) => ({ path, init: { headers: { accept: 'application/ld+json', 'x-api-token': c.token } }, expect });
+const GQL_PAGE = (after: string) =>
+  `{ invoices(first: 30${after}) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { number total client { name currency } lines(first: 10) { edges { node { description qty price } } } } } } }`;
+
+export async function runScale(o: ScaleOptions, admin: postgres.Sql | null = null): Promise<number> {
+  let db: BenchDatabase;
+  const adminConn = admin ?? postgres(o.adminUrl, { max: 1, onnotice: () => {} });
+  if (o.reuse) {
+    const u = new URL(o.adminUrl);
+    u.pathname = `/${o.reuse}`;
+    db = { name: o.reuse, url: u.toString(), drop: async () => adminConn.unsafe(`drop database if exists ${o.reuse} with (force)`).then(() => {}) };
+    log(`== reusing database ${db.name}`);
+  } else {
+    db = await createBenchDatabase(o.adminUrl);
+    log(`== database ${db.name}${o.keep ? ' (kept: measure again with --reuse ' + db.name + ')' : ''}`);
+  }
+  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+  const results: { id: string; title: string; small: number; large: number; ratio: number; status: string }[] = [];
+  let server: Awaited<ReturnType<typeof startOurs>> | undefined;
+  try {
+    if (!o.reuse) {
+      const t0 = Date.now();
+      const small = await seed(db.url, { clients: 1000, invoices: o.small, maxLines: 10 });
+      log(`   ${SMALL.name}: ${small.counts.invoices.toLocaleString('en-US')} invoices, ${small.counts.lines.toLocaleString('en-US')} lines in ${(small.ms / 1000).toFixed(1)} s`);
+      const large = await seedInSql(db.url, LARGE.name, LARGE.email, { clients: Math.max(1000, Math.round(o.size / 100)), invoices: o.size, maxLines: 10 }, log);
+      log(`   ${LARGE.name}: ${large.counts.invoices.toLocaleString('en-US')} invoices, ${large.counts.lines.toLocaleString('en-US')} lines, ${large.counts.payments.toLocaleString('en-US')} payments in ${(large.ms / 1000).toFixed(1)} s`);
+      const t1 = Date.now();
+      if (!process.env.SCALE_SKIP_CHECK) await checkTotals(sql);
+      log(`   totals checked independently in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+      await sql`vacuum analyze`;
+      log(`== seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    }
+    // Fresh tokens (a kept database's were printed once and are not stored).
+    const database = await openDatabase({ databaseUrl: db.url, maxConnections: 1 });
+    const companies: Company[] = [];
+    try {
+      for (const [label, c] of [['20k', SMALL], ['large', LARGE]] as const) {
+        const token = (await tokenCreate({ db: database.db }, { email: c.email, company: c.name, name: `scale ${Date.now()}` })).trim();
+        const [row] = (await sql`select c.id, (select count(*) from invoices i where i.company_id = c.id)::int as n from companies c where c.name = ${c.name}`) as unknown as [{ id: string; n: number }];
+        companies.push({ label, ...c, token, companyId: row.id, invoices: row.n });
+      }
+    } finally {
+      await database.close();
+    }
+
+    // The record in the middle of the default order (id), for the deep cursor.
+    const middle = async (c: Company, order = 'id') =>
+      ((await sql.unsafe(`select id from invoices where company_id = $1 order by ${order} offset $2 limit 1`, [c.companyId, Math.floor(c.invoices / 2)])) as unknown as [{ id: string }])[0];
+    const middlePage = (c: Company) => Math.max(1, Math.ceil(c.invoices / 30 / 2));
+
+    const probes: Probe[] = [
+      { id: 'L1', title: 'GET /api/invoices (page 1, JSON-LD)', request: async (c) => rest(c, '/api/invoices') },
+      { id: 'L2', title: 'GET /api/invoices?page=<middle>', request: async (c) => rest(c, `/api/invoices?page=${middlePage(c)}`) },
+      { id: 'L3', title: 'GET /api/invoices?number=<part>', request: async (c) => rest(c, '/api/invoices?number=0042') },
+      { id: 'L4', title: 'GET /api/invoices?order[total]=desc', request: async (c) => rest(c, '/api/invoices?order%5Btotal%5D=desc') },
+      { id: 'L5', title: 'GET /api/invoices?status=paid', request: async (c) => rest(c, '/api/invoices?status=paid') },
+      { id: 'L6', title: 'GraphQL invoices(first: 30) with client and lines', request: async (c) => gql(c, GQL_PAGE('')) },
+      {
+        id: 'L7',
+        title: 'the same after: a cursor in the middle',
+        request: async (c) => {
+          void (await middle(c));
+          return gql(c, GQL_PAGE(`, after: ${JSON.stringify(encodeCursor(Math.floor(c.invoices / 2) - 1))}`));
+        },
+      },
+    ];
+
+    server = await startOurs({ databaseUrl: db.url });
+    log(`== single requests, median of ${o.samples} after 2 warm-ups (ms)`);
+    for (const p of probes) {
+      const ms: Record<string, number> = {};
+      let status = 'ok';
+      for (const c of companies) {
+        const { path, init, expect } = await p.request(c);
+        const times: number[] = [];
+        for (let i = 0; i < o.samples + 2; i++) {
+          const t = performance.now();
+          const res = await fetch(server.url + path, init);
+          const body = await res.text();
+          const took = performance.now() - t;
+          if (res.status !== expect || (path === '/api/graphql' && body.includes('"errors"'))) status = `${c.label}: ${res.status} ${body.slice(0, 160)}`;
+          if (i >= 2) times.push(took);
+        }
+        times.sort((a, b) => a - b);
+        ms[c.label] = times[Math.floor(times.length / 2)]!;
+      }
+      const r = { id: p.id, title: p.title, small: ms['20k']!, large: ms.large!, ratio: ms.large! / ms['20k']!, status };
+      results.push(r);
+      log(`  ${p.id} ${p.title}: ${r.small.toFixed(1)} ms / ${r.large.toFixed(1)} ms = ${r.ratio.toFixed(2)}×${status === 'ok' ? '' : `  (${status})`}`);
+    }
+    const [sizes] = (await sql`select count(*) filter (where c.name = ${SMALL.name})::int as small, count(*) filter (where c.name = ${LARGE.name})::int as large from invoices i join companies c on c.id = i.company_id`) as unknown as [{ small: number; large: number }];
+    const head = `| Scenario | ${sizes.small.toLocaleString('en-US')} invoices | ${sizes.large.toLocaleString('en-US')} invoices | ratio |\n|---|--:|--:|--:|`;
+    const table = [head, ...results.map((r) => `| ${r.id} ${r.title}${r.status === 'ok' ? '' : ' (wrong answer)'} | ${r.small.toFixed(1)} ms | ${r.large.toFixed(1)} ms | ${r.ratio.toFixed(2)}× |`)].join('\n');
+    log(`\n${table}\n`);
+    mkdirSync(`${ROOT}bench/results`, { recursive: true });
+    writeFileSync(o.out, `${JSON.stringify({ date: new Date().toISOString(), sizes, samples: o.samples, results }, null, 2)}\n`);
+    writeFileSync(o.out.replace(/\.json$/, '.md'), `${table}\n`);
+    return results.some((r) => r.status !== 'ok') ? 1 : 0;
+  } finally {
+    await server?.stop().catch(() => {});
+    await sql.end({ timeout: 5 });
+    if (!o.keep && !o.reuse) await db.drop().catch((e) => log(`could not drop ${db.name}: ${(e as Error).message}`));
+    else log(`   database ${db.name} kept (drop it with: psql -h 127.0.0.1 -U postgres -c 'drop database ${db.name} with (force)')`);
+    if (!admin) await adminConn.end({ timeout: 5 });
+  }
+}

@@ -1,0 +1,141 @@
+// Keyset cursors (CONTRACT §10): a cursor names a position in an ordered collection by the
+// values of the order's fields and the record's id, never by an offset, so the page after it is
+// read by seeking an index — it costs what the first page costs — and stays right when records
+// are added or removed before it. Self-contained: the adapters (REST `after`/`before`, GraphQL
+// connections) encode a page's first and last records and hand decoded positions back here.
+//
+// Order semantics are PostgreSQL's defaults, which the collection reads use: ASC puts nulls
+// last, DESC puts them first; every order ends with the id in the last term's direction
+// (query.ts `tieBreak`), so it is total.
+import { and, or, sql, type SQL } from 'drizzle-orm';
+import { ApiError } from './errors.ts';
+import type { ModelResource } from './model.ts';
+import { tieBreak, type Order } from './query.ts';
+import type { AnyTable } from './tables.ts';
+import { isDate, isUuid } from './validate.ts';
+import type { FieldValues } from './types.ts';
+
+/** A decoded cursor: the order fields' values, then the id. */
+export interface Position {
+  readonly values: readonly (string | number | null)[];
+  readonly id: string;
+}
+
+type Kind = 'text' | 'integer' | 'decimal' | 'date' | 'timestamp' | 'uuid';
+
+interface Term {
+  readonly field: string;
+  readonly dir: 'asc' | 'desc';
+  readonly kind: Kind;
+  readonly nullable: boolean;
+}
+
+/** The order's terms as the seek needs them (the id excluded). */
+function termsOf(r: ModelResource, order: readonly Order[]): Term[] {
+  return order.map((o) => {
+    if (o.field === 'createdAt' || o.field === 'updatedAt') return { field: o.field, dir: o.dir, kind: 'timestamp', nullable: false };
+    const f = r.byName.get(o.field);
+    if (!f?.stored) throw new Error(`${r.name}.${o.field} cannot be an order field`);
+    const d = f.def as { default?: unknown };
+    const nullable = !(f.required || d.default !== undefined || (f.readOnly && f.kind === 'integer'));
+    const kind: Kind = f.kind === 'integer' ? 'integer' : f.kind === 'decimal' ? 'decimal' : f.kind === 'date' ? 'date' : f.kind === 'timestamp' ? 'timestamp' : f.kind === 'ref' ? 'uuid' : 'text';
+    return { field: o.field, dir: o.dir, kind, nullable };
+  });
+}
+
+/** The order's signature inside a cursor: a cursor of another order is refused. */
+const signature = (order: readonly Order[]): string => order.map((o) => `${o.field}${o.dir === 'desc' ? '-' : ''}`).join(',');
+
+function cursorValue(v: unknown): string | number | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'number' || typeof v === 'string') return v;
+  if (typeof v === 'bigint') return String(v);
+  return String(v);
+}
+
+/** The opaque cursor of `rec` in `order`: base64url of [signature, values…, id]. */
+export function encodeCursor(r: ModelResource, order: readonly Order[], rec: FieldValues): string {
+  termsOf(r, order);
+  const parts = [signature(order), ...order.map((o) => cursorValue(rec[o.field])), String(rec.id)];
+  return Buffer.from(JSON.stringify(parts)).toString('base64url');
+}
+
+const MAX_CURSOR = 4096;
+
+function valid(t: Term, v: unknown): v is string | number | null {
+  if (v === null) return t.nullable;
+  switch (t.kind) {
+    case 'integer':
+      return typeof v === 'number' && Number.isSafeInteger(v);
+    case 'decimal':
+      return typeof v === 'string' && /^-?\d{1,18}(\.\d{1,10})?$/.test(v);
+    case 'date':
+      return typeof v === 'string' && isDate(v);
+    case 'timestamp':
+      return typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/.test(v) && !Number.isNaN(Date.parse(v));
+    case 'uuid':
+      return isUuid(v);
+    case 'text':
+      return typeof v === 'string' && v.length <= 1000 && !v.includes('\u0000');
+  }
+}
+
+/** Reads a cursor for `order`; a malformed, forged or foreign (other order) cursor is a 400 naming `arg`. */
+export function decodeCursor(r: ModelResource, order: readonly Order[], cursor: unknown, arg: string): Position {
+  const bad = () => ApiError.badRequest(`"${arg}" is not a valid cursor for this collection and order: follow the cursors and links the API returns.`);
+  if (typeof cursor !== 'string' || !cursor.length || cursor.length > MAX_CURSOR || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw bad();
+  }
+  const terms = termsOf(r, order);
+  if (!Array.isArray(parts) || parts.length !== terms.length + 2 || parts[0] !== signature(order)) throw bad();
+  const values = parts.slice(1, -1);
+  const id = parts.at(-1);
+  if (!isUuid(id) || !terms.every((t, i) => valid(t, values[i]))) throw bad();
+  return { values: values as (string | number | null)[], id: id.toLowerCase() };
+}
+
+/**
+ * The rows strictly after (`after`) or before (`before`) `pos` in `order`. A uniform direction
+ * with no null in the position is one row comparison, which the (company, field, id) index
+ * seeks; otherwise the lexicographic expansion, with nulls where PostgreSQL sorts them.
+ */
+export function seek(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before'): SQL {
+  const terms = [...termsOf(r, order), { field: 'id', dir: tieBreak(order), kind: 'uuid', nullable: false } as Term];
+  const values = [...pos.values, pos.id];
+  const col = (term: Term) => t[term.field] as unknown as SQL;
+  /** Whether, at one term, nulls sort on the `side` of a non-null value: ASC puts them last. */
+  const nullsBeyond = (term: Term) => (term.dir === 'asc') === (side === 'after');
+  const beyond = (term: Term, v: string | number): SQL => ((term.dir === 'asc') === (side === 'after') ? sql`${col(term)} > ${v}` : sql`${col(term)} < ${v}`);
+  const equal = (term: Term, v: string | number | null): SQL => (v === null ? sql`${col(term)} is null` : sql`${col(term)} = ${v}`);
+
+  const disjuncts: SQL[] = [];
+  const uniform = terms.every((x) => x.dir === terms[0]!.dir) && values.every((v) => v !== null);
+  if (uniform) {
+    const op = (terms[0]!.dir === 'asc') === (side === 'after') ? sql`>` : sql`<`;
+    disjuncts.push(sql`(${sql.join(terms.map(col), sql`, `)}) ${op} (${sql.join(values.map((v) => sql`${v}`), sql`, `)})`);
+  }
+  for (let i = 0; i < terms.length; i++) {
+    const term = terms[i]!;
+    const v = values[i]!;
+    const prefix = terms.slice(0, i).map((x, j) => equal(x, values[j]!));
+    let step: SQL | undefined;
+    if (v === null) step = nullsBeyond(term) ? undefined : sql`${col(term)} is not null`;
+    else if (uniform) step = term.nullable && nullsBeyond(term) ? sql`${col(term)} is null` : undefined;
+    else step = term.nullable && nullsBeyond(term) ? sql`(${beyond(term, v)} or ${col(term)} is null)` : beyond(term, v);
+    if (step) disjuncts.push(prefix.length ? and(...prefix, step)! : step);
+  }
+  return disjuncts.length ? sql`(${or(...disjuncts)})` : sql`false`;
+}
+
+/** The collection's ORDER BY, or its reverse (to read the page before a cursor, or the last page). */
+export function orderBy(t: AnyTable, order: readonly Order[], reverse = false): SQL[] {
+  const flip = (d: 'asc' | 'desc') => (reverse ? (d === 'asc' ? 'desc' : 'asc') : d);
+  // Reversed, nulls keep their place relative to values: ASC NULLS LAST becomes DESC NULLS FIRST.
+  const term = (c: unknown, d: 'asc' | 'desc') => sql`${c} ${sql.raw(flip(d) === 'asc' ? 'asc nulls last' : 'desc nulls first')}`;
+  return [...order.map((o) => term(t[o.field], o.dir)), term(t.id, tieBreak(order))];
+}

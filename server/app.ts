@@ -30,7 +30,7 @@ import { documentsOf } from './documents/index.ts';
 import { registerWeb } from './web/routes.ts';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { webhookOutbox } from './webhooks/outbox.ts';
-import { registerWebhookRoutes } from './webhooks/routes.ts';
+import { registerWebhookRoutes, webhookOps } from './webhooks/routes.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 
 const GRAPHQL_PATH = '/api/graphql';
@@ -144,7 +144,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
     },
   );
 
-  registerWebhookRoutes(app, { db: o.database.db, engine, formats, principal: principalOf, worker: webhooks });
+  const hookOps = webhookOps({ db: o.database.db, engine, worker: webhooks });
+  registerWebhookRoutes(app, { engine, formats, principal: principalOf, ops: hookOps });
   installIdempotency(app, { engine, formats, clock: gate.clock });
   registerRest(app, { engine, formats, principal: principalOf, documents: documentsOf(engine, o.database.db) });
   registerCompanyApi(app, { db: o.database.db, formats, principal: principalOf });
@@ -160,6 +161,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
     revoked: (id) => gate.revoked(id),
     clock: gate.clock,
     sharedThrottle: gate.sharedThrottle(),
+    engine,
+    webhooks: hookOps,
   });
   return { fastify: app, engine, gate, history, webhooks };
 }

@@ -160,7 +160,8 @@ function DeliveriesDialog({ hook, canWrite, onClose }) {
       live = false;
     };
   }, [reloads]);
-  const pending = list?.items.some((d) => d.status === 'pending');
+  // Refreshed while an attempt is due within the next half minute (not for a retry hours away).
+  const pending = list?.items.some((d) => d.status === 'pending' && (!d.nextAttemptAt || Date.parse(d.nextAttemptAt) - Date.now() < 30_000));
   useEffect(() => {
     if (!pending) return undefined;
     const t = setTimeout(() => setReloads((n) => n + 1), 2000);
@@ -199,7 +200,9 @@ function DeliveriesDialog({ hook, canWrite, onClose }) {
               <td data-label="Event" class="mono-cell">${d.type}</td>
               <td data-label="Status"><span class=${`state ${STATUS_CLASS[d.status]}`}>${d.status}</span></td>
               <td data-label="Attempts" class="num">${d.attempts}</td>
-              <td data-label="Response">${d.responseStatus === null ? html`<span class="muted">—</span>` : html`<span class=${codeClass(d.responseStatus)}>${d.responseStatus}</span>`}${d.durationMs === null ? null : html` <span class="muted small">${d.durationMs} ms</span>`}</td>
+              <td data-label="Response">${d.responseStatus === null
+                ? html`<span class="muted">—</span>`
+                : html`<span><span class=${codeClass(d.responseStatus)}>${d.responseStatus}</span>${d.durationMs === null ? null : html` <span class="muted small">${d.durationMs} ms</span>`}</span>`}</td>
               <td data-label="Error" class="small error-cell">${d.lastError ?? html`<span class="muted">—</span>`}</td>
               <td data-label="Next attempt">${d.nextAttemptAt ? html`<time datetime=${d.nextAttemptAt} title=${dateTime(d.nextAttemptAt)}>${relative(d.nextAttemptAt)}</time>` : html`<span class="muted">—</span>`}</td>
               <td data-label="Created"><time datetime=${d.createdAt} title=${dateTime(d.createdAt)}>${relative(d.createdAt)}</time></td>

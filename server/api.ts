@@ -25,8 +25,7 @@ import { companyModel } from './company.ts';
 import { historyHook, type HistoryRecorder } from './history.ts';
 import { registerTokenApi, tokenModel } from './token-api.ts';
 import { installIdempotency } from './idempotency.ts';
-import { registerWebhookRoutes } from './webhooks/routes.ts';
-import type { WebhookWorker } from './webhooks/worker.ts';
+import { registerWebhookRoutes, type WebhookOps } from './webhooks/routes.ts';
 
 /** Where the API is mounted: the prefix of every IRI the model gives its records. */
 export const API_PREFIX = '/api';
@@ -44,8 +43,8 @@ export interface ApiOptions {
   history: HistoryRecorder;
   /** Document representations (PDF, e-invoice) of a resource's items, offered on its read route. */
   documents?(r: ModelResource): readonly ItemDocument[];
-  /** The webhook delivery worker (its endpoints retry and ping through it). */
-  webhooks: WebhookWorker;
+  /** What the webhook endpoints do (secret rotation, deliveries, retry, ping), shared with the web page. */
+  webhooks: WebhookOps;
 }
 
 export async function apiPlugin(app: FastifyInstance, o: ApiOptions): Promise<void> {
@@ -83,5 +82,5 @@ function registerRoutes(rest: FastifyInstance, o: ApiOptions): void {
   registerRest(rest, { engine: o.engine, formats: o.formats, principal: principalOf, documents: o.documents });
   registerTokenApi(rest, { db: o.db, formats: o.formats, principal: principalOf, history: o.history, revoked: (id) => o.gate.revoked(id), clock: o.gate.clock });
   registerCompanyApi(rest, { db: o.db, formats: o.formats, principal: principalOf });
-  registerWebhookRoutes(rest, { db: o.db, engine: o.engine, formats: o.formats, principal: principalOf, worker: o.webhooks });
+  registerWebhookRoutes(rest, { engine: o.engine, formats: o.formats, principal: principalOf, ops: o.webhooks });
 }

@@ -27,6 +27,7 @@ import { documentsOf } from './documents/index.ts';
 import { registerWeb } from './web/routes.ts';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { webhookOutbox } from './webhooks/outbox.ts';
+import { webhookOps } from './webhooks/routes.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 
 const VERSION = (JSON.parse(readAsset('app', 'package.json').toString('utf8')) as { version: string }).version;
@@ -129,6 +130,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi }));
 
   const graphqlSchema = withCompany(buildGraphqlSchema(model, engine), o.database.db);
+  const hookOps = webhookOps({ db: o.database.db, engine, worker: webhooks });
   await app.register(apiPlugin, {
     prefix: API_PREFIX,
     db: o.database.db,
@@ -140,7 +142,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     gate,
     history,
     documents: documentsOf(engine, o.database.db),
-    webhooks,
+    webhooks: hookOps,
   });
   registerGraphiqlAssets(app, { schema: graphqlSchema, endpoint: API_PREFIX + GRAPHQL_PATH, readAsset });
 
@@ -152,6 +154,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
     revoked: (id) => gate.revoked(id),
     clock: gate.clock,
     sharedThrottle: gate.sharedThrottle(),
+    engine,
+    webhooks: hookOps,
   });
   return { fastify: app, engine, gate, history, webhooks };
 }

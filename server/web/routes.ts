@@ -32,6 +32,10 @@ import {
   type TokenRow,
 } from '../token-service.ts';
 import { readCompany, updateCompany } from '../company.ts';
+import type { Principal } from '../../engine/types.ts';
+import type { Engine } from '../../engine/operations.ts';
+import { json as jsonFormat } from '../../formats/json.ts';
+import type { WebhookOps } from '../webhooks/routes.ts';
 import { CONTENT_SECURITY_POLICY, loginPage, messagePage, profilePage, setupPage } from './pages.ts';
 import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, SessionStore, setSessionCookie, type Session } from './sessions.ts';
 import { checkSetup, currencies, hasUsers, MAX_PASSWORD, runSetup } from './setup.ts';
@@ -41,6 +45,8 @@ import { DEFAULT_THROTTLE, LoginThrottle, type SharedThrottle, type ThrottleOpti
 export const PROFILE_PATH = '/profile/api';
 /** Settings → Company: the company profile printed on invoices and quotes. */
 export const COMPANY_PAGE = '/profile/company';
+/** Settings → Webhooks: the company's webhooks and their deliveries. */
+export const WEBHOOKS_PAGE = '/profile/webhooks';
 
 export interface WebOptions {
   db: Db;
@@ -53,6 +59,10 @@ export interface WebOptions {
   throttle?: ThrottleOptions;
   /** Redis, when configured: sign-in failures are counted across every instance. */
   sharedThrottle?: SharedThrottle;
+  /** The engine: the Webhook records of Settings → Webhooks, read and written as the session's member. */
+  engine: Engine;
+  /** The webhook operations of /api/webhooks/… (rotate, deliveries, retry, ping). */
+  webhooks: WebhookOps;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -260,6 +270,12 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       return html(reply, 200, profilePage({ csrf: store.csrfToken(s.value), ...meOf(s) }, { title: 'Company', script: 'company.js' }));
     });
 
+    scope.get(WEBHOOKS_PAGE, async (req, reply) => {
+      const s = await sessionOf(req);
+      if (!s) return reply.redirect(`/login?next=${encodeURIComponent(WEBHOOKS_PAGE)}`);
+      return html(reply, 200, profilePage({ csrf: store.csrfToken(s.value), ...meOf(s) }, { title: 'Webhooks', script: 'webhooks.js' }));
+    });
+
     // ---- JSON endpoints of the page ---------------------------------------------------------
 
     const json = (reply: FastifyReply, status: number, body: unknown) =>
@@ -302,6 +318,59 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     scope.patch(`${PROFILE_PATH}/company-profile`, async (req, reply) => {
       const company = await activeCompany(req);
       return json(reply, 200, await updateCompany(db, { role: company.role, company }, objectBody(req)));
+    });
+
+    // Settings → Webhooks: the engine's Webhook operations and the functions behind
+    // /api/webhooks/… (server/webhooks/routes.ts), as the session's member of the active company
+    // (its role decides, as a token's would: viewers read only).
+    const hooks = o.webhooks;
+    const hookResource = hooks.resource;
+    async function principal(req: FastifyRequest): Promise<Principal> {
+      const s = await signedIn(req);
+      if (!s.company) throw ApiError.forbidden('You are not a member of any company.');
+      return { userId: s.user.id, role: s.company.role, company: { id: s.company.id, currency: s.company.currency } };
+    }
+    const hookOut = (rec: FieldValues) => jsonFormat.item(o.engine.model, hookResource, rec).body;
+    const HOOK_FIELDS = ['url', 'events', 'description', 'active'];
+    const hookInput = (req: FastifyRequest): FieldValues => {
+      const body = objectBody(req);
+      return Object.fromEntries(Object.entries(body).filter(([k]) => HOOK_FIELDS.includes(k)));
+    };
+    scope.get(`${PROFILE_PATH}/webhooks/event-types`, async (req, reply) => {
+      await principal(req);
+      return json(reply, 200, hooks.eventTypes());
+    });
+    scope.get(`${PROFILE_PATH}/webhooks`, async (req, reply) => {
+      const p = await principal(req);
+      const page = await o.engine.list(p, hookResource, { where: [], order: [{ field: 'createdAt', dir: 'asc' }], offset: 0, limit: 100 });
+      return json(reply, 200, { items: page.items.map(hookOut), total: page.total });
+    });
+    scope.post(`${PROFILE_PATH}/webhooks`, async (req, reply) => {
+      const p = await principal(req);
+      // The created record carries the whole secret: this response only (no-store).
+      return json(reply, 201, hookOut(await o.engine.create(p, hookResource, hookInput(req))));
+    });
+    scope.patch<{ Params: { id: string } }>(`${PROFILE_PATH}/webhooks/:id`, async (req, reply) => {
+      const p = await principal(req);
+      return json(reply, 200, hookOut(await o.engine.update(p, hookResource, req.params.id, hookInput(req), 'update')));
+    });
+    scope.delete<{ Params: { id: string } }>(`${PROFILE_PATH}/webhooks/:id`, async (req, reply) => {
+      const p = await principal(req);
+      await o.engine.remove(p, hookResource, req.params.id);
+      return reply.code(204).header('cache-control', 'no-store').send();
+    });
+    scope.post<{ Params: { id: string } }>(`${PROFILE_PATH}/webhooks/:id/rotate-secret`, async (req, reply) => {
+      return json(reply, 200, hookOut(await hooks.rotateSecret(await principal(req), req.params.id)));
+    });
+    scope.get<{ Params: { id: string } }>(`${PROFILE_PATH}/webhooks/:id/deliveries`, async (req, reply) => {
+      const q = new URL(req.url, 'http://x').searchParams;
+      return json(reply, 200, await hooks.deliveries(await principal(req), req.params.id, q));
+    });
+    scope.post<{ Params: { id: string; delivery: string } }>(`${PROFILE_PATH}/webhooks/:id/deliveries/:delivery/retry`, async (req, reply) => {
+      return json(reply, 202, await hooks.retry(await principal(req), req.params.id, req.params.delivery));
+    });
+    scope.post<{ Params: { id: string } }>(`${PROFILE_PATH}/webhooks/:id/ping`, async (req, reply) => {
+      return json(reply, 202, await hooks.ping(await principal(req), req.params.id));
     });
 
     scope.get(`${PROFILE_PATH}/tokens`, async (req, reply) => {

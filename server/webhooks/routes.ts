@@ -18,11 +18,10 @@ import { webhookDeliveries as d } from './schema.ts';
 import type { WebhookWorker } from './worker.ts';
 
 export interface WebhookRoutesOptions {
-  db: Db;
   engine: Engine;
   formats: Formats;
   principal(req: FastifyRequest): Principal;
-  worker: WebhookWorker;
+  ops: WebhookOps;
 }
 
 const STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -66,12 +65,91 @@ function deliveryJson(row: Record<string, unknown>) {
   };
 }
 
-export function registerWebhookRoutes(app: FastifyInstance, o: WebhookRoutesOptions): void {
+export interface WebhookOpsOptions {
+  db: Db;
+  engine: Engine;
+  worker: WebhookWorker;
+}
+
+export type DeliveryJson = ReturnType<typeof deliveryJson>;
+
+/**
+ * The webhook operations beside the engine's CRUD, for every adapter (the API's routes below and
+ * the web page's session-authenticated endpoints): tenancy and roles are checked here.
+ */
+export function webhookOps(o: WebhookOpsOptions) {
   const { engine, db } = o;
   const r = engine.model.get('Webhook');
   const writer = (p: Principal) => {
     if (p.role === 'viewer') throw ApiError.forbidden('A viewer may only read.');
   };
+  return {
+    resource: r,
+    eventTypes: (): string[] => engine.eventTypes(),
+    /** Replaces the signing secret; the webhook with its new secret, shown this once. */
+    async rotateSecret(p: Principal, id: string): Promise<FieldValues> {
+      writer(p);
+      await engine.read(p, r, id);
+      const secret = newSecret();
+      const t = engine.tables.get(r);
+      await db.update(t).set({ secret, updatedAt: new Date() }).where(and(eq(t.id, id.toLowerCase()), eq(t.companyId, p.company.id)));
+      return { ...(await engine.read(p, r, id)), secret };
+    },
+    /** A page of the webhook's deliveries, newest first, and their total. */
+    async deliveries(p: Principal, id: string, q: URLSearchParams): Promise<{ items: DeliveryJson[]; total: number }> {
+      const hook = await engine.read(p, r, id);
+      const page = parseIntParam('page', q.get('page'), 1) ?? 1;
+      const ipp = Math.min(parseIntParam('itemsPerPage', q.get('itemsPerPage'), 1) ?? 30, 100);
+      if ((page - 1) * ipp > 10_000) throw ApiError.badRequest('Page parameter is too large.');
+      const where: SQL[] = [eq(d.webhookId, String(hook.id)), eq(d.companyId, p.company.id)];
+      const statuses = [...q.getAll('status'), ...q.getAll('status[]')];
+      for (const s of statuses) if (!(STATUSES as readonly string[]).includes(s)) throw ApiError.badRequest(`status must be one of ${STATUSES.join(', ')}.`);
+      if (statuses.length) where.push(inArray(d.status, statuses));
+      const types = [...q.getAll('type'), ...q.getAll('type[]')];
+      if (types.length) where.push(inArray(d.type, types));
+      const rows = (await db.select().from(d).where(and(...where)).orderBy(desc(d.createdAt), desc(d.id)).limit(ipp).offset((page - 1) * ipp)) as Record<string, unknown>[];
+      const [{ n }] = (await db.select({ n: sql<number>`count(*)::int` }).from(d).where(and(...where))) as [{ n: number }];
+      return { items: rows.map(deliveryJson), total: n };
+    },
+    /** Queues a delivery for an attempt now. */
+    async retry(p: Principal, id: string, delivery: string): Promise<DeliveryJson> {
+      writer(p);
+      const hook = await engine.read(p, r, id);
+      if (!isUuid(delivery)) throw ApiError.notFound();
+      // A delivery whose attempt is running right now keeps its lease; it is retried after it.
+      const [row] = (await db
+        .update(d)
+        .set({ status: 'pending', nextAttemptAt: sql`now()`, updatedAt: sql`now()` })
+        .where(and(eq(d.id, delivery.toLowerCase()), eq(d.webhookId, String(hook.id)), eq(d.companyId, p.company.id)))
+        .returning()) as Record<string, unknown>[];
+      if (!row) throw ApiError.notFound();
+      o.worker.wake();
+      return deliveryJson(row);
+    },
+    /** Queues a webhook.ping event to this webhook. */
+    async ping(p: Principal, id: string): Promise<DeliveryJson> {
+      writer(p);
+      const hook = engine.json
+        ? await engine.json.read(p, r, id, json.projection!)
+        : JSON.stringify((await engine.read(p, r, id)));
+      const hookId = JSON.parse(hook).id as string;
+      const body = `{"type":"webhook.ping","timestamp":${JSON.stringify(new Date().toISOString())},"data":${hook}}`;
+      const [row] = (await db
+        .insert(d)
+        .values({ id: uuidv7(), companyId: p.company.id, webhookId: hookId, eventId: uuidv7(), type: 'webhook.ping', body, status: 'pending', attempts: 0, nextAttemptAt: sql`now()` as never })
+        .returning()) as Record<string, unknown>[];
+      o.worker.wake();
+      return deliveryJson(row!);
+    },
+  };
+}
+
+export type WebhookOps = ReturnType<typeof webhookOps>;
+
+export function registerWebhookRoutes(app: FastifyInstance, o: WebhookRoutesOptions): void {
+  const { engine } = o;
+  const ops = o.ops;
+  const r = engine.model.get('Webhook');
   const sendJson = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
   const oneJson = { 200: { description: 'OK', content: { 'application/json': { schema: Delivery } } } };
 
@@ -79,20 +157,14 @@ export function registerWebhookRoutes(app: FastifyInstance, o: WebhookRoutesOpti
     config: { openapi: { ...doc('The event types a webhook may subscribe to ("*": all)', 'api_webhooks_event_types', { 200: { description: 'Event types', content: { 'application/json': { schema: Type.Array(Type.String()) } } }, ...problems(401) }), params: undefined } },
   }, async (req, reply) => {
     o.principal(req);
-    return sendJson(reply, 200, engine.eventTypes());
+    return sendJson(reply, 200, ops.eventTypes());
   });
 
   app.post<{ Params: { id: string } }>('/webhooks/:id/rotate-secret', {
     config: { openapi: doc('Replaces the signing secret; the response is the webhook with the new secret, shown this once', 'api_webhooks_rotate_secret', { 200: { description: 'The webhook, with its new secret', content: content(o.formats, (f) => f.docs.item(r)) }, ...problems(401, 403, 404, 406) }) },
   }, async (req, reply) => {
     const format = o.formats.negotiate(req.headers.accept);
-    const p = o.principal(req);
-    writer(p);
-    await engine.read(p, r, req.params.id);
-    const secret = newSecret();
-    const t = engine.tables.get(r);
-    await db.update(t).set({ secret, updatedAt: new Date() }).where(and(eq(t.id, req.params.id.toLowerCase()), eq(t.companyId, p.company.id)));
-    const rec: FieldValues = { ...(await engine.read(p, r, req.params.id)), secret };
+    const rec = await ops.rotateSecret(o.principal(req), req.params.id);
     const rendered = format.item(engine.model, r, rec);
     reply.code(200).header('content-type', `${format.mediaType}; charset=utf-8`).header('cache-control', 'no-store');
     if (rendered.headers) reply.headers(rendered.headers);
@@ -114,58 +186,16 @@ export function registerWebhookRoutes(app: FastifyInstance, o: WebhookRoutesOpti
       }),
     },
   }, async (req, reply) => {
-    const p = o.principal(req);
-    const hook = await engine.read(p, r, req.params.id);
-    const url = new URL(req.url, 'http://x');
-    const q = url.searchParams;
-    const page = parseIntParam('page', q.get('page'), 1) ?? 1;
-    const ipp = Math.min(parseIntParam('itemsPerPage', q.get('itemsPerPage'), 1) ?? 30, 100);
-    if ((page - 1) * ipp > 10_000) throw ApiError.badRequest('Page parameter is too large.');
-    const where: SQL[] = [eq(d.webhookId, String(hook.id)), eq(d.companyId, p.company.id)];
-    const statuses = [...q.getAll('status'), ...q.getAll('status[]')];
-    for (const s of statuses) if (!(STATUSES as readonly string[]).includes(s)) throw ApiError.badRequest(`status must be one of ${STATUSES.join(', ')}.`);
-    if (statuses.length) where.push(inArray(d.status, statuses));
-    const types = [...q.getAll('type'), ...q.getAll('type[]')];
-    if (types.length) where.push(inArray(d.type, types));
-    const rows = (await db.select().from(d).where(and(...where)).orderBy(desc(d.createdAt), desc(d.id)).limit(ipp).offset((page - 1) * ipp)) as Record<string, unknown>[];
-    const [{ n }] = (await db.select({ n: sql<number>`count(*)::int` }).from(d).where(and(...where))) as [{ n: number }];
-    reply.header('x-total-count', String(n));
-    return sendJson(reply, 200, rows.map(deliveryJson));
+    const { items, total } = await ops.deliveries(o.principal(req), req.params.id, new URL(req.url, 'http://x').searchParams);
+    reply.header('x-total-count', String(total));
+    return sendJson(reply, 200, items);
   });
 
   app.post<{ Params: { id: string; delivery: string } }>('/webhooks/:id/deliveries/:delivery/retry', {
     config: { openapi: doc('Queues a delivery for an attempt now', 'api_webhooks_delivery_retry', { 202: { ...oneJson[200], description: 'Queued' }, ...problems(401, 403, 404) }, { params: Type.Object({ id: Type.String(), delivery: Type.String() }) }) },
-  }, async (req, reply) => {
-    const p = o.principal(req);
-    writer(p);
-    const hook = await engine.read(p, r, req.params.id);
-    if (!isUuid(req.params.delivery)) throw ApiError.notFound();
-    // A delivery whose attempt is running right now keeps its lease; it is retried after it.
-    const [row] = (await db
-      .update(d)
-      .set({ status: 'pending', nextAttemptAt: sql`now()`, updatedAt: sql`now()` })
-      .where(and(eq(d.id, req.params.delivery.toLowerCase()), eq(d.webhookId, String(hook.id)), eq(d.companyId, p.company.id)))
-      .returning()) as Record<string, unknown>[];
-    if (!row) throw ApiError.notFound();
-    o.worker.wake();
-    return sendJson(reply, 202, deliveryJson(row));
-  });
+  }, async (req, reply) => sendJson(reply, 202, await ops.retry(o.principal(req), req.params.id, req.params.delivery)));
 
   app.post<{ Params: { id: string } }>('/webhooks/:id/ping', {
     config: { openapi: doc('Sends a webhook.ping event to this webhook', 'api_webhooks_ping', { 202: { ...oneJson[200], description: 'Queued' }, ...problems(401, 403, 404) }) },
-  }, async (req, reply) => {
-    const p = o.principal(req);
-    writer(p);
-    const hook = engine.json
-      ? await engine.json.read(p, r, req.params.id, json.projection!)
-      : JSON.stringify((await engine.read(p, r, req.params.id)));
-    const id = JSON.parse(hook).id as string;
-    const body = `{"type":"webhook.ping","timestamp":${JSON.stringify(new Date().toISOString())},"data":${hook}}`;
-    const [row] = (await db
-      .insert(d)
-      .values({ id: uuidv7(), companyId: p.company.id, webhookId: id, eventId: uuidv7(), type: 'webhook.ping', body, status: 'pending', attempts: 0, nextAttemptAt: sql`now()` as never })
-      .returning()) as Record<string, unknown>[];
-    o.worker.wake();
-    return sendJson(reply, 202, deliveryJson(row!));
-  });
+  }, async (req, reply) => sendJson(reply, 202, await ops.ping(o.principal(req), req.params.id)));
 }

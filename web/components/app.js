@@ -14,6 +14,7 @@ const PAGE_SIZE = 50;
 const SETTINGS = [
   { href: '/profile/api', label: 'API Keys' },
   { href: '/profile/company', label: 'Company' },
+  { href: '/profile/webhooks', label: 'Webhooks' },
 ];
 
 export function Header({ me, onSwitch, switching }) {

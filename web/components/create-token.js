@@ -7,7 +7,7 @@ import { html } from '../lib/html.js';
 import { Dialog } from './dialog.js';
 
 /** Copies with the Clipboard API, else with the selection and execCommand; false when neither worked. */
-async function copyText(text, input) {
+export async function copyText(text, input) {
   try {
     if (navigator.clipboard && window.isSecureContext) {
       await navigator.clipboard.writeText(text);

@@ -1,0 +1,237 @@
+// Settings → Webhooks in a real browser (Debian's chromium through playwright-core): a member
+// adds a webhook to a local HTTP receiver, copies the secret shown once, pings it and sees the
+// delivery succeed with its response code (signed with that secret), makes the receiver fail
+// and retries, edits the events, rotates the secret and deletes the webhook; a viewer sees the
+// list read-only. Screenshots land in test-results/webhooks-*.png.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userCreate } from '../server/commands.ts';
+import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
+import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const PASSWORD = 'a long secret phrase';
+
+let t: TestServer;
+let browser: Browser;
+let api: Client;
+let receiver: Server;
+let receiverUrl: string;
+/** The status the receiver answers with. */
+let answer = 200;
+const received: { headers: Record<string, string>; body: string }[] = [];
+const problems: string[] = [];
+
+async function signedIn(email: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
+  const context = await browser.newContext({ viewport, timezoneId: 'UTC', locale: 'en-US' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/status of (403|422)/.test(m.text())) problems.push(m.text());
+  });
+  page.on('request', (r) => {
+    if (!r.url().startsWith(t.url) && !r.url().startsWith('data:')) problems.push(`outside request: ${r.url()}`);
+  });
+  await page.goto(`${t.url}/login?next=/profile/webhooks`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${t.url}/profile/webhooks`);
+  await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+  return page;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync('test-results', { recursive: true });
+  await page.screenshot({ path: `test-results/webhooks-${name}.png`, fullPage: true });
+}
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received.push({ headers: req.headers as Record<string, string>, body });
+      res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'ok' : 'nope');
+    });
+  });
+  await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  // A failed attempt is retried an hour later: the page's "Retry now" is what sends it again.
+  t = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1h,1h', WEBHOOK_POLL_INTERVAL: '50ms', WEBHOOK_TIMEOUT: '2s' });
+  api = client(t, await tokenFor(t, { email: 'admin@acme.test', company: 'Acme', currency: 'EUR' }));
+  const ctx = { db: t.db.database.db };
+  await userCreate(ctx, { email: 'mia@acme.test', password: PASSWORD, company: 'Acme', role: 'member' });
+  await userCreate(ctx, { email: 'vic@acme.test', password: PASSWORD, company: 'Acme', role: 'viewer' });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  setAllowPrivate(false);
+  await new Promise((ok) => receiver?.close(ok));
+});
+
+describe('Settings → Webhooks in a browser', () => {
+  it('a member creates, pings, retries, edits, rotates and deletes a webhook', async () => {
+    const page = await signedIn('mia@acme.test');
+    expect(await page.getByRole('link', { name: 'Webhooks' }).getAttribute('aria-current')).toBe('page');
+    await page.getByText('No webhooks yet.').waitFor();
+    await shot(page, 'empty');
+
+    // Create: url, description, two event types.
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add webhook' });
+    await dialog.getByLabel('Endpoint URL').fill('http://169.254.169.254/latest');
+    await dialog.getByLabel('Description').fill('Bookkeeping sync');
+    await dialog.getByLabel('All events, including ones added later').uncheck();
+    await dialog.getByLabel('invoice.created', { exact: true }).check();
+    await dialog.getByLabel('invoice.paid', { exact: true }).check();
+    await shot(page, 'create');
+    await dialog.getByRole('button', { name: 'Create webhook' }).click();
+    // A link-local address is refused, beside the field.
+    await expect.poll(() => dialog.locator('#webhook-url-note').innerText()).toMatch(/address|private|link-local/i);
+    await dialog.getByLabel('Endpoint URL').fill(receiverUrl);
+    await dialog.getByRole('button', { name: 'Create webhook' }).click();
+
+    // The secret, once, with its copy button.
+    const created = page.getByRole('dialog', { name: 'Webhook created' });
+    await created.waitFor();
+    const secret = await created.getByLabel(/Signing secret for/).inputValue();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
+    await created.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => created.getByRole('status').innerText()).toContain('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await shot(page, 'secret');
+    await created.getByRole('button', { name: 'Done' }).click();
+
+    // The list: url, description, events, state, the masked secret.
+    const row = page.locator(`tr[data-webhook="${receiverUrl}"]`);
+    await row.waitFor();
+    expect(await row.innerText()).toContain('Bookkeeping sync');
+    expect(await row.innerText()).toContain('invoice.created, invoice.paid');
+    expect(await row.innerText()).toContain('Active');
+    const masked = await row.locator('code.secret').innerText();
+    expect(masked).toMatch(/^whsec_…/);
+    expect(masked.endsWith(secret.slice(-4))).toBe(true);
+    expect(masked).not.toContain(secret.slice(6, 20));
+    // The API sees the same webhook.
+    const [hook] = (await api.get('/api/webhooks', { accept: 'application/json' })).body;
+    expect(hook).toMatchObject({ url: receiverUrl, events: ['invoice.created', 'invoice.paid'], description: 'Bookkeeping sync', active: true });
+
+    // Ping: the deliveries open and the ping succeeds with the receiver's 200, signed with the secret.
+    await row.getByRole('button', { name: 'Send ping' }).click();
+    const log = page.getByRole('dialog', { name: `Deliveries to ${receiverUrl}` });
+    await log.waitFor();
+    const first = log.locator('tbody tr').first();
+    await expect.poll(() => first.innerText(), { timeout: 10_000 }).toMatch(/succeeded/);
+    expect(await first.innerText()).toContain('webhook.ping');
+    expect(await first.locator('.status').innerText()).toBe('200');
+    const ping = received.at(-1)!;
+    const verified = new Webhook(secret).verify(ping.body, ping.headers) as { type: string };
+    expect(verified.type).toBe('webhook.ping');
+    await shot(page, 'deliveries-ok');
+
+    // The receiver fails: the ping is pending again with its 500, its error and the next attempt.
+    answer = 500;
+    await log.getByRole('button', { name: 'Send ping' }).click();
+    await expect.poll(() => log.locator('tbody tr').count()).toBe(2);
+    await expect.poll(() => log.locator('tbody tr').first().innerText(), { timeout: 10_000 }).toMatch(/500/);
+    const failing = log.locator('tbody tr').first();
+    expect(await failing.innerText()).toMatch(/pending/);
+    expect(await failing.locator('[data-label="Next attempt"]').innerText()).toMatch(/in \d+ min|in 1 hour|in 60 min|hour/);
+    expect(await failing.locator('[data-label="Attempts"]').innerText()).toContain('1');
+    await shot(page, 'deliveries-failed');
+    // Retry now, with the receiver fixed: it succeeds at the second attempt.
+    answer = 202;
+    await failing.getByRole('button', { name: /Retry now/ }).click();
+    await expect.poll(() => log.locator('tbody tr').first().innerText(), { timeout: 10_000 }).toMatch(/succeeded/);
+    expect(await log.locator('tbody tr').first().locator('.status').innerText()).toBe('202');
+    expect(await log.locator('tbody tr').first().locator('[data-label="Attempts"]').innerText()).toContain('2');
+    await shot(page, 'deliveries-retried');
+    await log.getByRole('button', { name: 'Close', exact: true }).first().click();
+
+    // Edit: all events, inactive, a new description.
+    await row.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit webhook' });
+    expect(await edit.getByLabel('invoice.paid', { exact: true }).isChecked()).toBe(true);
+    await edit.getByLabel('invoice.paid', { exact: true }).uncheck();
+    await edit.getByLabel('quote.created', { exact: true }).check();
+    await edit.getByLabel('Description').fill('Quotes to the CRM');
+    await edit.getByLabel(/Active/).uncheck();
+    await shot(page, 'edit');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('status').first().innerText()).toContain('Saved the webhook');
+    await expect.poll(() => row.innerText()).toContain('invoice.created, quote.created');
+    expect(await row.innerText()).toContain('Disabled');
+    expect((await api.get(`/api/webhooks/${hook.id}`, { accept: 'application/json' })).body).toMatchObject({ events: ['invoice.created', 'quote.created'], active: false, description: 'Quotes to the CRM' });
+
+    // Rotate the secret from the edit dialog: a new one, shown once.
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await page.getByRole('dialog', { name: 'Edit webhook' }).getByRole('button', { name: 'Rotate secret' }).click();
+    const rotated = page.getByRole('dialog', { name: 'New signing secret' });
+    const next = await rotated.getByLabel(/Signing secret for/).inputValue();
+    expect(next).toMatch(/^whsec_/);
+    expect(next).not.toBe(secret);
+    await rotated.getByRole('button', { name: 'Done' }).click();
+    await expect.poll(() => row.locator('code.secret').innerText()).toBe(`whsec_…${next.slice(-4)}`);
+    await shot(page, 'list');
+
+    // Delete, after a confirmation.
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog', { name: 'Delete webhook?' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No webhooks yet.').waitFor();
+    expect((await api.get('/api/webhooks', { accept: 'application/json' })).body).toEqual([]);
+    await page.context().close();
+  });
+
+  it('a viewer sees the webhooks and their deliveries read-only; the server refuses their writes', async () => {
+    const made = await api.post('/api/webhooks', { url: receiverUrl, events: ['*'], description: 'Everything' });
+    expect(made.status).toBe(201);
+    await api.post(`/api/webhooks/${made.body.id}/ping`, {});
+    const page = await signedIn('vic@acme.test');
+    const row = page.locator(`tr[data-webhook="${receiverUrl}"]`);
+    await row.waitFor();
+    expect(await row.innerText()).toContain('All events');
+    expect(await page.getByRole('button', { name: 'Add webhook' }).count()).toBe(0);
+    expect(await row.getByRole('button').allInnerTexts()).toEqual(['Deliveries']);
+    await row.getByRole('button', { name: 'Deliveries' }).click();
+    const log = page.getByRole('dialog', { name: `Deliveries to ${receiverUrl}` });
+    await log.locator('tbody tr').first().waitFor();
+    expect(await log.getByRole('button', { name: /Retry now|Send ping/ }).count()).toBe(0);
+    await shot(page, 'viewer');
+    // The endpoints themselves refuse: the page's own CSRF token, a viewer's session.
+    const status = await page.evaluate(async (id) => {
+      const csrf = JSON.parse(document.getElementById('boot')!.textContent!).csrf;
+      const res = await fetch(`/profile/api/webhooks/${id}/ping`, { method: 'POST', headers: { 'x-csrf-token': csrf } });
+      const del = await fetch(`/profile/api/webhooks/${id}`, { method: 'DELETE', headers: { 'x-csrf-token': csrf } });
+      return [res.status, del.status];
+    }, made.body.id);
+    expect(status).toEqual([403, 403]);
+    await page.context().close();
+  });
+
+  it('fits a phone screen', async () => {
+    const page = await signedIn('mia@acme.test', { width: 375, height: 812 });
+    await page.locator('tr[data-webhook]').first().waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot(page, 'phone');
+    await page.locator('tr[data-webhook]').first().getByRole('button', { name: 'Deliveries' }).click();
+    await page.getByRole('dialog').locator('tbody tr').first().waitFor();
+    await shot(page, 'phone-deliveries');
+    await page.getByRole('dialog').getByRole('button', { name: 'Close', exact: true }).first().click();
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await shot(page, 'phone-create');
+    await page.context().close();
+  });
+
+  it('loaded nothing from outside and raised no error', () => {
+    expect(problems.filter((p) => !/status of 403/.test(p))).toEqual([]);
+  });
+});

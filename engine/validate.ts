@@ -237,7 +237,9 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
   const owner = r.owner?.field.name;
   const writableOn = (mode: WriteMode) => (mode === 'create' ? r.creatable : r.updatable);
   const allWritable = new Set(r.creatable.map((f) => f.name));
-  const readOnly = new Set(r.fields.filter((f) => f.readOnly).map((f) => f.name));
+  // Read-only fields of the record are ignored in a body; a field only ever shown once (a
+  // secret value the server makes) is not part of the record, and in a body it is unknown.
+  const readOnly = new Set(r.fields.filter((f) => f.readOnly && !f.def.shownOnce).map((f) => f.name));
 
   self.normalise = (input, mode, existing, prefix = '') => {
     // A line embedded in its owner's body does not name the owner.

@@ -149,8 +149,11 @@ describe('REST through the provider and processor', () => {
     const unknown = await call('POST', '/api/notes', { body: { title: 'ok', colour: 'red' } });
     expect(unknown.status).toBe(400);
     expect(unknown.body.detail).toContain('colour');
-    // The shownOnce field is read-only: sent in a body, it is ignored.
-    const sneaky = await call('POST', '/api/notes', { body: { title: 'Sneaky', secret: 'mine' } });
+    // The shownOnce field is made by the server, not part of the record: sent in a body, it is unknown.
+    const sneaky0 = await call('POST', '/api/notes', { body: { title: 'Sneaky', secret: 'mine' } });
+    expect(sneaky0.status).toBe(400);
+    expect(sneaky0.body.detail).toContain('secret');
+    const sneaky = await call('POST', '/api/notes', { body: { title: 'Sneaky' } });
     expect(sneaky.status).toBe(201);
     expect(sneaky.body.secret).toBe(`s3cr3t-${sneaky.body.id}`);
     const viewer = await call('POST', '/api/notes', { body: { title: 'Viewer' }, role: 'viewer' });

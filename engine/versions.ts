@@ -98,7 +98,7 @@ export function parseTagList(header: string, value: string): TagList {
   for (const part of value.split(',')) {
     if (part.trim() === '') continue;
     const m = TAG.exec(part);
-    if (!m) throw ApiError.badRequest(`${header} must be "*" or a list of entity-tags such as "3-jsonld" (with the quotes), as given by the ETag header.`);
+    if (!m) throw ApiError.badRequest(`${header} must be "*" or a list of entity-tags such as "3-jsonld" (quotation marks included), as given by the ETag header.`);
     tags.push({ weak: Boolean(m[1]), opaque: m[2]! });
   }
   if (!tags.length) throw ApiError.badRequest(`${header} is empty: send "*" or entity-tags as given by the ETag header.`);

@@ -17,10 +17,16 @@
 //   heartbeat (the epoch read again every few seconds) fails or times out: the cache is suspended
 //   at once (every request reads its token from the database) and the listener reconnects, with
 //   a growing delay (at most 1 s), until it has listened and read the epoch again;
-// - having applied a notification, an instance says so (NOTIFY token_cache_applied, '<epoch>:<pid>'),
+// - having applied a notification, an instance says so (NOTIFY token_cache_applied, '<epoch>:<pid>:<instance>'),
 //   and a request that revoked a token answers only once every instance listening on this
 //   database (their connections are found in pg_stat_activity by application_name) has applied it,
-//   or after at most a second: so the revoked token's next request fails everywhere.
+//   or after at most a second: so the revoked token's next request fails everywhere. Instances are
+//   known by an id of their own, not by their connection: one whose listening connection died
+//   (terminated, cut) may not have noticed yet and still trust its cache, so a revocation waits
+//   for it to listen again and say which epoch it resumed under (it does on every (re)connection);
+//   an instance that stops says goodbye, and one that vanished without it is forgotten after one
+//   such wait.
+import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import type { FastifyBaseLogger } from 'fastify';
 import type { TokenCache } from './token-cache.ts';
@@ -50,8 +56,13 @@ export class InvalidationListener {
   private closed = false;
   /** Whether the cache is being kept in step (listening, epoch read). */
   private listening = false;
-  /** The highest epoch each listening backend (by pid) has said it applied. */
-  private applied = new Map<number, number>();
+  /** This instance, as the others know it. */
+  private readonly instance = randomUUID();
+  /** The other instances: their listening backend and the highest epoch they said they applied. */
+  private applied = new Map<string, { pid: number; epoch: number }>();
+  /** Which instance each backend listening for it belongs (or belonged) to; this one's own included. */
+  private owners = new Map<number, string>();
+  /** Called on every acknowledgement and every (re)connection: settle() re-checks. */
   private waiters = new Set<() => void>();
   private readonly heartbeatMs: number;
   private readonly timeoutMs: number;
@@ -97,12 +108,17 @@ export class InvalidationListener {
     this.client = client;
     try {
       await this.within(client.unsafe(`listen ${INVALIDATION_CHANNEL}; listen ${APPLIED_CHANNEL}`));
-      const epoch = await this.readEpoch(client);
+      const [row] = await this.within(client.unsafe<{ epoch: string; pid: number }[]>('select (select epoch::text from token_cache_epoch where id = 1) as epoch, pg_backend_pid() as pid'));
+      const epoch = Number(row?.epoch ?? 0);
       if (client !== this.client) return;
+      this.owners.set(Number(row!.pid), this.instance);
       this.o.cache.resume(epoch);
       if (this.attempt > 0) this.o.log.info('Token cache: listening for revocations again, cache resumed');
       this.attempt = 0;
       this.listening = true;
+      // Tell the others which epoch this instance now applies (a revocation may be waiting for it).
+      this.acknowledge(client, epoch);
+      for (const w of this.waiters) w();
       this.schedule(() => this.heartbeat(client), this.heartbeatMs);
     } catch (err) {
       if (client === this.client) this.lost(err);
@@ -113,43 +129,32 @@ export class InvalidationListener {
     if (channel === INVALIDATION_CHANNEL) {
       const epoch = Number(payload);
       // Not listening yet: the cache is suspended, and resumes under an epoch read after this one.
-      if (this.listening) this.o.cache.observe(epoch);
-      client.unsafe(`select pg_notify('${APPLIED_CHANNEL}', $1 || ':' || pg_backend_pid())`, [String(epoch)]).catch(() => {});
+      if (this.listening) {
+        this.o.cache.observe(epoch);
+        this.acknowledge(client, epoch);
+      }
     } else if (channel === APPLIED_CHANNEL) {
-      const [epoch, pid] = payload.split(':').map(Number) as [number, number];
-      if (epoch > (this.applied.get(pid) ?? -1)) this.applied.set(pid, epoch);
+      const [first, second, instance] = payload.split(':');
+      if (first === 'bye') this.applied.delete(second!);
+      else if (instance && instance !== this.instance) {
+        const epoch = Number(first);
+        const known = this.applied.get(instance);
+        this.applied.set(instance, { pid: Number(second), epoch: Math.max(epoch, known?.epoch ?? -1) });
+        this.owners.set(Number(second), instance);
+      }
       for (const w of this.waiters) w();
     }
   }
 
-  /**
-   * Waits until every other instance listening on this database has applied the changes committed
-   * so far (at most `maxMs`). A request that revoked a token waits for it before answering.
-   */
-  async settle(maxMs = 1000): Promise<void> {
-    const client = this.client;
-    if (!client || !this.listening) return;
-    let epoch: number;
-    let pids: number[];
-    try {
-      const [row] = await this.within(
-        client.unsafe<{ epoch: string; pids: number[] }[]>(
-          `select (select epoch::text from token_cache_epoch where id = 1) as epoch,
-                  coalesce(array_agg(pid), '{}') as pids
-           from pg_stat_activity where datname = current_database() and application_name = $1 and pid <> pg_backend_pid()`,
-          [APPLICATION_NAME],
-        ),
-      );
-      epoch = Number(row!.epoch);
-      pids = row!.pids.map(Number);
-    } catch {
-      return;
-    }
-    // Forget backends that are gone.
-    for (const pid of this.applied.keys()) if (!pids.includes(pid)) this.applied.delete(pid);
-    const done = () => pids.every((pid) => (this.applied.get(pid) ?? -1) >= epoch);
-    if (done()) return;
-    await new Promise<void>((resolve) => {
+  /** Says, to every instance, that this one has applied `epoch` (as `<epoch>:<pid>:<instance>`). */
+  private acknowledge(client: Client, epoch: number): void {
+    client.unsafe(`select pg_notify('${APPLIED_CHANNEL}', $1 || ':' || pg_backend_pid() || ':' || $2)`, [String(epoch), this.instance]).catch(() => {});
+  }
+
+  /** Resolves when `done()` holds (checked on every acknowledgement and reconnection) or at `deadline`. */
+  private until(done: () => boolean, deadline: number): Promise<void> {
+    if (done() || Date.now() >= deadline) return Promise.resolve();
+    return new Promise<void>((resolve) => {
       const finish = () => {
         clearTimeout(t);
         this.waiters.delete(check);
@@ -158,9 +163,52 @@ export class InvalidationListener {
       const check = () => {
         if (done()) finish();
       };
-      const t = setTimeout(finish, maxMs);
+      const t = setTimeout(finish, deadline - Date.now());
       this.waiters.add(check);
     });
+  }
+
+  /**
+   * Waits until every other instance listening on this database has applied the changes committed
+   * so far (at most `maxMs`). A request that revoked a token waits for it before answering.
+   */
+  async settle(maxMs = 1000): Promise<void> {
+    const deadline = Date.now() + maxMs;
+    // Not listening (the connection was lost and is coming back): wait for it, or there is no
+    // way to hear the others.
+    let epoch = 0;
+    let pids: number[] = [];
+    for (;;) {
+      await this.until(() => this.closed || (this.listening && !!this.client), deadline);
+      const client = this.client;
+      if (!client || !this.listening || Date.now() >= deadline) return;
+      try {
+        const [row] = await this.within(
+          // Text, not an int[]: this client fetches no types, so arrays would come as '{…}' strings.
+          client.unsafe<{ epoch: string; pids: string }[]>(
+            `select (select epoch::text from token_cache_epoch where id = 1) as epoch,
+                    coalesce(string_agg(pid::text, ','), '') as pids
+             from pg_stat_activity where datname = current_database() and application_name = $1 and pid <> pg_backend_pid()`,
+            [APPLICATION_NAME],
+          ),
+        );
+        epoch = Number(row!.epoch);
+        pids = row!.pids ? row!.pids.split(',').map(Number) : [];
+        break;
+      } catch {
+        // The connection died under the question (it is being replaced): ask again on the next.
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    // Every listening backend belongs to an instance that applied the epoch, and every instance
+    // known to listen applied it (one whose backend is gone is reconnecting: it says so when back).
+    const applied = (instance: string | undefined) => instance === this.instance || (instance !== undefined && (this.applied.get(instance)?.epoch ?? -1) >= epoch);
+    const done = () => pids.every((pid) => applied(this.owners.get(pid))) && [...this.applied.keys()].every(applied);
+    await this.until(done, deadline);
+    // Instances that neither applied it nor listen any more are gone without a goodbye.
+    for (const [instance, o] of this.applied) if (o.epoch < epoch && !pids.includes(o.pid)) this.applied.delete(instance);
+    const current = new Set([...this.applied.values()].map((o) => o.pid));
+    for (const pid of this.owners.keys()) if (!pids.includes(pid) && !current.has(pid)) this.owners.delete(pid);
   }
 
   private async readEpoch(client: Client): Promise<number> {
@@ -213,9 +261,14 @@ export class InvalidationListener {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
-    this.listening = false;
     const client = this.client;
+    // Goodbye: no revocation waits for this instance any more.
+    if (client && this.listening) {
+      await this.within(client.unsafe(`select pg_notify('${APPLIED_CHANNEL}', 'bye:' || $1)`, [this.instance])).catch(() => {});
+    }
+    this.listening = false;
     this.client = undefined;
+    for (const w of this.waiters) w();
     await client?.end({ timeout: 1 }).catch(() => {});
   }
 }

@@ -15,6 +15,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userCreate } from '../server/commands.ts';
 import { openDatabase, type Database } from '../server/db.ts';
+import { InvalidationListener } from '../server/invalidation.ts';
 import { call, client, freshDatabase, startTestServer, tokenFor, type TestDatabase, type TestServer } from './helpers.ts';
 
 const PG = process.env.DATABASE_URL;
@@ -214,5 +215,48 @@ describe.runIf(PG)('token cache on PostgreSQL without Redis', () => {
     for (const t of [a, b]) expect((await call(t, 'GET', '/api/taxes', { token: next.value })).status).toBe(200);
     await revokeThroughA(owner, next.id);
     expect((await call(b, 'GET', '/api/taxes', { token: next.value })).status).toBe(401);
+  });
+});
+
+describe.skipIf(!PG)('the wait of a revoking request', () => {
+  it('lasts until another listening instance has said it applied the revocation', async () => {
+    const db = await freshDatabase();
+    const seen: number[] = [];
+    const cache = { observe: (e: number) => seen.push(e), suspend: () => {}, resume: (e: number) => seen.push(e) };
+    const quiet = { warn: () => {}, info: () => {} };
+    const listener = new InvalidationListener({ databaseUrl: db.url!, cache: cache as never, log: quiet as never, strict: true });
+    // Another instance, slow to apply: it says so 300 ms after each notification, on its listening
+    // connection, as server/invalidation.ts does.
+    let acknowledged = 0;
+    const other: postgres.Sql = postgres(db.url!, {
+      max: 1,
+      onnotice: () => {},
+      connection: { application_name: 'invoicing:token-cache' },
+      ...({
+        onnotify: (channel: string, payload: string) => {
+          if (channel !== 'token_cache_invalidation') return;
+          setTimeout(() => {
+            acknowledged = Number(payload);
+            void other.unsafe(`select pg_notify('token_cache_applied', $1 || ':' || pg_backend_pid() || ':slow-instance')`, [payload]);
+          }, 300);
+        },
+      } as object),
+    });
+    try {
+      await other.unsafe('listen token_cache_invalidation');
+      await listener.start();
+      expect(listener.synced).toBe(true);
+      for (let round = 1; round <= 3; round++) {
+        await other`select token_cache_bump()`;
+        const [row] = await other<{ epoch: string }[]>`select epoch::text as epoch from token_cache_epoch`;
+        await listener.settle(5000);
+        // Resolved only once the other instance applied this epoch.
+        expect(acknowledged).toBe(Number(row!.epoch));
+      }
+    } finally {
+      await listener.close();
+      await other.end();
+      await db.drop();
+    }
   });
 });

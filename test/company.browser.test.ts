@@ -3,15 +3,15 @@
 // API and the invoice PDF show the change; a viewer sees the same page read-only. Screenshots
 // land in test-results/company-*.png.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userCreate } from '../server/commands.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
+import { launchChromium, screenshot, signedIn as signInto } from './support/browser.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'a long secret phrase';
 
 let t: TestServer;
@@ -19,38 +19,18 @@ let browser: Browser;
 let api: Client;
 const problems: string[] = [];
 
-async function signedIn(email: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
-  const context = await browser.newContext({ viewport, timezoneId: 'UTC', locale: 'en-US' });
-  const page = await context.newPage();
-  page.on('pageerror', (e) => problems.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !/status of (403|422)/.test(m.text())) problems.push(m.text());
-  });
-  page.on('request', (r) => {
-    if (!r.url().startsWith(t.url) && !r.url().startsWith('data:')) problems.push(`outside request: ${r.url()}`);
-  });
-  await page.goto(`${t.url}/login?next=/profile/company`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${t.url}/profile/company`);
-  await page.getByRole('heading', { name: 'Company profile', level: 1 }).waitFor();
-  return page;
-}
+const signedIn = (email: string, viewport?: { width: number; height: number }): Promise<Page> =>
+  signInto(browser, { base: t.url, email, password: PASSWORD, path: '/profile/company', heading: 'Company profile', problems, viewport });
 
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync('test-results', { recursive: true });
-  await page.screenshot({ path: `test-results/company-${name}.png`, fullPage: true });
-}
+const shot = (page: Page, name: string) => screenshot(page, `company-${name}`);
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`The browser tests need Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
   t = await startTestServer();
   api = client(t, await tokenFor(t, { email: 'admin@acme.test', company: 'Acme', currency: 'EUR' }));
   const ctx = { db: t.db.database.db };
   await userCreate(ctx, { email: 'owner@acme.test', password: PASSWORD, company: 'Acme', role: 'admin' });
   await userCreate(ctx, { email: 'vic@acme.test', password: PASSWORD, company: 'Acme', role: 'viewer' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,22 +1,21 @@
 // Swagger UI in a real browser (Debian's chromium through playwright-core): it loads from the
 // server alone, takes a token through "Authorize", and "Try it out" on GET /api/clients gets a 200.
-import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
+import { launchChromium } from './support/browser.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let t: TestServer;
 let token: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does it)`);
   t = await startTestServer();
   token = await tokenFor(t, { email: 'ui@a.test', company: 'UI' });
   expect((await client(t, token).post('/api/clients', { name: 'Seen in Swagger UI' })).status).toBe(201);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

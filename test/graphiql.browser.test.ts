@@ -1,12 +1,12 @@
 // GraphiQL in a real browser (Debian's chromium through playwright-core): the page loads from
 // the server alone, a token typed into the headers editor authenticates the query, and the
 // result, the documentation and the history show up. A screenshot lands in test-results/.
-import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
+import { launchChromium } from './support/browser.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let t: TestServer;
 let token: string;
@@ -16,12 +16,11 @@ const outside: string[] = [];
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`The browser tests need Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
   t = await startTestServer();
   token = await tokenFor(t, { email: 'browser@a.test', company: 'A' });
   const api = client(t, token);
   expect((await api.post('/api/clients', { name: 'Browser Test Co', currency: 'EUR' })).status).toBe(201);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.on('request', (r) => {
     if (!r.url().startsWith(t.url) && !r.url().startsWith('data:')) outside.push(r.url());

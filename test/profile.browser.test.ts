@@ -3,15 +3,15 @@
 // the list with sorting and search, the summary cards, the history with each filter and its
 // chart, batch revocation, the company switcher, CSRF refusal, the keyboard, and a phone-width
 // screen. Screenshots of each screen land in test-results/profile-*.png.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userCreate } from '../server/commands.ts';
 import { apiTokenHistory, apiTokens } from '../server/schema.ts';
 import { client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
+import { launchChromium } from './support/browser.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const EMAIL = 'owner@acme.test';
 const PASSWORD = 'a long secret phrase';
 
@@ -62,9 +62,8 @@ async function createToken(name: string, description = ''): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`The browser tests need Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
   t = await startTestServer();
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId: 'UTC', locale: 'en-US' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
   page = await context.newPage();

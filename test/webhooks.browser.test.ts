@@ -5,15 +5,14 @@
 // list read-only. Screenshots land in test-results/webhooks-*.png.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userCreate } from '../server/commands.ts';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
+import { launchChromium, screenshot, signedIn as signInto } from './support/browser.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'a long secret phrase';
 
 let t: TestServer;
@@ -26,30 +25,10 @@ let answer = 200;
 const received: { headers: Record<string, string>; body: string }[] = [];
 const problems: string[] = [];
 
-async function signedIn(email: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
-  const context = await browser.newContext({ viewport, timezoneId: 'UTC', locale: 'en-US' });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
-  const page = await context.newPage();
-  page.on('pageerror', (e) => problems.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !/status of (403|422)/.test(m.text())) problems.push(m.text());
-  });
-  page.on('request', (r) => {
-    if (!r.url().startsWith(t.url) && !r.url().startsWith('data:')) problems.push(`outside request: ${r.url()}`);
-  });
-  await page.goto(`${t.url}/login?next=/profile/webhooks`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${t.url}/profile/webhooks`);
-  await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
-  return page;
-}
+const signedIn = (email: string, viewport?: { width: number; height: number }): Promise<Page> =>
+  signInto(browser, { base: t.url, email, password: PASSWORD, path: '/profile/webhooks', heading: 'Webhooks', problems, viewport, clipboard: true });
 
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync('test-results', { recursive: true });
-  await page.screenshot({ path: `test-results/webhooks-${name}.png`, fullPage: true });
-}
+const shot = (page: Page, name: string) => screenshot(page, `webhooks-${name}`);
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {
@@ -68,7 +47,7 @@ beforeAll(async () => {
   const ctx = { db: t.db.database.db };
   await userCreate(ctx, { email: 'mia@acme.test', password: PASSWORD, company: 'Acme', role: 'member' });
   await userCreate(ctx, { email: 'vic@acme.test', password: PASSWORD, company: 'Acme', role: 'viewer' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

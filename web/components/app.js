@@ -17,6 +17,27 @@ const SETTINGS = [
   { href: '/profile/webhooks', label: 'Webhooks' },
 ];
 
+/** A dismissible message: `{ kind: 'error' | 'success' | …, text }`, or nothing. */
+export function Banner({ message, onDismiss }) {
+  if (!message) return null;
+  return html`<div class=${`banner banner-${message.kind}`} role=${message.kind === 'error' ? 'alert' : 'status'}>
+    <span>${message.text}</span>
+    <button type="button" class="icon-btn" aria-label="Dismiss" onClick=${onDismiss}>×</button>
+  </div>`;
+}
+
+/** Makes another company the active one, then reloads the page (the settings pages other than API Keys). */
+export async function switchCompanyAndReload(id, { setBusy, setMessage }) {
+  setBusy(true);
+  try {
+    await api('/profile/api/company', { method: 'POST', body: { companyId: id } });
+    window.location.reload();
+  } catch (e) {
+    setMessage({ kind: 'error', text: e.message });
+    setBusy(false);
+  }
+}
+
 export function Header({ me, onSwitch, switching }) {
   const several = me.companies.length > 1;
   const here = window.location.pathname;
@@ -170,12 +191,7 @@ export function App({ boot }) {
         <button type="button" class="btn primary" ref=${createButton} onClick=${openCreate}>Create API Token</button>
       </div>
 
-      ${message
-        ? html`<div class=${`banner banner-${message.kind}`} role=${message.kind === 'error' ? 'alert' : 'status'}>
-            <span>${message.text}</span>
-            <button type="button" class="icon-btn" aria-label="Dismiss" onClick=${() => setMessage(null)}>×</button>
-          </div>`
-        : null}
+      <${Banner} message=${message} onDismiss=${() => setMessage(null)} />
       ${loadError
         ? html`<div class="banner banner-error" role="alert"><span>${loadError}</span> <button type="button" class="btn small" onClick=${reload}>Retry</button></div>`
         : null}

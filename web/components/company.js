@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../lib/api.js';
 import { html } from '../lib/html.js';
-import { Header } from './app.js';
+import { Banner, Header, switchCompanyAndReload } from './app.js';
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
 /** Every ISO 3166-1 alpha-2 country the browser can name, by name. */
@@ -113,16 +113,7 @@ export function CompanyPage({ boot }) {
     setFocusOn(null);
   }, [focusOn, busy]);
 
-  async function switchCompany(id) {
-    setBusy(true);
-    try {
-      await api('/profile/api/company', { method: 'POST', body: { companyId: id } });
-      window.location.reload();
-    } catch (e) {
-      setMessage({ kind: 'error', text: e.message });
-      setBusy(false);
-    }
-  }
+  const switchCompany = (id) => switchCompanyAndReload(id, { setBusy, setMessage });
 
   const onInput = (name, value) => {
     setValues((v) => ({ ...v, [name]: value }));
@@ -173,12 +164,7 @@ export function CompanyPage({ boot }) {
       </div>
       ${!me.company ? html`<p class="alert" role="alert">You are not a member of any company yet.</p>` : null}
       ${me.company && !admin ? html`<p class="notice" role="status">Only an admin of ${me.company.name} can change these details.</p>` : null}
-      ${message
-        ? html`<div class=${`banner banner-${message.kind}`} role=${message.kind === 'error' ? 'alert' : 'status'}>
-            <span>${message.text}</span>
-            <button type="button" class="icon-btn" aria-label="Dismiss" onClick=${() => setMessage(null)}>×</button>
-          </div>`
-        : null}
+      <${Banner} message=${message} onDismiss=${() => setMessage(null)} />
       ${values
         ? html`<form class="panel settings-form" onSubmit=${save} novalidate>
             ${SECTIONS.map((s) => html`<fieldset>

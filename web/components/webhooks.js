@@ -6,19 +6,12 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../lib/api.js';
 import { dateTime, relative } from '../lib/format.js';
 import { html } from '../lib/html.js';
-import { Header } from './app.js';
+import { Banner, Header, switchCompanyAndReload } from './app.js';
 import { copyText } from './create-token.js';
 import { Dialog } from './dialog.js';
 
 const ALL = '*';
 
-function Banner({ message, onDismiss }) {
-  if (!message) return null;
-  return html`<div class=${`banner banner-${message.kind}`} role=${message.kind === 'error' ? 'alert' : 'status'}>
-    <span>${message.text}</span>
-    <button type="button" class="icon-btn" aria-label="Dismiss" onClick=${onDismiss}>×</button>
-  </div>`;
-}
 
 const eventsText = (events) => (events.includes(ALL) ? 'All events' : events.join(', '));
 
@@ -243,16 +236,7 @@ export function WebhooksPage({ boot }) {
   }, [reloads]);
   const reload = () => setReloads((n) => n + 1);
 
-  async function switchCompany(id) {
-    setBusy(true);
-    try {
-      await api('/profile/api/company', { method: 'POST', body: { companyId: id } });
-      window.location.reload();
-    } catch (e) {
-      setMessage({ kind: 'error', text: e.message });
-      setBusy(false);
-    }
-  }
+  const switchCompany = (id) => switchCompanyAndReload(id, { setBusy, setMessage });
 
   async function rotate(hook) {
     try {

@@ -128,28 +128,46 @@ export class WebhookWorker {
   }
 
   private async deliver(c: Claimed): Promise<void> {
+    const claimedAt = Date.now();
     const outcome = await this.attempt(c);
     const schedule = this.settings.retrySchedule;
     const last = c.attempts > schedule.length;
     const status = outcome.ok ? 'succeeded' : last ? 'failed' : 'pending';
     const delay = outcome.ok || last ? null : schedule[c.attempts - 1]!;
     // Guarded by the attempt count: a takeover after a lost lease is not overwritten.
-    await this.db.execute(sql`
+    const record = () => this.db.execute(sql`
       update webhook_deliveries set status = ${status},
         next_attempt_at = ${delay === null ? sql`null` : sql`now() + ${`${delay} milliseconds`}::interval`},
         last_status = ${outcome.status}, last_error = ${outcome.error}, last_duration_ms = ${outcome.durationMs}, updated_at = now()
       where id = ${c.id} and attempts = ${c.attempts}`);
+    // The database may be away (an outage, a restart): the outcome is kept and recorded again
+    // until the lease nears its end, so that an attempt the receiver answered is not made twice
+    // after a short outage. Past that (or on shutdown) the lease's end makes the attempt again.
+    for (let wait = 250; ; wait = Math.min(wait * 2, 2000)) {
+      try {
+        await record();
+        break;
+      } catch (e) {
+        if (this.stopped || Date.now() + wait > claimedAt + this.leaseMs - 2000) throw e;
+        this.log.warn({ err: e, delivery: c.id }, 'webhooks: could not record an attempt (will try again)');
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
     if (!outcome.ok) await this.disableIfFailing(c.webhook_id);
   }
 
-  /** Sets inactive an endpoint that has failed every attempt for `disableAfterMs`. */
+  /**
+   * Sets inactive an endpoint that has failed every attempt for `disableAfterMs`: it has a
+   * delivery that old not yet succeeded, no delivery succeeded since, and was not edited since
+   * (an endpoint set active again, or given a new URL, gets a new period).
+   */
   private async disableIfFailing(webhookId: string): Promise<void> {
     const since = sql`now() - ${`${this.settings.disableAfterMs} milliseconds`}::interval`;
     const days = Math.round(this.settings.disableAfterMs / 86_400_000);
     const reason = `Every delivery failed for ${days >= 1 ? `${days} days` : `${Math.round(this.settings.disableAfterMs / 1000)} seconds`}.`;
     await this.db.execute(sql`
       update webhooks set active = false, disabled_reason = ${reason}, updated_at = now()
-      where id = ${webhookId} and active
+      where id = ${webhookId} and active and updated_at <= ${since}
         and exists (select 1 from webhook_deliveries d where d.webhook_id = ${webhookId} and d.attempts > 0 and d.status <> 'succeeded' and d.created_at <= ${since})
         and not exists (select 1 from webhook_deliveries d where d.webhook_id = ${webhookId} and d.status = 'succeeded' and d.updated_at > ${since})`);
   }

@@ -364,8 +364,10 @@ async function main(): Promise<number> {
     const c: Ctx = { db, data, seededAt, admin };
 
     const wanted = (n: ServerName) => opts.servers.includes(n);
-    const pgl = wanted('postgraphile') ? postgraphileRuntime() : { node: null, version: null, reason: 'not requested' };
-    if (wanted('postgraphile') && !pgl.node) log(`   PostGraphile: n/a (${pgl.reason})`);
+    // Installed and looked for only when a requested scenario runs on it.
+    const needsPgl = wanted('postgraphile') && SCENARIOS.some((s) => opts.scenarios.includes(s.id) && s.servers.includes('postgraphile'));
+    const pgl = needsPgl ? postgraphileRuntime() : { node: null, version: null, reason: 'not requested' };
+    if (needsPgl && !pgl.node) log(`   PostGraphile: n/a (${pgl.reason})`);
     else if (pgl.node) log(`   PostGraphile runs on Node ${pgl.version}`);
 
     // What runs where; n/a by design never appears.

@@ -43,6 +43,11 @@ interface Outcome {
 }
 
 const MAX_ERROR = 500;
+/**
+ * Writes wake the worker at most this often while its last look found the queue empty: under a
+ * load of writes (most with no webhook listening) a look per write would be a statement per write.
+ */
+const WAKE_GAP_MS = 20;
 
 export class WebhookWorker {
   private timer: NodeJS.Timeout | undefined;
@@ -50,6 +55,11 @@ export class WebhookWorker {
   private stopped = true;
   private ticking = false;
   private again = false;
+  /** When the next look is due (Infinity: none scheduled), and when the last one began. */
+  private dueAt = Infinity;
+  private lastLookAt = 0;
+  /** The last look claimed all it asked for: more may be due, so a finished attempt looks again at once. */
+  private backlog = false;
 
   constructor(private readonly db: Db, private readonly settings: WebhookSettings, private readonly log: FastifyBaseLogger) {}
 
@@ -64,9 +74,12 @@ export class WebhookWorker {
     this.schedule(0);
   }
 
-  /** Look for due deliveries now (after a write, a retry, a ping). */
+  /** Look for due deliveries soon (after a write, a retry, a ping, a finished attempt). */
   wake(): void {
-    if (!this.stopped) this.schedule(0);
+    if (this.stopped) return;
+    const now = Date.now();
+    const at = this.backlog ? now : Math.max(now, this.lastLookAt + Math.min(WAKE_GAP_MS, this.settings.pollMs));
+    this.scheduleBy(at - now);
   }
 
   /** Stops claiming, then waits for the attempts in flight (each ends within the timeout). */
@@ -76,9 +89,18 @@ export class WebhookWorker {
     while (this.running.size) await Promise.allSettled([...this.running]);
   }
 
+  /** Looks in `ms` unless a look is due sooner. */
+  private scheduleBy(ms: number): void {
+    if (Date.now() + ms < this.dueAt) this.schedule(ms);
+  }
+
   private schedule(ms: number): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), ms);
+    this.dueAt = Date.now() + ms;
+    this.timer = setTimeout(() => {
+      this.dueAt = Infinity;
+      void this.tick();
+    }, ms);
     this.timer.unref();
   }
 
@@ -89,10 +111,14 @@ export class WebhookWorker {
       return;
     }
     this.ticking = true;
+    this.lastLookAt = Date.now();
     let claimed: Claimed[] = [];
     try {
       const free = this.settings.concurrency - this.running.size;
-      if (free > 0) claimed = await this.claim(free);
+      if (free > 0) {
+        claimed = await this.claim(free);
+        this.backlog = claimed.length === free;
+      }
     } catch (e) {
       this.log.warn({ err: e }, 'webhooks: could not claim deliveries (will retry)');
     } finally {
@@ -107,11 +133,12 @@ export class WebhookWorker {
       });
     }
     if (this.stopped) return;
-    const full = claimed.length > 0 && this.running.size >= this.settings.concurrency;
-    if (this.again || (claimed.length && !full)) {
+    // Woken while looking: look again. Otherwise the next look is the poll, or sooner when a write
+    // or a finished attempt wakes the worker (at once while there is a backlog).
+    if (this.again) {
       this.again = false;
-      this.schedule(0);
-    } else this.schedule(this.settings.pollMs);
+      this.scheduleBy(0);
+    } else this.scheduleBy(this.settings.pollMs);
   }
 
   private async claim(n: number): Promise<Claimed[]> {

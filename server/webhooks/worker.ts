@@ -49,7 +49,7 @@ const MAX_ERROR = 500;
  * Writes wake the worker at most this often while its last look found the queue empty: under a
  * load of writes (most with no webhook listening) a look per write would be a statement per write.
  */
-const WAKE_GAP_MS = 20;
+const WAKE_GAP_MS = 100;
 
 /** An attempt made, waiting to be recorded. */
 interface Made {

@@ -119,21 +119,28 @@ export class WebhookWorker {
     this.stopped = true;
     clearTimeout(this.timer);
     this.dueAt = Infinity;
-    const unstarted = this.buffer.splice(0).map((b) => b.c);
-    if (unstarted.length) {
-      await this.db.execute(sql`
-        update webhook_deliveries as d set attempts = d.attempts - 1, next_attempt_at = now(), updated_at = now()
-        from jsonb_to_recordset(${JSON.stringify(unstarted.map((c) => ({ id: c.id, attempts: c.attempts })))}::jsonb) as v(id uuid, attempts int)
-        where d.id = v.id and d.attempts = v.attempts`).catch((e) => this.log.warn({ err: e }, 'webhooks: could not hand back claimed deliveries (they are attempted when their lease ends)'));
-    }
-    while (this.inFlight || this.made.length || this.recording) {
-      await new Promise<void>((resolve) => this.idle.push(resolve));
-    }
+    // A look under way hands back what it claims itself (see tick).
+    await this.handBack();
+    while (this.busy()) await new Promise<void>((resolve) => this.idle.push(resolve));
+  }
+
+  private busy(): boolean {
+    return this.ticking || this.inFlight > 0 || this.made.length > 0 || this.recording !== undefined;
   }
 
   private settle(): void {
-    if (this.inFlight || this.made.length || this.recording) return;
+    if (this.busy()) return;
     for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  /** Deliveries claimed but not attempted go back to the queue, due now, their attempt uncounted. */
+  private async handBack(): Promise<void> {
+    const unstarted = this.buffer.splice(0).map((b) => b.c);
+    if (!unstarted.length) return;
+    await this.db.execute(sql`
+      update webhook_deliveries as d set attempts = d.attempts - 1, next_attempt_at = now(), updated_at = now()
+      from jsonb_to_recordset(${JSON.stringify(unstarted.map((c) => ({ id: c.id, attempts: c.attempts })))}::jsonb) as v(id uuid, attempts int)
+      where d.id = v.id and d.attempts = v.attempts`).catch((e) => this.log.warn({ err: e }, 'webhooks: could not hand back claimed deliveries (they are attempted when their lease ends)'));
   }
 
   /** Looks in `ms` unless a look is due sooner. */
@@ -173,9 +180,10 @@ export class WebhookWorker {
       }
     } catch (e) {
       this.log.warn({ err: e }, 'webhooks: could not claim deliveries (will retry)');
-    } finally {
-      this.ticking = false;
     }
+    if (this.stopped) await this.handBack();
+    this.ticking = false;
+    this.settle();
     this.pump();
     if (this.stopped) return;
     // Woken while looking: look again. Otherwise the next look is the poll, or sooner when a write

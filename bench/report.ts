@@ -13,6 +13,8 @@ export interface SqlPerRequest {
 
 export interface Measurement {
   server: ServerName;
+  /** How the row is named in the table when not by its server (W1: without / with the webhook). */
+  label?: string;
   status: 'ok' | 'n/a' | 'failed';
   reason?: string;
   reqPerSec?: number;
@@ -32,6 +34,25 @@ export interface Measurement {
   /** The sequential pass that counts statements and checks every response body. */
   checked?: { requests: number; wrong: number; firstWrong?: string };
   notes?: string[];
+  /** W1 with the webhook: the pending-delivery queue during the run and after it. */
+  webhooks?: WebhookQueue;
+}
+
+export interface WebhookQueue {
+  /** Pending deliveries, sampled every 250 ms during the timed run: the largest sample. */
+  maxPending: number;
+  /** Pending when the timed run ended, and after waiting for the queue to drain. */
+  pendingAtEnd: number;
+  pendingFinal: number;
+  /** How long after the run the queue took to reach 0 (or the wait's bound). */
+  drainMs: number;
+  /** Deliveries the run's creates queued, those succeeded, and what the receiver got. */
+  queued: number;
+  succeeded: number;
+  received: number;
+  /** Requests whose signature did not verify; webhook-ids received more than once. */
+  badSignatures: number;
+  duplicates: number;
 }
 
 export interface ScenarioResult {
@@ -67,8 +88,9 @@ function cpuCell(m: Measurement): string {
 }
 
 export function ratioOf(s: ScenarioResult): void {
-  const anchor = s.results.find((m) => m.server === s.anchor);
-  const ours = s.results.find((m) => m.server === 'ours');
+  // W1: our service with the webhook (second row) ÷ without (first row).
+  const anchor = s.anchor === 'ours' ? s.results[0] : s.results.find((m) => m.server === s.anchor);
+  const ours = s.anchor === 'ours' ? s.results[1] : s.results.find((m) => m.server === 'ours');
   if (anchor?.status === 'ok' && ours?.status === 'ok' && anchor.reqPerSec && ours.reqPerSec !== undefined) {
     s.ratio = ours.reqPerSec / anchor.reqPerSec;
     s.met = s.ratio >= s.target;
@@ -87,17 +109,28 @@ export function markdownTable(r: Report): string {
     for (const m of s.results) {
       const first = m === s.results[0] ? `${s.id} ${s.title}` : '';
       if (m.status !== 'ok') {
-        rows.push(`| ${first} | ${LABEL[m.server]} | ${m.status === 'n/a' ? `n/a (${m.reason})` : `FAILED: ${m.reason}`} | | | | | | | | |`);
+        rows.push(`| ${first} | ${m.label ?? LABEL[m.server]} | ${m.status === 'n/a' ? `n/a (${m.reason})` : `FAILED: ${m.reason}`} | | | | | | | | |`);
         continue;
       }
       const errors = `${(m.errors ?? 0) + (m.checked?.wrong ?? 0)} / ${m.non2xx ?? 0}`;
-      const isOurs = m.server === 'ours';
-      const ratio = isOurs ? (s.ratio === null ? 'n/a' : `${s.ratio.toFixed(2)}×`) : m.server === s.anchor ? 'anchor' : '';
+      // W1 compares our service with itself: its first row (without the webhook) is the anchor.
+      const isAnchor = s.anchor === 'ours' ? m === s.results[0] : m.server === s.anchor;
+      const isOurs = m.server === 'ours' && !isAnchor;
+      const ratio = isOurs ? (s.ratio === null ? 'n/a' : `${s.ratio.toFixed(2)}×`) : isAnchor ? 'anchor' : '';
       const target = isOurs ? `≥ ${s.target}× ${s.met === null ? '(n/a)' : s.met ? 'met' : 'NOT met'}` : '';
-      rows.push(`| ${first} | ${LABEL[m.server]} | ${n0(m.reqPerSec)} | ${n1(m.p50)} | ${n1(m.p99)} | ${errors} | ${n0(m.peakRssMb)} | ${sqlCell(m.sql)} | ${cpuCell(m)} | ${ratio} | ${target} |`);
+      rows.push(`| ${first} | ${m.label ?? LABEL[m.server]} | ${n0(m.reqPerSec)} | ${n1(m.p50)} | ${n1(m.p99)} | ${errors} | ${n0(m.peakRssMb)} | ${sqlCell(m.sql)} | ${cpuCell(m)} | ${ratio} | ${target} |`);
     }
   }
   const rss = r.rss.peakMb === null ? 'n/a' : `${Math.round(r.rss.peakMb)} MB`;
   rows.push('', `Peak RSS of our service under load: ${rss} (target ≤ ${r.rss.targetMb} MB: ${r.rss.met === null ? 'n/a' : r.rss.met ? 'met' : 'NOT met'}).`);
+  for (const s of r.scenarios) {
+    for (const m of s.results) if (m.webhooks) rows.push('', `${s.id} webhook queue: ${webhookLine(m.webhooks)}.`);
+  }
   return rows.join('\n');
+}
+
+/** W1's queue in one sentence. */
+export function webhookLine(q: WebhookQueue): string {
+  const drained = q.pendingFinal === 0 ? `drained ${(q.drainMs / 1000).toFixed(1)} s after the run` : `NOT drained: ${q.pendingFinal} still pending ${(q.drainMs / 1000).toFixed(1)} s after the run`;
+  return `pending max ${q.maxPending} during the run, ${q.pendingAtEnd} at its end, ${drained}; ${q.succeeded}/${q.queued} deliveries succeeded, ${q.received} received (${q.duplicates} duplicate webhook-ids, ${q.badSignatures} bad signatures)`;
 }

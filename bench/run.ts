@@ -6,6 +6,7 @@
 //   npm run bench                       full run (20,000 invoices, 50 connections, 10 s each)
 //   npm run bench -- --smoke            seconds-long check that the harness works (CI)
 //   npm run bench -- --duration 5 --connections 20 --scenarios S1,S2 --keep --profile
+//   npm run bench -- --scenarios W1 --servers ours    creates without / with one webhook (and its queue)
 //
 // Exit status 1 only when the harness could not measure: a server crashed or did not start, or a
 // scenario that should run answered no request correctly. Targets not met are a report.
@@ -16,8 +17,9 @@ import { execFileSync } from 'node:child_process';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { CountingProxy, perRequest } from './pgcount.ts';
-import { markdownTable, ratioOf, type Measurement, type Report, type ScenarioResult } from './report.ts';
-import { SCENARIOS, workload, type ScenarioId, type Workload } from './scenarios.ts';
+import { markdownTable, ratioOf, webhookLine, type Measurement, type Report, type ScenarioResult } from './report.ts';
+import { SCENARIOS, workload, WRITES, type ScenarioId, type Workload } from './scenarios.ts';
+import { BenchReceiver, createWebhook, deleteWebhook, drain, queue, sampleQueue } from './webhooks.ts';
 import { createBenchDatabase, seed, type BenchDatabase, type Seeded } from './seed.ts';
 import { cpuMsOf, oursEnv, postgraphileRuntime, ROOT, startBaseline, startOurs, startPostGraphile, type ServerName, type ServerProcess } from './servers.ts';
 import { summariseProfile } from './profile.ts';
@@ -85,7 +87,7 @@ const opts = {
   connections: num(flags.connections, smoke ? 5 : 50),
   calibrate: num(flags.calibrate, smoke ? 5 : 30),
   size: { clients: num(flags.clients, smoke ? 50 : 1000), invoices: num(flags.invoices, smoke ? 300 : 20_000), maxLines: num(flags['max-lines'], 10) },
-  scenarios: (flags.scenarios ?? 'S1,S2,S3,S4,S5,S6').split(',').map((s) => s.trim().toUpperCase()) as ScenarioId[],
+  scenarios: (flags.scenarios ?? 'S1,S2,S3,S4,S5,S6,W1').split(',').map((s) => s.trim().toUpperCase()) as ScenarioId[],
   servers: (flags.servers ?? 'baseline,postgraphile,ours').split(',').map((s) => s.trim()) as ServerName[],
   adminUrl: flags['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   out: flags.out ?? `${ROOT}bench/results/${smoke ? 'smoke' : 'latest'}.json`,
@@ -200,7 +202,7 @@ async function calibrate(c: Ctx, servers: ServerName[], start: (name: ServerName
             failures.push(`${id} ${name}: ${m.reason}`);
           }
           log(`  ${id} ${name}: ${per.statements.toFixed(2)} statements, ${(per.begins + per.txControl).toFixed(2)} tx control, ${per.roundTrips.toFixed(2)} round trips per request; ${wrong}/${opts.calibrate} wrong`);
-          if (id === 'S3') await resetWrites(c);
+          if (WRITES.includes(id)) await resetWrites(c);
         }
       } finally {
         await server.stop();
@@ -260,6 +262,141 @@ async function hammer(server: ServerProcess, wl: Workload, seconds: number) {
   }
 }
 
+/** The timed run of one scenario on one server (after its warm-up), recorded in `m`; false when it failed. */
+async function timedRun(c: Ctx, server: ServerProcess, wl: Workload, id: ScenarioId, m: Measurement): Promise<boolean> {
+  const cpuBefore = await cpuNow(c.admin, server);
+  const { result, peakRss } = await hammer(server, wl, opts.duration);
+  const cpu = cpuSpent(cpuBefore, await cpuNow(c.admin, server));
+  const crash = server.crashed();
+  if (crash) {
+    Object.assign(m, { status: 'failed', reason: 'server crashed' });
+    failures.push(crash);
+    return false;
+  }
+  Object.assign(m, {
+    reqPerSec: result['2xx'] / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    peakRssMb: peakRss / 2 ** 20,
+    cpuMsPerRequest: result['2xx'] ? { server: cpu.server / result['2xx'], postgres: cpu.db / result['2xx'], loadGenerator: cpu.harness / result['2xx'] } : undefined,
+    statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([k, v]) => [k, v.count ?? 0])),
+  });
+  log(`  ${id} ${m.label ?? m.server}: ${Math.round(m.reqPerSec!)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors (statuses ${JSON.stringify(m.statuses)}), peak RSS ${Math.round(m.peakRssMb!)} MB, CPU ms/request: server ${m.cpuMsPerRequest?.server.toFixed(2)}, PostgreSQL ${m.cpuMsPerRequest?.postgres.toFixed(2)}`);
+  if (result['2xx'] === 0) {
+    m.status = 'failed';
+    m.reason = `no successful response (${result.non2xx} non-2xx, ${result.errors} errors)`;
+    failures.push(`${id} ${m.label ?? m.server}: ${m.reason}`);
+    return false;
+  }
+  return true;
+}
+
+/** `runs` of one configuration as one measurement: req/s, latency and CPU averaged, counts summed. */
+function merged(into: Measurement, runs: Measurement[]): void {
+  const ok = runs.filter((r) => r.status === 'ok' && r.reqPerSec !== undefined);
+  if (ok.length < runs.length) {
+    Object.assign(into, runs.find((r) => r.status !== 'ok'));
+    return;
+  }
+  const mean = (f: (m: Measurement) => number) => ok.reduce((a, m) => a + f(m), 0) / ok.length;
+  const sum = (f: (m: Measurement) => number | undefined) => ok.reduce((a, m) => a + (f(m) ?? 0), 0);
+  const statuses: Record<string, number> = {};
+  for (const m of ok) for (const [k, v] of Object.entries(m.statuses ?? {})) statuses[k] = (statuses[k] ?? 0) + v;
+  Object.assign(into, {
+    status: 'ok',
+    reqPerSec: mean((m) => m.reqPerSec!),
+    p50: mean((m) => m.p50!),
+    p99: mean((m) => m.p99!),
+    ok: sum((m) => m.ok),
+    non2xx: sum((m) => m.non2xx),
+    errors: sum((m) => m.errors),
+    timeouts: sum((m) => m.timeouts),
+    peakRssMb: Math.max(...ok.map((m) => m.peakRssMb ?? 0)),
+    cpuMsPerRequest: ok.every((m) => m.cpuMsPerRequest)
+      ? { server: mean((m) => m.cpuMsPerRequest!.server), postgres: mean((m) => m.cpuMsPerRequest!.postgres), loadGenerator: mean((m) => m.cpuMsPerRequest!.loadGenerator) }
+      : undefined,
+    statuses,
+  });
+  if (ok.length > 1) (into.notes ??= []).push(`req/s of its ${ok.length} timed runs: ${ok.map((m) => Math.round(m.reqPerSec!)).join(', ')} (averaged)`);
+}
+
+/**
+ * W1: S3's creates on our service without, then with, one webhook subscribed to invoice.created
+ * whose receiver (in this process, verifying every signature) answers 200. The runs go
+ * without, with, with, without (one pair in --smoke), so that a drift of the machine's load
+ * weighs on both sides; with ÷ without must reach 0.9. Delivery must keep up: the pending
+ * deliveries are sampled every 250 ms during the runs with the webhook, then watched until none is left.
+ */
+async function webhookScenario(c: Ctx, server: ServerProcess, wl: Workload, sr: ScenarioResult, without: Measurement): Promise<void> {
+  const withHook: Measurement = { server: 'ours', status: 'ok', label: 'ours + webhook' };
+  without.label = 'ours, no webhook';
+  sr.results = [without, withHook];
+  const pairs = smoke ? 1 : 2;
+  const runsWithout: Measurement[] = [];
+  const runsWith: Measurement[] = [];
+  const timed = async (into: Measurement[], label: string) => {
+    const m: Measurement = { server: 'ours', status: 'ok', label };
+    await resetWrites(c);
+    await sleep(500);
+    into.push(m);
+    return timedRun(c, server, wl, 'W1', m);
+  };
+  if (opts.warmup > 0) await hammer(server, wl, opts.warmup);
+  await timed(runsWithout, 'ours, no webhook (1)');
+  const receiver = new BenchReceiver();
+  await receiver.start();
+  let hook: { iri: string } | undefined;
+  let queueStats: NonNullable<Measurement['webhooks']> | undefined;
+  try {
+    const made = await createWebhook(server.url, c.data.token, receiver.url);
+    hook = made;
+    receiver.verifyWith(made.secret);
+    if (opts.warmup > 0) await hammer(server, wl, opts.warmup);
+    await drain(c.admin, 30_000);
+    for (let i = 1; i <= pairs; i++) {
+      await c.admin`delete from webhook_deliveries`;
+      receiver.reset();
+      const sampler = sampleQueue(c.admin, 250);
+      const ran = await timed(runsWith, `ours + webhook (${i})`);
+      const { max } = await sampler.stop();
+      const atEnd = (await queue(c.admin)).pending;
+      const drained = await drain(c.admin, smoke ? 10_000 : 30_000);
+      await sleep(200);
+      const q = await queue(c.admin);
+      if (!ran) break;
+      const run = { maxPending: Math.max(max, atEnd), pendingAtEnd: atEnd, pendingFinal: drained.pending, drainMs: drained.ms, queued: q.total, succeeded: q.succeeded, received: receiver.received, badSignatures: receiver.bad, duplicates: receiver.duplicates };
+      log(`  W1 webhook queue (${i}): ${webhookLine(run)}`);
+      if (receiver.bad) failures.push(`W1: ${receiver.bad} deliveries whose signature did not verify`);
+      // The worst of the runs: the largest queue, the longest drain; the deliveries summed.
+      queueStats = !queueStats ? run : {
+        maxPending: Math.max(queueStats.maxPending, run.maxPending),
+        pendingAtEnd: Math.max(queueStats.pendingAtEnd, run.pendingAtEnd),
+        pendingFinal: Math.max(queueStats.pendingFinal, run.pendingFinal),
+        drainMs: Math.max(queueStats.drainMs, run.drainMs),
+        queued: queueStats.queued + run.queued,
+        succeeded: queueStats.succeeded + run.succeeded,
+        received: queueStats.received + run.received,
+        badSignatures: queueStats.badSignatures + run.badSignatures,
+        duplicates: queueStats.duplicates + run.duplicates,
+      };
+    }
+  } finally {
+    if (hook) await deleteWebhook(server.url, c.data.token, hook.iri).catch(() => {});
+    await receiver.close();
+  }
+  if (pairs > 1) await timed(runsWithout, 'ours, no webhook (2)');
+  await resetWrites(c);
+  merged(without, runsWithout);
+  merged(withHook, runsWith);
+  without.label = 'ours, no webhook';
+  withHook.label = 'ours + webhook';
+  if (queueStats) withHook.webhooks = queueStats;
+}
+
 async function main(): Promise<number> {
   const started = Date.now();
   const loadAtStart = os.loadavg().map((l) => Math.round(l * 100) / 100);
@@ -283,8 +420,10 @@ async function main(): Promise<number> {
     const c: Ctx = { db, data, seededAt, admin };
 
     const wanted = (n: ServerName) => opts.servers.includes(n);
-    const pgl = wanted('postgraphile') ? postgraphileRuntime() : { node: null, version: null, reason: 'not requested' };
-    if (wanted('postgraphile') && !pgl.node) log(`   PostGraphile: n/a (${pgl.reason})`);
+    // Installed and looked for only when a requested scenario runs on it.
+    const needsPgl = wanted('postgraphile') && SCENARIOS.some((s) => opts.scenarios.includes(s.id) && s.servers.includes('postgraphile'));
+    const pgl = needsPgl ? postgraphileRuntime() : { node: null, version: null, reason: 'not requested' };
+    if (needsPgl && !pgl.node) log(`   PostGraphile: n/a (${pgl.reason})`);
     else if (pgl.node) log(`   PostGraphile runs on Node ${pgl.version}`);
 
     // What runs where; n/a by design never appears.
@@ -336,36 +475,14 @@ async function main(): Promise<number> {
           continue;
         }
         const wl = workload(s.id, m.server, data)!;
+        if (s.id === 'W1') {
+          await webhookScenario(c, server, wl, sr, m);
+          continue;
+        }
         if (opts.warmup > 0) await hammer(server, wl, opts.warmup);
         if (s.id === 'S3') await resetWrites(c);
         await sleep(500);
-        const cpuBefore = await cpuNow(c.admin, server);
-        const { result, peakRss } = await hammer(server, wl, opts.duration);
-        const cpu = cpuSpent(cpuBefore, await cpuNow(c.admin, server));
-        const crash = server.crashed();
-        if (crash) {
-          Object.assign(m, { status: 'failed', reason: 'server crashed' });
-          failures.push(crash);
-          continue;
-        }
-        Object.assign(m, {
-          reqPerSec: result['2xx'] / result.duration,
-          p50: result.latency.p50,
-          p99: result.latency.p99,
-          ok: result['2xx'],
-          non2xx: result.non2xx,
-          errors: result.errors,
-          timeouts: result.timeouts,
-          peakRssMb: peakRss / 2 ** 20,
-          cpuMsPerRequest: result['2xx'] ? { server: cpu.server / result['2xx'], postgres: cpu.db / result['2xx'], loadGenerator: cpu.harness / result['2xx'] } : undefined,
-          statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([k, v]) => [k, v.count ?? 0])),
-        });
-        log(`  ${s.id} ${m.server}: ${Math.round(m.reqPerSec!)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors (statuses ${JSON.stringify(m.statuses)}), peak RSS ${Math.round(m.peakRssMb!)} MB, CPU ms/request: server ${m.cpuMsPerRequest?.server.toFixed(2)}, PostgreSQL ${m.cpuMsPerRequest?.postgres.toFixed(2)}`);
-        if (result['2xx'] === 0) {
-          m.status = 'failed';
-          m.reason = `no successful response (${result.non2xx} non-2xx, ${result.errors} errors)`;
-          failures.push(`${s.id} ${m.server}: ${m.reason}`);
-        }
+        await timedRun(c, server, wl, s.id, m);
         if (s.id === 'S3') await resetWrites(c);
       }
       ratioOf(sr);

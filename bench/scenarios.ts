@@ -1,11 +1,12 @@
 // The scenarios, and for each server that takes part the exact requests it gets and the check a
 // response must pass. S1–S3 and S6 are measured against the hand-written baseline, S4–S5
-// against PostGraphile, serving the same database.
+// against PostGraphile, serving the same database; W1 (S3's creates with one webhook subscribed
+// to invoice.created and a local receiver) against our own service without the webhook.
 import type { Seeded } from './seed.ts';
 import type { ServerName } from './servers.ts';
 import { documentTotals, scaled, type Line } from './totals.ts';
 
-export type ScenarioId = 'S1' | 'S2' | 'S3' | 'S4' | 'S5' | 'S6';
+export type ScenarioId = 'S1' | 'S2' | 'S3' | 'S4' | 'S5' | 'S6' | 'W1';
 
 export interface Scenario {
   id: ScenarioId;
@@ -23,7 +24,12 @@ export const SCENARIOS: readonly Scenario[] = [
   { id: 'S4', title: 'GraphQL invoices(first: 30) with client and lines', anchor: 'postgraphile', target: 1.2, servers: ['postgraphile', 'ours'] },
   { id: 'S5', title: 'GraphQL one invoice with lines and payments', anchor: 'postgraphile', target: 1.2, servers: ['postgraphile', 'ours'] },
   { id: 'S6', title: 'REST GET /api/invoices/<id> (plain JSON)', anchor: 'baseline', target: 0.9, servers: ['baseline', 'ours'] },
+  // Run by bench/webhooks.ts: the same creates without, then with, the webhook.
+  { id: 'W1', title: 'REST POST /api/invoices (5 lines), one webhook on invoice.created', anchor: 'ours', target: 0.9, servers: ['ours'] },
 ];
+
+/** Scenarios that write invoices (removed after each run, so every run sees the seeded data). */
+export const WRITES: readonly ScenarioId[] = ['S3', 'W1'];
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
@@ -119,8 +125,9 @@ export function workload(id: ScenarioId, server: ServerName, data: Seeded): Work
         },
       };
     }
-    case 'S3': {
-      if (!rest) return null;
+    case 'S3':
+    case 'W1': {
+      if (!rest || (id === 'W1' && server !== 'ours')) return null;
       const linesOf = (i: number) =>
         [0, 1, 2, 3, 4].map((k) => ({ description: `Bench line ${k + 1}`, qty: Number(at(QTYS, i + k)), price: at(PRICES, i * 3 + k), tax: k === 4 ? null : `/api/taxes/${at(taxIds, i + k)}` }));
       return {

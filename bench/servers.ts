@@ -145,7 +145,8 @@ export function startFlags(): string[] {
  * history and the token cache stay on; only the limit is raised.
  */
 export function oursEnv(o: { databaseUrl: string; port: number }): Record<string, string> {
-  return { DATABASE_URL: o.databaseUrl, PORT: String(o.port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', SCHEDULER: 'off' };
+  // WEBHOOK_ALLOW_PRIVATE: W1's receiver listens on 127.0.0.1 (no webhook exists in the other scenarios).
+  return { DATABASE_URL: o.databaseUrl, PORT: String(o.port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', SCHEDULER: 'off', WEBHOOK_ALLOW_PRIVATE: 'true' };
 }
 
 /**

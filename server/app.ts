@@ -93,9 +93,15 @@ export async function buildApp(o: AppOptions): Promise<App> {
   // Webhooks: events written with each change (the outbox), delivered by the worker after commit.
   setAllowPrivate(o.config.webhooks.allowPrivate);
   const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw, outbox: webhookOutbox });
-  const webhooks = new WebhookWorker(o.database.background, o.config.webhooks, app.log);
+  // The worker has connections of its own: under load its claims and records would otherwise
+  // wait behind every request's queries, and deliveries fall behind the writes.
+  const deliveryDb = o.database.separate('invoicing:webhooks', 2);
+  const webhooks = new WebhookWorker(deliveryDb.db, o.config.webhooks, app.log);
   // Stopped when the server closes: claims stop, attempts in flight finish (pending ones stay queued).
-  app.addHook('onClose', () => webhooks.stop());
+  app.addHook('onClose', async () => {
+    await webhooks.stop();
+    await deliveryDb.close();
+  });
   // A write may have queued deliveries: look now rather than at the next poll.
   app.addHook('onResponse', async (req) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') webhooks.wake();

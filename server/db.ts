@@ -33,6 +33,12 @@ export interface Database {
   /** The same connection(s) for work that is not part of a request (batched history writes), not counted. */
   readonly background: Db;
   readonly kind: 'pglite' | 'postgres';
+  /**
+   * Connections of their own for background work that must not wait behind the requests' queries
+   * (the webhook worker): on PostgreSQL a pool of at most `max` connections named `name`, opened
+   * on first use; on PGlite the one connection. `close()` ends it (not the database).
+   */
+  separate(name: string, max: number): { db: Db; close(): Promise<void> };
   /** Plain rows for a SQL text (prepared on PostgreSQL); counted with the statements. */
   readonly raw: RawQuery;
   /** SQL statements run through drizzle since the database was opened (tests assert on it). */
@@ -112,22 +118,27 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
     // Bounded waits: an unreachable server fails a request within connect_timeout, and a
     // statement stuck on a lock or a runaway query is cancelled by the server (57014 → 503).
-    const client = postgres(o.databaseUrl, {
-      max: o.maxConnections ?? 10,
+    const connect = (max: number, name: string) => postgres(o.databaseUrl!, {
+      max,
       onnotice: () => {},
       connect_timeout: o.connectTimeoutSeconds ?? 5,
       // After failed connections the driver waits before the next attempt, and a request waits
       // with it: its default grows to 20 s. Capped at 0.5 s, an outage answers 503s promptly and
       // the service is back within half a second of the database.
       backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
-      connection: { application_name: 'invoicing', statement_timeout: o.statementTimeoutMs ?? 30_000 },
+      connection: { application_name: name, statement_timeout: o.statementTimeoutMs ?? 30_000 },
     });
+    const client = connect(o.maxConnections ?? 10, 'invoicing');
     const prepared = preparing(client);
     const db = drizzle(prepared, { logger: counter.logger }) as unknown as Db;
     return {
       db,
       background: drizzle(prepared) as unknown as Db,
       kind: 'postgres',
+      separate(name, max) {
+        const own = connect(max, name);
+        return { db: drizzle(preparing(own)) as unknown as Db, close: () => own.end({ timeout: 5 }) };
+      },
       raw: (text, params) => {
         counter.logger.logQuery();
         return client.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<Record<string, unknown>[]>;
@@ -166,6 +177,7 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     db,
     background: drizzle(client) as unknown as Db,
     kind: 'pglite',
+    separate: () => ({ db: drizzle(client) as unknown as Db, close: async () => {} }),
     raw: async (text, params) => {
       counter.logger.logQuery();
       return (await client.query<Record<string, unknown>>(text, params)).rows;

@@ -9,59 +9,15 @@
 // PostgreSQL only. The shared server is never restarted (other suites use it): a restart is
 // simulated for one instance by a TCP relay that closes every connection and refuses new ones,
 // then relays again, which is what a restart looks like from the service.
-import { once } from 'node:events';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userCreate } from '../server/commands.ts';
 import { openDatabase, type Database } from '../server/db.ts';
 import { InvalidationListener } from '../server/invalidation.ts';
 import { call, client, freshDatabase, startTestServer, tokenFor, type TestDatabase, type TestServer } from './helpers.ts';
+import { Relay } from './support/pg-relay.ts';
 
 const PG = process.env.DATABASE_URL;
-
-/** A TCP relay to PostgreSQL: `cut()` closes every connection and refuses new ones, `restore()` relays again. */
-class Relay {
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-
-  constructor(private readonly target: URL) {}
-
-  async open(): Promise<void> {
-    this.server = createServer((inbound) => {
-      const outbound = connect(Number(this.target.port || 5432), this.target.hostname);
-      for (const s of [inbound, outbound]) {
-        this.sockets.add(s);
-        s.on('error', () => {});
-        s.on('close', () => {
-          this.sockets.delete(s);
-          inbound.destroy();
-          outbound.destroy();
-        });
-      }
-      inbound.pipe(outbound).pipe(inbound);
-    });
-    this.server.listen(this.port, '127.0.0.1');
-    await once(this.server, 'listening');
-    this.port = (this.server.address() as { port: number }).port;
-  }
-
-  url(database: string): string {
-    const u = new URL(this.target);
-    u.host = `127.0.0.1:${this.port}`;
-    u.pathname = `/${database}`;
-    return u.toString();
-  }
-
-  async cut(): Promise<void> {
-    const closed = new Promise((r) => this.server?.close(r));
-    for (const s of this.sockets) s.destroy();
-    await closed;
-  }
-
-  restore = () => this.open();
-}
 
 describe.runIf(PG)('token cache on PostgreSQL without Redis', () => {
   let db: TestDatabase;

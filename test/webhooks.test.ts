@@ -14,6 +14,7 @@ import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { scheduleRun } from '../server/commands.ts';
 import { openDatabase, rowsOf } from '../server/db.ts';
 import { call, client, freePort, freshDatabase, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
+import { Relay } from './support/pg-relay.ts';
 
 const ENV = {
   WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -33,13 +34,15 @@ interface Received {
 /**
  * A real HTTP receiver: every request's signature is verified with `standardwebhooks` against
  * the secret registered for its path (a request that fails verification fails the test).
- * `plan[path]` lists the answers to give in turn (a status, or `hang` to answer too late).
+ * `plan[path]` lists the answers to give in turn (a status, `hang` to answer too late, or `hold`
+ * to answer 200 when `release()` is called).
  */
 class Receiver {
   server: Server;
   received: Received[] = [];
   secrets = new Map<string, string>();
-  plan = new Map<string, (number | 'hang')[]>();
+  plan = new Map<string, (number | 'hang' | 'hold')[]>();
+  private held: (() => void)[] = [];
   failures: string[] = [];
   url = '';
 
@@ -60,6 +63,7 @@ class Receiver {
         }
         const next = this.plan.get(path)?.shift() ?? 200;
         if (next === 'hang') setTimeout(() => res.writeHead(200).end('late'), 4000);
+        else if (next === 'hold') this.held.push(() => res.writeHead(200).end('ok'));
         else res.writeHead(next).end('ok');
       });
     });
@@ -68,6 +72,13 @@ class Receiver {
   async start(): Promise<void> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Answers 200 to every request held so far; returns how many. */
+  release(): number {
+    const held = this.held.splice(0);
+    for (const answer of held) answer();
+    return held.length;
   }
 
   at(path: string) {
@@ -371,6 +382,98 @@ describe('tenancy', () => {
   });
 });
 
+describe('inactive endpoints', () => {
+  const rowsOf_ = async (webhookId: string) => deliveryRows(sql`webhook_id = ${webhookId} order by created_at`);
+
+  it('get no deliveries for events while inactive; a pending delivery waits, and is attempted when set active again', async () => {
+    const w = await hook(api, '/paused', ['tax.created']);
+    // The first attempt is in flight (it will time out) when the endpoint is set inactive.
+    receiver.plan.set('/paused', ['hang']);
+    await api.post('/api/taxes', { name: 'Paused 1', rate: 1 });
+    await receiver.waitFor('/paused', 1);
+    const off = await api.patch(w['@id'], { active: false });
+    expect(off.status, off.text).toBe(200);
+    expect(off.body.active).toBe(false);
+    // An event while inactive: no delivery at all (it is not sent later either).
+    await api.post('/api/taxes', { name: 'Paused 2', rate: 2 });
+    await waitUntil(async () => (await rowsOf_(w.id))[0]?.attempts === 1 && (await rowsOf_(w.id))[0]?.last_error !== null);
+    await new Promise((r) => setTimeout(r, 600)); // several polls and retry delays (150 ms)
+    const held = await rowsOf_(w.id);
+    expect(held).toHaveLength(1);
+    expect(held[0]).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(receiver.at('/paused')).toHaveLength(1);
+    const log = (await api.get(`${w['@id']}/deliveries`)).body;
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ status: 'pending', attempts: 1, lastError: 'No response within 2 s.' });
+
+    const on = await api.patch(w['@id'], { active: true });
+    expect(on.status).toBe(200);
+    const got = await receiver.waitFor('/paused', 2);
+    expect(got.map((r) => r.verified.data.name)).toEqual(['Paused 1', 'Paused 1']);
+    expect(got[1]!.headers['webhook-id']).toBe(got[0]!.headers['webhook-id']);
+    await waitUntil(async () => (await rowsOf_(w.id))[0]?.status === 'succeeded');
+    expect(await rowsOf_(w.id)).toHaveLength(1);
+    // Active again: new events are delivered.
+    await api.post('/api/taxes', { name: 'Paused 3', rate: 3 });
+    expect((await receiver.waitFor('/paused', 3))[2]!.verified.data.name).toBe('Paused 3');
+  });
+
+  it('an endpoint whose deliveries have all failed for 5 days is set inactive, keeps its pending deliveries, and resumes when set active', async () => {
+    const w = await hook(api, '/dying', ['tax.updated']);
+    receiver.plan.set('/dying', Array.from({ length: 20 }, () => 503));
+    const tax = await api.post('/api/taxes', { name: 'Dying', rate: 5 });
+    await api.patch(tax.body['@id'], { rate: 6 });
+    await waitUntil(async () => (await rowsOf_(w.id))[0]?.status === 'failed');
+    // Failing for minutes only: still active.
+    expect((await api.get(w['@id'])).body).toMatchObject({ active: true });
+    // The same failures, as if they had begun 6 days ago (the default WEBHOOK_DISABLE_AFTER is 5d).
+    const db = t.db.database.db;
+    await db.execute(sql`update webhooks set updated_at = now() - interval '6 days', created_at = now() - interval '6 days' where id = ${w.id}`);
+    await db.execute(sql`update webhook_deliveries set created_at = now() - interval '6 days' where webhook_id = ${w.id}`);
+    expect((await api.get(w['@id'])).body).toMatchObject({ active: true });
+    // The next failed attempt disables it.
+    await api.patch(tax.body['@id'], { rate: 7 });
+    await waitUntil(async () => (await api.get(w['@id'])).body.active === false);
+    const disabled = (await api.get(w['@id'])).body;
+    expect(disabled.disabledReason).toBe('Every delivery failed for 5 days.');
+    const attempts = receiver.at('/dying').length;
+    expect(attempts).toBe(5);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(receiver.at('/dying')).toHaveLength(attempts);
+    const rows = await rowsOf_(w.id);
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual([['failed', 4], ['pending', 1]]);
+    // Nothing is queued for it while inactive.
+    await api.patch(tax.body['@id'], { rate: 8 });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await rowsOf_(w.id)).toHaveLength(2);
+
+    // Set active again (the receiver is fixed): the reason goes, the pending delivery is made at once.
+    receiver.plan.set('/dying', []);
+    const on = await api.patch(w['@id'], { active: true });
+    expect(on.body).toMatchObject({ active: true, disabledReason: null });
+    const got = await receiver.waitFor('/dying', attempts + 1);
+    expect(got.at(-1)!.verified.data.rate).toBe(7);
+    await waitUntil(async () => (await rowsOf_(w.id))[1]?.status === 'succeeded');
+    expect((await api.get(w['@id'])).body.active).toBe(true);
+  });
+
+  it('a re-activated endpoint that fails again gets a new 5 days', async () => {
+    const w = await hook(api, '/relapse', ['tax.deleted']);
+    receiver.plan.set('/relapse', Array.from({ length: 20 }, () => 500));
+    const db = t.db.database.db;
+    const tax = await api.post('/api/taxes', { name: 'Relapse', rate: 9 });
+    await api.delete(tax.body['@id']);
+    await waitUntil(async () => (await rowsOf_(w.id))[0]?.status === 'failed');
+    await db.execute(sql`update webhooks set active = false, disabled_reason = 'Every delivery failed for 5 days.', updated_at = now() - interval '1 day' where id = ${w.id}`);
+    await db.execute(sql`update webhook_deliveries set created_at = now() - interval '6 days' where webhook_id = ${w.id}`);
+    expect((await api.patch(w['@id'], { active: true })).status).toBe(200);
+    const again = await api.post('/api/taxes', { name: 'Relapse 2', rate: 9 });
+    await api.delete(again.body['@id']);
+    await waitUntil(async () => (await rowsOf_(w.id))[1]?.attempts === 2);
+    expect((await api.get(w['@id'])).body).toMatchObject({ active: true, disabledReason: null });
+  });
+});
+
 describe('durability', () => {
   it('a server stopped between commit and delivery loses nothing: the next one delivers', async () => {
     const db = await freshDatabase();
@@ -424,6 +527,68 @@ describe('durability', () => {
       await db.drop();
     }
   }, 240_000);
+
+  it.skipIf(!process.env.DATABASE_URL)('a PostgreSQL outage loses no event: attempts answered during it are recorded after it, the rest are delivered, the worker keeps going', async () => {
+    const db = await freshDatabase();
+    const relay = new Relay(new URL(db.url!));
+    await relay.open();
+    const url = relay.url(new URL(db.url!).pathname.slice(1));
+    // The server reaches PostgreSQL through the relay; `db` (direct) is the test's view.
+    const database = await openDatabase({ databaseUrl: url, maxConnections: 4, connectTimeoutSeconds: 2 });
+    const s = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '5s', WEBHOOK_CONCURRENCY: '4' }, { db: { database, url, drop: async () => {} } });
+    const warnings: string[] = [];
+    const log = s.running.fastify.log;
+    const warn = log.warn.bind(log);
+    log.warn = ((obj: unknown, msg?: string) => {
+      warnings.push(String(msg ?? obj));
+      return warn(obj as never, msg as never);
+    }) as typeof log.warn;
+    try {
+      const c = client(s, await tokenFor(s, { email: 'o@hooks.test', company: 'Outage' }));
+      const res = await c.post('/api/webhooks', { url: `${receiver.url}/outage`, events: ['client.created'] });
+      receiver.secrets.set('/outage', res.body.secret);
+      // Four attempts (the concurrency) reach the receiver and wait for their answer; the other
+      // events wait behind them, more than the worker claims ahead (4 rounds of 4): some are still
+      // only in the database when it goes away.
+      receiver.plan.set('/outage', ['hold', 'hold', 'hold', 'hold']);
+      const names = Array.from({ length: 24 }, (_, i) => `Outage ${i}`);
+      for (const name of names) expect((await c.post('/api/clients', { name })).status).toBe(201);
+      await receiver.waitFor('/outage', 4);
+
+      await relay.cut();
+      // The receiver answers while the database is away: the worker cannot record those attempts
+      // yet (nor those of the deliveries it had claimed ahead, which it now makes).
+      expect(receiver.release()).toBe(4);
+      expect((await c.post('/api/clients', { name: 'Refused' })).status).toBe(503);
+      await new Promise((r) => setTimeout(r, 1500)); // claims fail for a while (every 50 ms)
+      const beforeRestore = receiver.at('/outage').length;
+      expect(beforeRestore).toBeGreaterThanOrEqual(4);
+      expect(beforeRestore).toBeLessThanOrEqual(16);
+      await relay.restore();
+
+      await expect.poll(async () => (await c.get('/api/clients')).status, { timeout: 10_000, interval: 100 }).toBe(200);
+      const after = await c.post('/api/clients', { name: 'After' });
+      expect(after.status).toBe(201);
+      const rows = async () => rowsOf<{ event_id: string; status: string; attempts: number }>(await db.database.db.execute(sql`select event_id, status, attempts from webhook_deliveries where type = 'client.created'`));
+      await waitUntil(async () => (await rows()).every((r) => r.status === 'succeeded') && receiver.at('/outage').length >= 25, 30_000);
+      const final = await rows();
+      expect(final).toHaveLength(25);
+      expect(final.every((r) => r.status === 'succeeded')).toBe(true);
+      // Every event arrived; none twice: the attempts answered during the outage were recorded
+      // after it (within their lease), not made again.
+      const got = receiver.at('/outage');
+      expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set(final.map((r) => r.event_id)));
+      expect(got.map((r) => r.verified.data.name).sort()).toEqual([...names, 'After'].sort());
+      expect(got).toHaveLength(25);
+      expect(final.map((r) => r.attempts)).toEqual(final.map(() => 1));
+      expect(warnings.some((w) => /could not (claim|record)/.test(w)), warnings.join('\n')).toBe(true);
+    } finally {
+      await s.close();
+      await database.close();
+      await relay.cut();
+      await db.drop();
+    }
+  }, 60_000);
 
   it.skipIf(!process.env.DATABASE_URL)('two instances deliver each event once', async () => {
     const db = await freshDatabase();

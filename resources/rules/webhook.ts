@@ -1,5 +1,6 @@
 // Webhook rules: at most 20 per company, URLs the service may call, a secret made on create,
-// and an endpoint set active again forgets why it was disabled.
+// and an endpoint set active again forgets why it was disabled and has its pending deliveries
+// (held while it was inactive) attempted at once.
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { ApiError, ViolationCode } from '../../engine/errors.ts';
@@ -27,5 +28,12 @@ export const webhookRules: HookSet = {
       e.data.secret = newSecret();
     }
     if (e.data.active === true && e.existing?.active === false) e.data.disabledReason = null;
+  },
+  async afterWrite(api, e) {
+    if (e.op !== 'update' || e.data.active !== true || e.existing?.active !== false) return;
+    // The worker claims nothing for an inactive endpoint; what waited is due now, in the order
+    // it was due (the retry schedule goes on from the attempts already made).
+    await api.tx.execute(sql`update webhook_deliveries set next_attempt_at = least(next_attempt_at, now()), updated_at = now()
+      where webhook_id = ${e.id} and company_id = ${api.principal.company.id} and status = 'pending'`);
   },
 };

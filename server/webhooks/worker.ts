@@ -2,9 +2,11 @@
 // one statement (FOR UPDATE SKIP LOCKED), which also counts the attempt and moves the delivery's
 // next attempt one lease ahead: two instances never claim the same attempt, and an attempt whose
 // instance died is taken over when its lease ends, so a delivery is never lost (at least once).
-// Attempts run concurrently up to a bound; shutdown stops claiming and waits for those running.
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+// Attempts run concurrently up to a bound; their outcomes are recorded in batches, so that with a
+// backlog a look and a record serve many attempts. Shutdown stops claiming, hands back what it
+// had not attempted, and waits for the attempts running and their records.
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { sql } from 'drizzle-orm';
@@ -43,19 +45,56 @@ interface Outcome {
 }
 
 const MAX_ERROR = 500;
+/**
+ * Writes wake the worker at most this often while its last look found the queue empty: under a
+ * load of writes (most with no webhook listening) a look per write would be a statement per write.
+ */
+const WAKE_GAP_MS = 100;
+
+/** An attempt made, waiting to be recorded. */
+interface Made {
+  c: Claimed;
+  outcome: Outcome;
+  /** Past this (the lease's end, less a margin) the record is given up: the lease makes the attempt again. */
+  recordBy: number;
+}
+
+/**
+ * How many leases' worth of attempts one look may claim while there is a backlog: the claimed
+ * wait in memory for a free slot, so a look and a record serve many attempts, not one each.
+ */
+const ROUNDS = 4;
+
+/**
+ * Connections to receivers are kept open a few seconds between attempts (a busy endpoint is not
+ * dialled again for each event). The address policy is checked when a connection is made
+ * (checkedLookup) and, for an address in the URL, before each attempt.
+ */
+const agentOptions = { keepAlive: true, maxFreeSockets: 16, timeout: 5000, lookup: checkedLookup } as const;
+const agents = { 'http:': new HttpAgent(agentOptions), 'https:': new HttpsAgent(agentOptions) };
 
 export class WebhookWorker {
   private timer: NodeJS.Timeout | undefined;
-  private running = new Set<Promise<void>>();
+  /** Claimed, not yet attempted; attempts in flight; attempts made, not yet recorded. */
+  private buffer: { c: Claimed; leaseEnd: number }[] = [];
+  private inFlight = 0;
+  private made: Made[] = [];
+  private recording: Promise<void> | undefined;
+  private idle: (() => void)[] = [];
   private stopped = true;
   private ticking = false;
   private again = false;
+  /** When the next look is due (Infinity: none scheduled), and when the last one began. */
+  private dueAt = Infinity;
+  private lastLookAt = 0;
+  /** The last look claimed all it asked for: more may be due, so the next look is at once and larger. */
+  private backlog = false;
 
   constructor(private readonly db: Db, private readonly settings: WebhookSettings, private readonly log: FastifyBaseLogger) {}
 
-  /** How long a claimed attempt is its instance's before another may take it over. */
-  private get leaseMs(): number {
-    return this.settings.timeoutMs + 15_000;
+  /** How long claimed attempts are their instance's before another may take them over: `rounds` of attempts, each within the timeout. */
+  private leaseMs(rounds = 1): number {
+    return rounds * this.settings.timeoutMs + 15_000;
   }
 
   start(): void {
@@ -64,21 +103,58 @@ export class WebhookWorker {
     this.schedule(0);
   }
 
-  /** Look for due deliveries now (after a write, a retry, a ping). */
+  /** Look for due deliveries soon (after a write, a retry, a ping, a finished attempt). */
   wake(): void {
-    if (!this.stopped) this.schedule(0);
+    if (this.stopped) return;
+    const now = Date.now();
+    const at = this.backlog ? now : Math.max(now, this.lastLookAt + Math.min(WAKE_GAP_MS, this.settings.pollMs));
+    this.scheduleBy(at - now);
   }
 
-  /** Stops claiming, then waits for the attempts in flight (each ends within the timeout). */
+  /**
+   * Stops claiming, hands back what was claimed but not attempted, then waits for the attempts in
+   * flight (each ends within the timeout) and for their records.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    while (this.running.size) await Promise.allSettled([...this.running]);
+    this.dueAt = Infinity;
+    // A look under way hands back what it claims itself (see tick).
+    await this.handBack();
+    while (this.busy()) await new Promise<void>((resolve) => this.idle.push(resolve));
+  }
+
+  private busy(): boolean {
+    return this.ticking || this.inFlight > 0 || this.made.length > 0 || this.recording !== undefined;
+  }
+
+  private settle(): void {
+    if (this.busy()) return;
+    for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  /** Deliveries claimed but not attempted go back to the queue, due now, their attempt uncounted. */
+  private async handBack(): Promise<void> {
+    const unstarted = this.buffer.splice(0).map((b) => b.c);
+    if (!unstarted.length) return;
+    await this.db.execute(sql`
+      update webhook_deliveries as d set attempts = d.attempts - 1, next_attempt_at = now(), updated_at = now()
+      from jsonb_to_recordset(${JSON.stringify(unstarted.map((c) => ({ id: c.id, attempts: c.attempts })))}::jsonb) as v(id uuid, attempts int)
+      where d.id = v.id and d.attempts = v.attempts`).catch((e) => this.log.warn({ err: e }, 'webhooks: could not hand back claimed deliveries (they are attempted when their lease ends)'));
+  }
+
+  /** Looks in `ms` unless a look is due sooner. */
+  private scheduleBy(ms: number): void {
+    if (Date.now() + ms < this.dueAt) this.schedule(ms);
   }
 
   private schedule(ms: number): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), ms);
+    this.dueAt = Date.now() + ms;
+    this.timer = setTimeout(() => {
+      this.dueAt = Infinity;
+      void this.tick();
+    }, ms);
     this.timer.unref();
   }
 
@@ -89,33 +165,53 @@ export class WebhookWorker {
       return;
     }
     this.ticking = true;
-    let claimed: Claimed[] = [];
+    this.lastLookAt = Date.now();
     try {
-      const free = this.settings.concurrency - this.running.size;
-      if (free > 0) claimed = await this.claim(free);
+      const { concurrency } = this.settings;
+      // Without a backlog, as many as there are free slots; with one, several rounds' worth.
+      const held = this.buffer.length + this.inFlight;
+      const want = (this.backlog ? ROUNDS * concurrency : concurrency) - held;
+      if (want > 0 && this.buffer.length < concurrency) {
+        const rounds = Math.ceil((held + want) / concurrency);
+        const leaseEnd = Date.now() + this.leaseMs(rounds);
+        const claimed = await this.claim(want, this.leaseMs(rounds));
+        this.backlog = claimed.length === want;
+        for (const c of claimed) this.buffer.push({ c, leaseEnd });
+      }
     } catch (e) {
       this.log.warn({ err: e }, 'webhooks: could not claim deliveries (will retry)');
-    } finally {
-      this.ticking = false;
     }
-    for (const c of claimed) {
-      const p = this.deliver(c).catch((e) => this.log.warn({ err: e, delivery: c.id }, 'webhooks: could not record an attempt (it will be made again after its lease)'));
-      this.running.add(p);
-      void p.finally(() => {
-        this.running.delete(p);
-        this.wake();
-      });
-    }
+    if (this.stopped) await this.handBack();
+    this.ticking = false;
+    this.settle();
+    this.pump();
     if (this.stopped) return;
-    const full = claimed.length > 0 && this.running.size >= this.settings.concurrency;
-    if (this.again || (claimed.length && !full)) {
+    // Woken while looking: look again. Otherwise the next look is the poll, or sooner when a write
+    // or a finished attempt wakes the worker (at once while there is a backlog).
+    if (this.again) {
       this.again = false;
-      this.schedule(0);
-    } else this.schedule(this.settings.pollMs);
+      this.scheduleBy(0);
+    } else this.scheduleBy(this.settings.pollMs);
   }
 
-  private async claim(n: number): Promise<Claimed[]> {
-    const lease = `${this.leaseMs} milliseconds`;
+  /** Starts attempts from the buffer while slots are free. */
+  private pump(): void {
+    while (!this.stopped && this.inFlight < this.settings.concurrency && this.buffer.length) {
+      const { c, leaseEnd } = this.buffer.shift()!;
+      this.inFlight++;
+      void this.attempt(c).then((outcome) => {
+        this.inFlight--;
+        this.made.push({ c, outcome, recordBy: leaseEnd - 2000 });
+        void this.record();
+        this.pump();
+        if (this.buffer.length < this.settings.concurrency) this.wake();
+        this.settle();
+      });
+    }
+  }
+
+  private async claim(n: number, leaseMs: number): Promise<Claimed[]> {
+    const lease = `${leaseMs} milliseconds`;
     return rowsOf<Claimed>(await this.db.execute(sql`
       with due as (
         select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id and w.active
@@ -127,29 +223,76 @@ export class WebhookWorker {
       returning d.id, d.event_id, d.body, d.attempts, d.webhook_id, w.url, w.secret`));
   }
 
-  private async deliver(c: Claimed): Promise<void> {
-    const outcome = await this.attempt(c);
-    const schedule = this.settings.retrySchedule;
-    const last = c.attempts > schedule.length;
-    const status = outcome.ok ? 'succeeded' : last ? 'failed' : 'pending';
-    const delay = outcome.ok || last ? null : schedule[c.attempts - 1]!;
-    // Guarded by the attempt count: a takeover after a lost lease is not overwritten.
-    await this.db.execute(sql`
-      update webhook_deliveries set status = ${status},
-        next_attempt_at = ${delay === null ? sql`null` : sql`now() + ${`${delay} milliseconds`}::interval`},
-        last_status = ${outcome.status}, last_error = ${outcome.error}, last_duration_ms = ${outcome.durationMs}, updated_at = now()
-      where id = ${c.id} and attempts = ${c.attempts}`);
-    if (!outcome.ok) await this.disableIfFailing(c.webhook_id);
+  /**
+   * Records the attempts made, in one statement for all those waiting. The database may be away
+   * (an outage, a restart): the outcomes are kept and recorded again until their lease nears its
+   * end, so that an attempt the receiver answered is not made twice after a short outage. Past
+   * that (or on shutdown) the lease's end makes the attempt again.
+   */
+  private async record(): Promise<void> {
+    if (this.recording) return;
+    let done!: () => void;
+    this.recording = new Promise<void>((resolve) => (done = resolve));
+    try {
+      for (let wait = 250; this.made.length; ) {
+        const batch = this.made.splice(0);
+        try {
+          await this.write(batch);
+          wait = 250;
+          const failing = new Set(batch.filter((m) => !m.outcome.ok).map((m) => m.c.webhook_id));
+          for (const id of failing) await this.disableIfFailing(id);
+        } catch (e) {
+          const now = Date.now();
+          const kept = this.stopped ? [] : batch.filter((m) => m.recordBy > now + wait);
+          this.log.warn({ err: e, deliveries: batch.length, kept: kept.length }, kept.length ? 'webhooks: could not record attempts (will try again)' : 'webhooks: could not record attempts (they will be made again after their lease)');
+          this.made.unshift(...kept);
+          if (kept.length) await new Promise((r) => setTimeout(r, wait));
+          wait = Math.min(wait * 2, 2000);
+        }
+      }
+    } finally {
+      this.recording = undefined;
+      done();
+      this.settle();
+    }
   }
 
-  /** Sets inactive an endpoint that has failed every attempt for `disableAfterMs`. */
+  private async write(batch: Made[]): Promise<void> {
+    const schedule = this.settings.retrySchedule;
+    const rows = batch.map(({ c, outcome }) => {
+      const last = c.attempts > schedule.length;
+      return {
+        id: c.id,
+        attempts: c.attempts,
+        status: outcome.ok ? 'succeeded' : last ? 'failed' : 'pending',
+        delay: outcome.ok || last ? null : schedule[c.attempts - 1]!,
+        last_status: outcome.status,
+        last_error: outcome.error,
+        duration: outcome.durationMs,
+      };
+    });
+    // Guarded by the attempt count: a takeover after a lost lease is not overwritten.
+    await this.db.execute(sql`
+      update webhook_deliveries as d set status = v.status,
+        next_attempt_at = case when v.delay is null then null else now() + v.delay * interval '1 millisecond' end,
+        last_status = v.last_status, last_error = v.last_error, last_duration_ms = v.duration, updated_at = now()
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as v(id uuid, attempts int, status text, delay int, last_status int, last_error text, duration int)
+      where d.id = v.id and d.attempts = v.attempts`);
+  }
+
+  /**
+   * Sets inactive an endpoint that has failed every attempt for `disableAfterMs`: it has a
+   * delivery that old not yet succeeded, no delivery succeeded since, and was not edited since
+   * (an endpoint set active again, or given a new URL, gets a new period).
+   */
   private async disableIfFailing(webhookId: string): Promise<void> {
     const since = sql`now() - ${`${this.settings.disableAfterMs} milliseconds`}::interval`;
     const days = Math.round(this.settings.disableAfterMs / 86_400_000);
     const reason = `Every delivery failed for ${days >= 1 ? `${days} days` : `${Math.round(this.settings.disableAfterMs / 1000)} seconds`}.`;
     await this.db.execute(sql`
       update webhooks set active = false, disabled_reason = ${reason}, updated_at = now()
-      where id = ${webhookId} and active
+      where id = ${webhookId} and active and updated_at <= ${since}
         and exists (select 1 from webhook_deliveries d where d.webhook_id = ${webhookId} and d.attempts > 0 and d.status <> 'succeeded' and d.created_at <= ${since})
         and not exists (select 1 from webhook_deliveries d where d.webhook_id = ${webhookId} and d.status = 'succeeded' and d.updated_at > ${since})`);
   }
@@ -178,7 +321,7 @@ export class WebhookWorker {
         clearTimeout(timer);
         resolve(o);
       };
-      const req = send(url, { method: 'POST', headers, lookup: checkedLookup, agent: false }, (res: IncomingMessage) => {
+      const req = send(url, { method: 'POST', headers, lookup: checkedLookup, agent: agents[url.protocol as 'http:' | 'https:'] }, (res: IncomingMessage) => {
         const status = res.statusCode ?? 0;
         // The body is read (up to a bound) and dropped: only the status counts.
         let size = 0;

@@ -1,0 +1,105 @@
+// W1's parts: a local receiver that verifies every delivery's signature (Standard Webhooks) and
+// answers 200, the webhook made and removed through our API, and the pending-delivery queue
+// length sampled while the creates run and until it drains.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type postgres from 'postgres';
+import { Webhook } from 'standardwebhooks';
+
+/** Counts deliveries; one whose signature does not verify counts as bad (and is answered 400). */
+export class BenchReceiver {
+  received = 0;
+  bad = 0;
+  duplicates = 0;
+  url = '';
+  private readonly seen = new Set<string>();
+  private verifier: Webhook | undefined;
+  private readonly server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        this.verifier!.verify(Buffer.concat(chunks).toString('utf8'), req.headers as Record<string, string>);
+      } catch {
+        this.bad++;
+        return res.writeHead(400).end();
+      }
+      const id = String(req.headers['webhook-id']);
+      if (this.seen.has(id)) this.duplicates++;
+      this.seen.add(id);
+      this.received++;
+      res.writeHead(200).end();
+    });
+  });
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/bench-hook`;
+  }
+
+  verifyWith(secret: string): void {
+    this.verifier = new Webhook(secret);
+  }
+
+  reset(): void {
+    this.received = this.bad = this.duplicates = 0;
+    this.seen.clear();
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** Creates the webhook (its secret is in the create response only). */
+export async function createWebhook(base: string, token: string, url: string): Promise<{ iri: string; secret: string }> {
+  const res = await fetch(`${base}/api/webhooks`, {
+    method: 'POST',
+    headers: { 'x-api-token': token, 'content-type': 'application/json', accept: 'application/ld+json' },
+    body: JSON.stringify({ url, events: ['invoice.created'], description: 'bench W1' }),
+  });
+  const body = (await res.json()) as { '@id'?: string; secret?: string };
+  if (res.status !== 201 || !body['@id'] || !body.secret) throw new Error(`could not create the bench webhook: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  return { iri: body['@id'], secret: body.secret };
+}
+
+export async function deleteWebhook(base: string, token: string, iri: string): Promise<void> {
+  await fetch(base + iri, { method: 'DELETE', headers: { 'x-api-token': token } });
+}
+
+/** Deliveries due or waiting (status pending), succeeded and in all. */
+export async function queue(admin: postgres.Sql): Promise<{ pending: number; succeeded: number; total: number }> {
+  const [r] = await admin`select count(*) filter (where status = 'pending')::int as pending, count(*) filter (where status = 'succeeded')::int as succeeded, count(*)::int as total from webhook_deliveries`;
+  return { pending: r!.pending as number, succeeded: r!.succeeded as number, total: r!.total as number };
+}
+
+/** Samples the pending count every `everyMs` until stopped; keeps the maximum and the samples. */
+export function sampleQueue(admin: postgres.Sql, everyMs: number) {
+  const samples: number[] = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      samples.push((await queue(admin)).pending);
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    samples,
+    async stop(): Promise<{ max: number; samples: number[] }> {
+      stopped = true;
+      await loop;
+      return { max: samples.length ? Math.max(...samples) : 0, samples };
+    },
+  };
+}
+
+/** Waits until no delivery is pending or `timeoutMs` passed: how long it took and what is left. */
+export async function drain(admin: postgres.Sql, timeoutMs: number): Promise<{ ms: number; pending: number }> {
+  const start = Date.now();
+  for (;;) {
+    const { pending } = await queue(admin);
+    if (pending === 0 || Date.now() - start >= timeoutMs) return { ms: Date.now() - start, pending };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

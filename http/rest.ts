@@ -76,7 +76,7 @@ function cursorParams(r: ModelResource, q: URLSearchParams, page: number, ipp: n
     if ((page - 1) * ipp > 1e9) throw ApiError.badRequest('Page parameter is too large.');
   } else if ((page - 1) * ipp > MAX_PAGE_OFFSET) {
     throw ApiError.badRequest(
-      `Page parameter is too large: page numbers reach the first ${MAX_PAGE_OFFSET.toLocaleString('en-US')} records ((page - 1) × itemsPerPage). Follow the cursor links (next, last) of the collection's responses, which use "after" and "before", to read further.`,
+      `Page parameter is too large: page numbers reach offsets ((page - 1) × itemsPerPage) up to ${MAX_PAGE_OFFSET.toLocaleString('en-US')}. Follow the cursor links (next, last) of the collection's responses, which use "after" and "before", to read further.`,
     );
   }
   return { after, before, side };
@@ -199,8 +199,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         const view = { resource: r, page, itemsPerPage: ipp, path: url.pathname, query: q };
         const cursors = (got: PageCursors): CursorView | undefined => {
           if (r.provider) return undefined;
-          const edge = EDGE_CURSOR;
-          return { side, fromEdge: (after ?? before) === edge, edge, first: got.first, last: got.last, more: got.more ?? false, maxOffset: MAX_PAGE_OFFSET };
+          return { side, fromEdge: (after ?? before) === EDGE_CURSOR, edge: EDGE_CURSOR, first: got.first, last: got.last, more: got.more ?? false, maxOffset: MAX_PAGE_OFFSET };
         };
         // Formats with a projection get the page as JSON text from the database.
         if (format.projection && json) {

@@ -13,6 +13,9 @@ import postgres from 'postgres';
 import { openDatabase } from '../server/db.ts';
 import { tokenCreate } from '../server/commands.ts';
 import { encodeCursor } from '../engine/graphql/connection.ts';
+import { encodeCursor as keysetCursor } from '../engine/keyset.ts';
+import { MAX_PAGE_OFFSET } from '../engine/query.ts';
+import { model } from '../server/model.ts';
 import { checkTotals, createBenchDatabase, seed, type BenchDatabase } from './seed.ts';
 import { seedInSql } from './seed-sql.ts';
 import { ROOT, startOurs } from './servers.ts';
@@ -96,14 +99,22 @@ export async function runScale(o: ScaleOptions, admin: postgres.Sql | null = nul
       await database.close();
     }
 
-    // The record in the middle of the default order (id), for the deep cursor.
+    // The record in the middle of the default order (id), for the deep cursors.
     const middle = async (c: Company, order = 'id') =>
       ((await sql.unsafe(`select id from invoices where company_id = $1 order by ${order} offset $2 limit 1`, [c.companyId, Math.floor(c.invoices / 2)])) as unknown as [{ id: string }])[0];
     const middlePage = (c: Company) => Math.max(1, Math.ceil(c.invoices / 30 / 2));
+    const deepestPage = Math.floor(MAX_PAGE_OFFSET / 30) + 1;
 
     const probes: Probe[] = [
       { id: 'L1', title: 'GET /api/invoices (page 1, JSON-LD)', request: async (c) => rest(c, '/api/invoices') },
-      { id: 'L2', title: 'GET /api/invoices?page=<middle>', request: async (c) => rest(c, `/api/invoices?page=${middlePage(c)}`) },
+      // Past MAX_PAGE_OFFSET a page number is refused (CONTRACT §10): the middle of a large company is a 400.
+      { id: 'L2', title: 'GET /api/invoices?page=<middle> (400 past MAX_PAGE_OFFSET)', request: async (c) => rest(c, `/api/invoices?page=${middlePage(c)}`, (middlePage(c) - 1) * 30 > MAX_PAGE_OFFSET ? 400 : 200) },
+      { id: 'L2a', title: 'GET /api/invoices?page=<deepest allowed>', request: async (c) => rest(c, `/api/invoices?page=${Math.min(deepestPage, Math.max(1, Math.ceil(c.invoices / 30)))}`) },
+      {
+        id: 'L2b',
+        title: 'GET /api/invoices?after=<cursor in the middle>',
+        request: async (c) => rest(c, `/api/invoices?after=${keysetCursor(model.get('Invoice'), [], { id: (await middle(c)).id })}`),
+      },
       { id: 'L3', title: 'GET /api/invoices?number=<part>', request: async (c) => rest(c, '/api/invoices?number=0042') },
       { id: 'L4', title: 'GET /api/invoices?order[total]=desc', request: async (c) => rest(c, '/api/invoices?order%5Btotal%5D=desc') },
       { id: 'L5', title: 'GET /api/invoices?status=paid', request: async (c) => rest(c, '/api/invoices?status=paid') },

@@ -139,3 +139,49 @@ export function orderBy(t: AnyTable, order: readonly Order[], reverse = false): 
   const term = (c: unknown, d: 'asc' | 'desc') => sql`${c} ${sql.raw(flip(d) === 'asc' ? 'asc nulls last' : 'desc nulls first')}`;
   return [...order.map((o) => term(t[o.field], o.dir)), term(t.id, tieBreak(order))];
 }
+
+// ---- The REST adapter's additions: the edge cursor, and positions read by the page's statement ----
+
+/**
+ * The edge cursor: it names the ends of every collection, whatever its order. The page after it
+ * is the first page, the page before it the last one, whatever the collection holds when it is
+ * followed, so a client may start a cursor walk from either end with it. Shaped like the
+ * records' cursors (base64url of a JSON array), and never one of them (theirs hold a signature,
+ * values and an id).
+ */
+export const EDGE_CURSOR = Buffer.from(JSON.stringify(['edge'])).toString('base64url');
+
+/** decodeCursor, or null for EDGE_CURSOR. */
+export function decodePosition(r: ModelResource, order: readonly Order[], cursor: unknown, arg: string): Position | null {
+  if (cursor === EDGE_CURSOR) return null;
+  return decodeCursor(r, order, cursor, arg);
+}
+
+/**
+ * A record's position as SQL over the columns of `t` (a JSON array of the order fields' values and
+ * the id, written as a cursor holds them), so that the statement reading a page also gives the
+ * cursors of its first and last records.
+ */
+export function positionJson(r: ModelResource, t: AnyTable, order: readonly Order[]): SQL {
+  const value = (term: Term): SQL => {
+    const c = t[term.field] as unknown as SQL;
+    switch (term.kind) {
+      case 'timestamp':
+        return sql`to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+      case 'decimal':
+      case 'date':
+        return sql`${c}::text`;
+      default:
+        return c;
+    }
+  };
+  return sql`json_build_array(${sql.join([...termsOf(r, order).map(value), t.id as unknown as SQL], sql`, `)})`;
+}
+
+/** The cursor of a position read as positionJson (its JSON text, or the array the driver parsed). */
+export function cursorOfPosition(r: ModelResource, order: readonly Order[], json: unknown): string {
+  const parts = (typeof json === 'string' ? JSON.parse(json) : json) as unknown[];
+  const rec: FieldValues = { id: parts.at(-1) as string };
+  order.forEach((o, i) => (rec[o.field] = parts[i] as never));
+  return encodeCursor(r, order, rec);
+}

@@ -14,7 +14,7 @@ import type { Model, ModelResource } from './model.ts';
 import type { Projection } from './projection.ts';
 import type { Condition, ListQuery, Slice, SliceQuery } from './query.ts';
 import { conditionShape, conditionSql, type Bind } from './read/conditions.ts';
-import { createReads, type Page } from './read/reads.ts';
+import { createReads, type JsonPage, type Page } from './read/reads.ts';
 import { createSelectLists } from './read/select-lists.ts';
 import { createStatements } from './statements.ts';
 import type { AnyTable, Tables } from './tables.ts';
@@ -33,7 +33,7 @@ import { writeStatements } from './write/write-statements.ts';
 import type { Precondition } from './versions.ts';
 import { keepInsert, keepValues, KeptResponses, type Keep } from './idempotency.ts';
 
-export type { Page } from './read/reads.ts';
+export type { JsonPage, Page } from './read/reads.ts';
 export { driverError } from './db-errors.ts';
 
 /** What a write may require and keep besides its change (CONTRACT §12). */
@@ -50,7 +50,7 @@ export interface WriteOptions {
  */
 export interface JsonReads {
   /** A page as a JSON array text, with the collection's size. */
-  list(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<{ members: string; total: number }>;
+  list(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<JsonPage>;
   /** One record as a JSON object text; 404 when missing, 403 when it belongs to another company. */
   read(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<string>;
   /** `read`, with the record's version (its ETag). */

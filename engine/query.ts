@@ -26,7 +26,31 @@ export interface ListQuery {
   readonly limit: number;
   /** False when nobody reads the total (it then costs no count): `total` is only a lower bound. */
   readonly count?: boolean;
+  /**
+   * Cursor mode (CONTRACT §10): the `limit` records after, or before, this cursor (engine/keyset.ts;
+   * its edge cursor names the ends of the collection), read by seeking the order's index, never
+   * by an offset; `offset` is then ignored. At most one of the two.
+   */
+  readonly after?: string;
+  readonly before?: string;
+  /** Also give the cursors of the page's first and last records (always given in cursor mode). */
+  readonly cursors?: boolean;
 }
+
+/** What a page read gives besides its records, for its links (ListQuery `cursors`, cursor mode). */
+export interface PageCursors {
+  /** The cursors of the page's first and last records; absent on an empty page. */
+  readonly first?: string;
+  readonly last?: string;
+  /** Cursor mode: whether records follow the page in the direction it was read (after: later ones; before: earlier ones). */
+  readonly more?: boolean;
+}
+
+/**
+ * `page` numbers reach the records up to this offset ((page − 1) × itemsPerPage); beyond it a
+ * collection is read through cursors (`after`/`before`), whose cost does not grow with the depth.
+ */
+export const MAX_PAGE_OFFSET = 10_000;
 
 /**
  * The direction of the id that ends every order (making it total): the last term's, so that one

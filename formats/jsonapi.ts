@@ -51,7 +51,7 @@ function resource(model: Model, r: ModelResource, rec: FieldValues, included: Re
 function collection(model: Model, view: CollectionView) {
   const l = pageLinks(view);
   const links: Record<string, string> = { self: l.self };
-  if (l.lastPage > 1) {
+  if (l.paged) {
     links.first = l.first;
     links.last = l.last;
     if (l.prev) links.prev = l.prev;
@@ -59,7 +59,7 @@ function collection(model: Model, view: CollectionView) {
   }
   const included: ResourceObject[] = [];
   const data = view.items.map((rec) => resource(model, view.resource, rec, included));
-  const body: Record<string, unknown> = { links, meta: { totalItems: view.total, itemsPerPage: view.itemsPerPage, currentPage: view.page }, data };
+  const body: Record<string, unknown> = { links, meta: { totalItems: view.total, itemsPerPage: view.itemsPerPage, ...(l.cursorMode ? {} : { currentPage: view.page }) }, data };
   if (included.length) body.included = included;
   return { body };
 }
@@ -111,12 +111,13 @@ function readBody(model: Model, r: ModelResource, body: unknown): Record<string,
   return fieldsOf(model, r, body.data, included, 'data');
 }
 
-/** `page[page]`, `page[itemsPerPage]`, `filter[x]…` and `sort=a,-b` → `page`, `itemsPerPage`, `x…`, `order[a]=asc&order[b]=desc`. */
+/** `page[page]`, `page[after]`, `page[before]`, `page[itemsPerPage]`, `filter[x]…` and `sort=a,-b` → `page`, `itemsPerPage`, `x…`, `order[a]=asc&order[b]=desc`. */
 function readQuery(q: URLSearchParams): URLSearchParams {
   const out = new URLSearchParams();
   for (const [k, v] of q) {
     const filter = /^filter\[([^\]]+)\](.*)$/.exec(k);
     if (k === 'page[page]') out.append('page', v);
+    else if (k === 'page[after]' || k === 'page[before]') out.append(k.slice(5, -1), v);
     else if (k === 'page[itemsPerPage]') out.append('itemsPerPage', v);
     else if (filter) out.append(filter[1]! + filter[2]!, v);
     else if (k === 'sort') {
@@ -159,7 +160,7 @@ export const jsonapi: Format = {
           prev: Type.Optional(Type.String({ format: 'iri-reference' })),
           next: Type.Optional(Type.String({ format: 'iri-reference' })),
         }),
-        meta: Type.Object({ totalItems: Type.Integer({ minimum: 0 }), itemsPerPage: Type.Integer({ minimum: 1 }), currentPage: Type.Integer({ minimum: 1 }) }),
+        meta: Type.Object({ totalItems: Type.Integer({ minimum: 0 }), itemsPerPage: Type.Integer({ minimum: 1 }), currentPage: Type.Optional(Type.Integer({ minimum: 1, description: 'Absent in cursor mode (after/before).' })) }),
         data: Type.Array(ref(`${r.name}.jsonapi`)),
         ...includedSchema(r),
       }),

@@ -55,11 +55,11 @@ function collection(model: Model, view: CollectionView) {
   };
   const filtered = [...view.query.keys()].some((k) => k !== 'page');
   const l = pageLinks(view);
-  if (l.lastPage > 1 || filtered) {
+  if (l.paged || filtered) {
     body.view = {
-      '@id': pageUrl(view, l.lastPage > 1 ? view.page : view.query.has('page') ? view.page : null),
+      '@id': l.cursorMode ? l.self : pageUrl(view, l.lastPage > 1 ? view.page : view.query.has('page') ? view.page : null),
       '@type': 'PartialCollectionView',
-      ...(l.lastPage > 1 ? { first: l.first, last: l.last } : {}),
+      ...(l.paged ? { first: l.first, last: l.last } : {}),
       ...(l.prev ? { previous: l.prev } : {}),
       ...(l.next ? { next: l.next } : {}),
     };

@@ -1,4 +1,6 @@
-// Pagination links shared by the formats: the same URLs with `page` changed, parameters sorted.
+// Pagination links shared by the formats: the same URLs with `page` (or the cursor) changed,
+// parameters sorted. Collections read through keyset cursors (CONTRACT §10) get cursor links in
+// cursor mode, and in page mode where a page number would pass the bound on offsets.
 import type { CollectionView } from './types.ts';
 
 export interface PageLinks {
@@ -8,26 +10,79 @@ export interface PageLinks {
   prev?: string;
   next?: string;
   lastPage: number;
+  /** Whether the collection has several pages (first and last are worth showing): always in cursor mode. */
+  paged: boolean;
+  /** Cursor mode: there is no page number. */
+  cursorMode: boolean;
 }
 
-export function pageUrl(view: CollectionView, page: number | null): string {
-  const q = new URLSearchParams([...view.query].filter(([k]) => k !== 'page'));
-  if (page !== null) q.set('page', String(page));
+const CURSOR_PARAMS = new Set(['page', 'after', 'before']);
+
+function urlWith(view: CollectionView, set?: [string, string]): string {
+  const q = new URLSearchParams([...view.query].filter(([k]) => !CURSOR_PARAMS.has(k)));
+  if (set) q.set(set[0], set[1]);
   q.sort();
   const s = q.toString().replace(/%5B/g, '[').replace(/%5D/g, ']');
   return s ? `${view.path}?${s}` : view.path;
 }
 
+export function pageUrl(view: CollectionView, page: number | null): string {
+  return urlWith(view, page !== null ? ['page', String(page)] : undefined);
+}
+
+/** The collection's URL (filters, order, itemsPerPage kept) reading the page after or before `cursor`. */
+export const cursorUrl = (view: CollectionView, side: 'after' | 'before', cursor: string): string => urlWith(view, [side, cursor]);
+
 export function pageLinks(view: CollectionView): PageLinks {
+  const c = view.cursors;
+  if (c?.side) return cursorLinks(view, c.side);
   const lastPage = Math.max(1, Math.ceil(view.total / view.itemsPerPage));
-  return {
+  // Past the bound a page number would be a 400: the links go on with cursors instead.
+  const numbered = (page: number) => !c || (page - 1) * view.itemsPerPage <= c.maxOffset;
+  const links: PageLinks = {
     self: pageUrl(view, view.query.has('page') ? view.page : null),
     first: pageUrl(view, 1),
-    last: pageUrl(view, lastPage),
-    ...(view.page > 1 ? { prev: pageUrl(view, Math.min(view.page - 1, lastPage)) } : {}),
-    ...(view.page < lastPage ? { next: pageUrl(view, view.page + 1) } : {}),
+    last: numbered(lastPage) ? pageUrl(view, lastPage) : cursorUrl(view, 'before', c!.edge),
     lastPage,
+    paged: lastPage > 1,
+    cursorMode: false,
   };
+  if (view.page > 1) links.prev = pageUrl(view, Math.min(view.page - 1, lastPage));
+  if (view.page < lastPage) {
+    if (numbered(view.page + 1)) links.next = pageUrl(view, view.page + 1);
+    else if (c?.last) links.next = cursorUrl(view, 'after', c.last);
+  }
+  return links;
+}
+
+/**
+ * Cursor mode: `first` and `last` are the edge cursor's pages; `next` follows the page's last
+ * record and `previous` precedes its first. A page read after its cursor has a previous page
+ * unless it started at the edge, and a next one when more records were read than it holds; the
+ * other way round for a page read before its cursor. An empty page links back to the end it is
+ * beyond (`previous` → last, `next` → first).
+ */
+function cursorLinks(view: CollectionView, side: 'after' | 'before'): PageLinks {
+  const c = view.cursors!;
+  const links: PageLinks = {
+    self: urlWith(view, [side, side === 'after' ? view.query.get('after')! : view.query.get('before')!]),
+    first: cursorUrl(view, 'after', c.edge),
+    last: cursorUrl(view, 'before', c.edge),
+    lastPage: Math.max(1, Math.ceil(view.total / view.itemsPerPage)),
+    paged: true,
+    cursorMode: true,
+  };
+  const forwards = side === 'after';
+  const hasPrev = forwards ? !c.fromEdge : c.more;
+  const hasNext = forwards ? c.more : !c.fromEdge;
+  if (c.first !== undefined && c.last !== undefined) {
+    if (hasPrev) links.prev = cursorUrl(view, 'before', c.first);
+    if (hasNext) links.next = cursorUrl(view, 'after', c.last);
+  } else if (!c.fromEdge) {
+    if (forwards) links.prev = links.last;
+    else links.next = links.first;
+  }
+  return links;
 }
 
 /** RFC 8288 Link header and X-Total-Count, for formats without pagination metadata in the body. */

@@ -19,6 +19,29 @@ export interface CollectionView {
   /** Request path without query string, and the query parameters (canonical names, see readQuery). */
   readonly path: string;
   readonly query: URLSearchParams;
+  /** Absent for collections that page by `page` alone (a provider's). */
+  readonly cursors?: CursorView;
+}
+
+/**
+ * What the links of a collection that can be read through keyset cursors (CONTRACT §10) need:
+ * in cursor mode (`after`/`before`) every link is a cursor link; in page mode a link whose page
+ * number would pass `maxOffset` (next, last) becomes one.
+ */
+export interface CursorView {
+  /** The request's cursor parameter; undefined in page mode. */
+  readonly side?: 'after' | 'before';
+  /** Whether that cursor was the edge cursor (after it: the first page; before it: the last). */
+  readonly fromEdge: boolean;
+  /** The edge cursor of the collection's order. */
+  readonly edge: string;
+  /** The cursors of the page's first and last records, when read (absent on an empty page). */
+  readonly first?: string;
+  readonly last?: string;
+  /** Cursor mode: whether records follow the page in the direction it was read. */
+  readonly more: boolean;
+  /** The largest offset ((page − 1) × itemsPerPage) a page number may name. */
+  readonly maxOffset: number;
 }
 
 export interface Rendered {

@@ -6,7 +6,8 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { RestOperation } from '../engine/descriptor.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
 import { lowerFirst } from '../engine/names.ts';
-import { DATE_OPS } from '../engine/query.ts';
+import { EDGE_CURSOR } from '../engine/keyset.ts';
+import { DATE_OPS, MAX_PAGE_OFFSET } from '../engine/query.ts';
 import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from '../engine/json-schemas.ts';
 import type { Formats } from '../formats/negotiate.ts';
 
@@ -71,10 +72,31 @@ const idParams = (r: ModelResource) => Type.Object({ id: Type.String({ format: '
 
 /** One parameter per page option, filter and order of the collection. */
 function collectionQuery(r: ModelResource): TSchema {
+  const cursors = !r.provider;
   const p: Record<string, TSchema> = {
-    page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'The page (JSON:API: also page[page]).' })),
+    page: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        default: 1,
+        description: cursors
+          ? `The page (JSON:API: also page[page]), while (page − 1) × itemsPerPage is at most ${MAX_PAGE_OFFSET} (400 beyond: follow the cursor links, which use after and before). Not with after or before.`
+          : 'The page (JSON:API: also page[page]).',
+      }),
+    ),
     itemsPerPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 30, description: 'Items per page; larger values are capped at 100 (JSON:API: also page[itemsPerPage]).' })),
   };
+  if (cursors) {
+    const cursor = (side: 'after' | 'before', what: string) =>
+      Type.Optional(
+        Type.String({
+          pattern: '^[A-Za-z0-9_-]+$',
+          maxLength: 4096,
+          description: `Cursor mode: the page of records ${what} this cursor, in the collection's order (JSON:API: also page[${side}]). Cursors are opaque: take them from the collection's links (first, previous, next, last). The edge cursor ${EDGE_CURSOR} names the ends of every collection: after it is the first page, before it the last. A cursor of another order, or not one of this API's, is a 400. Not with page, nor with ${side === 'after' ? 'before' : 'after'}.`,
+        }),
+      );
+    p.after = cursor('after', 'following');
+    p.before = cursor('before', 'preceding');
+  }
   for (const f of r.filters) {
     const target = f.kind === 'ref' ? ` (IRI or id of a ${f.target})` : '';
     if (f.filter === 'date') {
@@ -127,7 +149,7 @@ export function operationDoc(model: Model, r: ModelResource, op: RestOperation, 
         200: {
           description: `${r.name} collection`,
           headers: {
-            link: { type: 'string', description: 'RFC 8288 first/prev/next/last links (plain JSON and XML).' },
+            link: { type: 'string', description: 'RFC 8288 first/prev/next/last links (plain JSON and XML): page numbers, or cursor links (after/before) in cursor mode and where a page number would pass the bound.' },
             'x-total-count': { type: 'integer', description: 'Number of items over all pages (plain JSON and XML).' },
           },
           content: content(formats, (f) => f.docs.collection(r)),

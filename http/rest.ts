@@ -8,10 +8,11 @@ import type { RestOperation } from '../engine/descriptor.ts';
 import { ApiError } from '../engine/errors.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
 import type { Engine } from '../engine/operations.ts';
-import { parseRestFilters } from '../engine/query.ts';
+import { EDGE_CURSOR } from '../engine/keyset.ts';
+import { MAX_PAGE_OFFSET, parseRestFilters, type ListQuery, type PageCursors } from '../engine/query.ts';
 import { contextDocument } from '../formats/jsonld.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
-import type { Format, ItemDocument, Rendered } from '../formats/types.ts';
+import type { CursorView, Format, ItemDocument, Rendered } from '../formats/types.ts';
 import { contextDoc, entrypointDoc, operationDoc, problems } from './openapi.ts';
 import { etagOf, ifMatch, ifNoneMatch, noneMatchHits } from '../engine/versions.ts';
 
@@ -57,6 +58,28 @@ export function parseIntParam(name: string, raw: string | null, min: number): nu
   const n = Number(raw);
   if (n < min) throw ApiError.badRequest(name === 'page' ? 'Page should not be less than 1' : `${name} should not be less than ${min}.`);
   return n;
+}
+
+/**
+ * `after`/`before` (cursor mode) against `page` (CONTRACT §10): at most one of them, and a page
+ * number only while it names an offset within MAX_PAGE_OFFSET. Collections served by a provider
+ * page by number alone.
+ */
+function cursorParams(r: ModelResource, q: URLSearchParams, page: number, ipp: number): { after?: string; before?: string; side?: 'after' | 'before' } {
+  const after = q.get('after') ?? undefined;
+  const before = q.get('before') ?? undefined;
+  const side = after !== undefined ? 'after' : before !== undefined ? 'before' : undefined;
+  if (after !== undefined && before !== undefined) throw ApiError.badRequest('"after" and "before" cannot be used together: follow the collection\'s next and previous links.');
+  if (side && q.has('page')) throw ApiError.badRequest(`"page" and "${side}" cannot be used together: a cursor names the page.`);
+  if (side && r.provider) throw ApiError.badRequest(`This collection is paged with "page" only: "${side}" is not supported.`);
+  if (r.provider) {
+    if ((page - 1) * ipp > 1e9) throw ApiError.badRequest('Page parameter is too large.');
+  } else if ((page - 1) * ipp > MAX_PAGE_OFFSET) {
+    throw ApiError.badRequest(
+      `Page parameter is too large: page numbers reach offsets ((page - 1) × itemsPerPage) up to ${MAX_PAGE_OFFSET.toLocaleString('en-US')}. Follow the cursor links (next, last) of the collection's responses, which use "after" and "before", to read further.`,
+    );
+  }
+  return { after, before, side };
 }
 
 /** Negotiation as a route's first hook: a 406 comes before body parsing and any query. */
@@ -168,17 +191,23 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         const q = format.readQuery ? format.readQuery(url.searchParams) : url.searchParams;
         const page = parseIntParam('page', q.get('page'), 1) ?? 1;
         const ipp = Math.min(parseIntParam('itemsPerPage', q.get('itemsPerPage'), 1) ?? perPage, maxPerPage);
-        if ((page - 1) * ipp > 1e9) throw ApiError.badRequest('Page parameter is too large.');
         const { where, order } = parseRestFilters(model, r, q);
-        const query = { where, order, offset: (page - 1) * ipp, limit: ipp };
+        const { after, before, side } = cursorParams(r, q, page, ipp);
+        // In page mode, a next page past the bound is linked by the cursor of this page's last record.
+        const nearBound = !r.provider && !side && page * ipp > MAX_PAGE_OFFSET;
+        const query: ListQuery = { where, order, offset: side ? 0 : (page - 1) * ipp, limit: ipp, after, before, cursors: side !== undefined || nearBound };
         const view = { resource: r, page, itemsPerPage: ipp, path: url.pathname, query: q };
+        const cursors = (got: PageCursors): CursorView | undefined => {
+          if (r.provider) return undefined;
+          return { side, fromEdge: (after ?? before) === EDGE_CURSOR, edge: EDGE_CURSOR, first: got.first, last: got.last, more: got.more ?? false, maxOffset: MAX_PAGE_OFFSET };
+        };
         // Formats with a projection get the page as JSON text from the database.
         if (format.projection && json) {
-          const { members, total } = await json.list(o.principal(req), r, query, format.projection);
-          return send(reply, format, 200, format.collection(model, { ...view, items: [], membersText: members, total }));
+          const got = await json.list(o.principal(req), r, query, format.projection);
+          return send(reply, format, 200, format.collection(model, { ...view, items: [], membersText: got.members, total: got.total, cursors: cursors(got) }));
         }
         const result = await engine.list(o.principal(req), r, query);
-        return send(reply, format, 200, format.collection(model, { ...view, items: result.items, total: result.total }));
+        return send(reply, format, 200, format.collection(model, { ...view, items: result.items, total: result.total, cursors: cursors(result) }));
       });
     }
     if (r.rest.has('create')) {

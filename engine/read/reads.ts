@@ -6,7 +6,9 @@ import { and, sql, type SQL } from 'drizzle-orm';
 import { ApiError } from '../errors.ts';
 import type { Model, ModelResource } from '../model.ts';
 import { recordJson, type Projection } from '../projection.ts';
-import type { ListQuery, Slice, SliceQuery } from '../query.ts';
+import type { ListQuery, PageCursors, Slice, SliceQuery } from '../query.ts';
+import { columnSqlType } from '../drizzle-internals.ts';
+import { cursorOfPosition, decodePosition, orderBy, positionJson, seek, type Position } from '../keyset.ts';
 import type { Statements } from '../statements.ts';
 import type { AnyTable, Tables } from '../tables.ts';
 import type { Db, FieldValues, Principal, Tx } from '../types.ts';
@@ -15,8 +17,14 @@ import { collectionWhere, conditionShape, conditionSql, orderTerms, placeholders
 import type { SelectLists } from './select-lists.ts';
 import { collectionSize, countedFromStart, offsetAndLimit, sizeShape, WINDOW_KEYS, windowBounds, windowBoundsSql } from './window.ts';
 
-export interface Page {
+export interface Page extends PageCursors {
   items: FieldValues[];
+  total: number;
+}
+
+/** A page as JSON text built by the database (a format's projection). */
+export interface JsonPage extends PageCursors {
+  members: string;
   total: number;
 }
 
@@ -29,7 +37,7 @@ export interface Reads {
   findMany(p: Principal, r: ModelResource, ids: readonly string[], embedded: boolean): Promise<FieldValues[]>;
   slice(p: Principal, r: ModelResource, q: SliceQuery): Promise<Slice>;
   sliceMany(p: Principal, r: ModelResource, via: string, parents: readonly string[], q: SliceQuery): Promise<Map<string, Slice>>;
-  listJson(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<{ members: string; total: number }>;
+  listJson(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<JsonPage>;
   /** One record as JSON text, with its version (its ETag). */
   readJson(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<{ text: string; version: number }>;
   /** A record's version alone (If-None-Match): 404 when missing, 403 when another company's. */
@@ -39,6 +47,32 @@ export interface Reads {
 /** A company's collection's size (the placeholder `company`), from the counters when they can answer. */
 const size = (r: ModelResource, t: AnyTable, q: { where: ListQuery['where'] }, where: SQL | undefined): SQL =>
   collectionSize(r, q.where, sql.placeholder('company'), () => sql`(select count(*) from ${t} where ${where})`);
+
+/** A cursor page's side and position (null: from the edge), its values bound as placeholders. */
+interface CursorRead {
+  readonly side: 'after' | 'before';
+  readonly pos: Position | null;
+  /** What of the cursor shapes the statement: its side, and which of its values are null. */
+  readonly key: string;
+}
+
+/**
+ * The cursor of a cursor-mode ListQuery, decoded (400 naming the parameter when it is not one of
+ * this order's). Its values go into `values` as placeholders cast to their columns' types, so that
+ * every position of one shape runs the same statement text, and its plan seeks the index.
+ */
+function cursorRead(r: ModelResource, t: AnyTable, q: ListQuery, values: Record<string, unknown>): CursorRead | undefined {
+  const side = q.after !== undefined ? 'after' : q.before !== undefined ? 'before' : undefined;
+  if (!side) return undefined;
+  const decoded = decodePosition(r, q.order, side === 'after' ? q.after : q.before, side);
+  if (!decoded) return { side, pos: null, key: `${side}:edge` };
+  const bound = (name: string, v: unknown, field: string): SQL => {
+    values[name] = v;
+    return sql`${sql.placeholder(name)}::${sql.raw(columnSqlType(t[field] as never))}`;
+  };
+  const pos = { values: decoded.values.map((v, i) => (v === null ? null : bound(`c${i}`, v, q.order[i]!.field))), id: bound('cid', decoded.id, 'id') };
+  return { side, pos: pos as unknown as Position, key: `${side}:${decoded.values.map((v) => (v === null ? '0' : '1')).join('')}` };
+}
 
 export function createReads(db: Db, model: Model, tables: Tables, statements: Statements, columns: SelectLists): Reads {
   const run = statements.run;
@@ -54,29 +88,48 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     };
     if (q.limit === 0) return { items: [], total: await countOf() };
     const counted = q.count !== false;
+    const cursor = cursorRead(r, t, q, values);
+    const positions = cursor !== undefined || q.cursors === true;
+    // Cursor mode reads one record more than the page, to know whether more follow.
+    if (cursor) values.limit = q.limit + 1;
     // The total as a scalar subquery: `count(*) over ()` would make PostgreSQL read and window
     // every matching row (not just the page) before the limit applies.
     const rows = await run(
       db,
       {
-        key: `list|${r.name}|${queryShape(q)}|${sizeShape(r, q.where)}|${embedded}|${counted}`,
+        key: `list|${r.name}|${queryShape(q)}|${sizeShape(r, q.where)}|${embedded}|${counted}${cursor ? `|${cursor.key}` : positions ? '|cursors' : ''}`,
         build: () => {
           const where = whereOf();
           const total = counted ? sql`${size(r, t, q, where)}::float8` : sql`null`;
-          return sql`select ${columns.of(r, embedded)}, ${total} as "__total" from ${t} where ${where} order by ${sql.join(orderTerms(t, q.order), sql`, `)} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}`;
+          const position = positions ? sql`, ${positionJson(r, t, q.order)}::text as "__position"` : sql``;
+          if (cursor) {
+            const seeking = cursor.pos ? and(where, seek(r, t, q.order, cursor.pos, cursor.side)) : where;
+            return sql`select ${columns.of(r, embedded)}, ${total} as "__total"${position} from ${t} where ${seeking} order by ${sql.join(orderBy(t, q.order, cursor.side === 'before'), sql`, `)} limit ${sql.placeholder('limit')}`;
+          }
+          return sql`select ${columns.of(r, embedded)}, ${total} as "__total"${position} from ${t} where ${where} order by ${sql.join(orderTerms(t, q.order), sql`, `)} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}`;
         },
         bind: whereOf,
       },
       values,
     );
-    // An empty page past the end says nothing of the size: it is counted then.
-    const total = !counted ? q.offset + rows.length : rows.length ? Number(rows[0]!.__total) : q.offset === 0 ? 0 : await countOf();
+    const more = cursor ? rows.length > q.limit : undefined;
+    if (cursor) {
+      rows.splice(q.limit);
+      if (cursor.side === 'before') rows.reverse();
+    }
+    const offset = cursor ? 0 : q.offset;
+    // An empty page past the end (or beside a cursor) says nothing of the size: it is counted then.
+    const total = !counted ? offset + rows.length : rows.length ? Number(rows[0]!.__total) : offset === 0 && !cursor ? 0 : await countOf();
+    const ends = positions && rows.length ? { first: cursorOfPosition(r, q.order, rows[0]!.__position), last: cursorOfPosition(r, q.order, rows.at(-1)!.__position) } : {};
     return {
       items: rows.map((row) => {
         delete row.__total;
+        delete row.__position;
         return columns.decode(r, row);
       }),
       total,
+      ...ends,
+      ...(more !== undefined ? { more } : {}),
     };
   }
 
@@ -151,20 +204,42 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
   }
 
   /** `list` with the page built as JSON text by the database, in one statement per shape. */
-  async function listJson(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<{ members: string; total: number }> {
+  async function listJson(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<JsonPage> {
     const t = tables.get(r);
     const values: Record<string, unknown> = { company: p.company.id, limit: q.limit, offset: q.offset };
     const whereOf = collectionWhere(t, q.where, values);
+    const cursor = cursorRead(r, t, q, values);
+    const positions = cursor !== undefined || q.cursors === true;
+    if (cursor) Object.assign(values, { size: q.limit, limit: q.limit + 1 });
     const build = () => {
       const where = whereOf();
       const order = sql.join(orderTerms(t, q.order), sql`, `);
+      const member = recordJson(model, r, r.table, projection, false);
+      const position = positionJson(r, t, q.order);
+      const reversed = sql.join(orderBy(t, q.order, true), sql`, `);
+      if (cursor) {
+        // The page is read in the cursor's direction with one record more (whether more follow),
+        // numbered in that direction, and the records within the page aggregated in the order.
+        const read = sql.join(orderBy(t, q.order, cursor.side === 'before'), sql`, `);
+        const seeking = cursor.pos ? and(where, seek(r, t, q.order, cursor.pos, cursor.side)) : where;
+        const inPage = sql`filter (where ${sql.identifier('__rn')} <= ${sql.placeholder('size')}::int)`;
+        return sql`select ${size(r, t, q, where)}::float8 as "total", count(*)::float8 as "fetched",
+            coalesce(json_agg(${member} order by ${order}) ${inPage}, '[]'::json)::text as "members",
+            ((array_agg(${position} order by ${order}) ${inPage})[1])::text as "first",
+            ((array_agg(${position} order by ${reversed}) ${inPage})[1])::text as "last"
+            from (select *, row_number() over (order by ${read}) as ${sql.identifier('__rn')}
+              from (select * from ${t} where ${seeking} order by ${read} limit ${sql.placeholder('limit')}) as ${sql.identifier(r.table)}) as ${sql.identifier(r.table)}`;
+      }
+      const ends = positions ? sql`, ((array_agg(${position} order by ${order}))[1])::text as "first", ((array_agg(${position} order by ${reversed}))[1])::text as "last"` : sql``;
       // The page is a subquery named like the table, so the order terms apply to it as they are.
       return sql`select ${size(r, t, q, where)}::float8 as "total",
-          coalesce(json_agg(${recordJson(model, r, r.table, projection, false)} order by ${order}), '[]'::json)::text as "members"
+          coalesce(json_agg(${member} order by ${order}), '[]'::json)::text as "members"${ends}
           from (select * from ${t} where ${where} order by ${order} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}) as ${sql.identifier(r.table)}`;
     };
-    const [row] = await run(db, { key: `json-list|${projection.name}|${r.name}|${queryShape(q)}|${sizeShape(r, q.where)}`, build, bind: whereOf }, values);
-    return { members: row!.members as string, total: Number(row!.total) };
+    const key = `json-list|${projection.name}|${r.name}|${queryShape(q)}|${sizeShape(r, q.where)}${cursor ? `|${cursor.key}` : positions ? '|cursors' : ''}`;
+    const [row] = await run(db, { key, build, bind: whereOf }, values);
+    const ends = positions && row!.first !== null && row!.first !== undefined ? { first: cursorOfPosition(r, q.order, row!.first), last: cursorOfPosition(r, q.order, row!.last) } : {};
+    return { members: row!.members as string, total: Number(row!.total), ...ends, ...(cursor ? { more: Number(row!.fetched) > q.limit } : {}) };
   }
 
   async function readJson(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<{ text: string; version: number }> {

@@ -46,19 +46,48 @@ function termsOf(r: ModelResource, order: readonly Order[]): Term[] {
 /** The order's signature inside a cursor: a cursor of another order is refused. */
 const signature = (order: readonly Order[]): string => order.map((o) => `${o.field}${o.dir === 'desc' ? '-' : ''}`).join(',');
 
-function cursorValue(v: unknown): string | number | null {
+/** A value as a cursor holds it: decimals as their shortest text (records may hold them as numbers). */
+function cursorValue(term: Term, v: unknown): string | number | null {
   if (v === null || v === undefined) return null;
   if (v instanceof Date) return v.toISOString();
+  if (term.kind === 'decimal') return String(v);
   if (typeof v === 'number' || typeof v === 'string') return v;
-  if (typeof v === 'bigint') return String(v);
   return String(v);
 }
 
 /** The opaque cursor of `rec` in `order`: base64url of [signature, values…, id]. */
 export function encodeCursor(r: ModelResource, order: readonly Order[], rec: FieldValues): string {
-  termsOf(r, order);
-  const parts = [signature(order), ...order.map((o) => cursorValue(rec[o.field])), String(rec.id)];
+  const terms = termsOf(r, order);
+  const parts = [signature(order), ...terms.map((t) => cursorValue(t, rec[t.field])), String(rec.id)];
   return Buffer.from(JSON.stringify(parts)).toString('base64url');
+}
+
+/**
+ * The same cursor computed by PostgreSQL (the compiled GraphQL reads), over the columns `col`
+ * gives: the JSON text JSON.stringify writes, in base64url. Each value is written as the records
+ * that encodeCursor reads hold it (engine/read/select-lists.ts): integers as numbers, decimals
+ * as their shortest text (`trim_scale`), dates as text, timestamps as toISOString writes them.
+ */
+export function cursorSql(r: ModelResource, order: readonly Order[], col: (field: string) => SQL): SQL {
+  const json = (v: SQL) => sql`coalesce(to_json(${v})::text, 'null')`;
+  const value = (t: Term): SQL => {
+    const c = col(t.field);
+    switch (t.kind) {
+      case 'integer':
+        return sql`coalesce((${c})::text, 'null')`;
+      case 'decimal':
+        return json(sql`trim_scale(${c})::text`);
+      case 'timestamp':
+        return json(sql`to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+      default:
+        return json(sql`(${c})::text`);
+    }
+  };
+  const text = (x: string) => sql.raw(`'${x.replace(/'/g, "''")}'`);
+  const parts = [text(JSON.stringify(signature(order))), ...termsOf(r, order).map(value), json(sql`(${col('id')})::text`)];
+  const array = sql`('[' || ${sql.join(parts, sql` || ',' || `)} || ']')`;
+  // PostgreSQL's base64 has padding and a line break every 76 characters; base64url has neither.
+  return sql`translate(encode(convert_to(${array}, 'UTF8'), 'base64'), E'+/=\\n', '-_')`;
 }
 
 const MAX_CURSOR = 4096;
@@ -105,31 +134,51 @@ export function decodeCursor(r: ModelResource, order: readonly Order[], cursor: 
  * seeks; otherwise the lexicographic expansion, with nulls where PostgreSQL sorts them.
  */
 export function seek(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before'): SQL {
+  return seekWith(r, t, order, pos, side, (v) => sql`${v}`);
+}
+
+/**
+ * `seek` with the position's values written by `bind` (called with each value and its index in
+ * [values…, id], in a fixed order): named placeholders, for statements compiled once per shape.
+ * The shape of the SQL depends on the order and on which values are null (`positionShape`).
+ */
+export function seekWith(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before', bind: (v: string | number, i: number) => SQL): SQL {
   const terms = [...termsOf(r, order), { field: 'id', dir: tieBreak(order), kind: 'uuid', nullable: false } as Term];
   const values = [...pos.values, pos.id];
   const col = (term: Term) => t[term.field] as unknown as SQL;
   /** Whether, at one term, nulls sort on the `side` of a non-null value: ASC puts them last. */
   const nullsBeyond = (term: Term) => (term.dir === 'asc') === (side === 'after');
-  const beyond = (term: Term, v: string | number): SQL => ((term.dir === 'asc') === (side === 'after') ? sql`${col(term)} > ${v}` : sql`${col(term)} < ${v}`);
-  const equal = (term: Term, v: string | number | null): SQL => (v === null ? sql`${col(term)} is null` : sql`${col(term)} = ${v}`);
+  const beyond = (term: Term, v: string | number, i: number): SQL => ((term.dir === 'asc') === (side === 'after') ? sql`${col(term)} > ${bind(v, i)}` : sql`${col(term)} < ${bind(v, i)}`);
+  const equal = (term: Term, v: string | number | null, i: number): SQL => (v === null ? sql`${col(term)} is null` : sql`${col(term)} = ${bind(v, i)}`);
 
   const disjuncts: SQL[] = [];
   const uniform = terms.every((x) => x.dir === terms[0]!.dir) && values.every((v) => v !== null);
   if (uniform) {
     const op = (terms[0]!.dir === 'asc') === (side === 'after') ? sql`>` : sql`<`;
-    disjuncts.push(sql`(${sql.join(terms.map(col), sql`, `)}) ${op} (${sql.join(values.map((v) => sql`${v}`), sql`, `)})`);
+    disjuncts.push(sql`(${sql.join(terms.map(col), sql`, `)}) ${op} (${sql.join(values.map((v, i) => bind(v!, i)), sql`, `)})`);
   }
   for (let i = 0; i < terms.length; i++) {
     const term = terms[i]!;
     const v = values[i]!;
-    const prefix = terms.slice(0, i).map((x, j) => equal(x, values[j]!));
+    const prefix = terms.slice(0, i).map((x, j) => equal(x, values[j]!, j));
     let step: SQL | undefined;
     if (v === null) step = nullsBeyond(term) ? undefined : sql`${col(term)} is not null`;
     else if (uniform) step = term.nullable && nullsBeyond(term) ? sql`${col(term)} is null` : undefined;
-    else step = term.nullable && nullsBeyond(term) ? sql`(${beyond(term, v)} or ${col(term)} is null)` : beyond(term, v);
+    else step = term.nullable && nullsBeyond(term) ? sql`(${beyond(term, v, i)} or ${col(term)} is null)` : beyond(term, v, i);
     if (step) disjuncts.push(prefix.length ? and(...prefix, step)! : step);
   }
   return disjuncts.length ? sql`(${or(...disjuncts)})` : sql`false`;
+}
+
+/** What of a position changes the text of its seek: which of its values are null. */
+export const positionShape = (pos: Position | undefined): string => (pos ? pos.values.map((v) => (v === null ? 'n' : 'v')).join('') : '-');
+
+/**
+ * The records at or beyond `pos` on `side`: those `seek` gives, and the cursor's own record when
+ * it is still there. Whether any exists says whether a page has neighbours past its cursor.
+ */
+export function reachedWith(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before', bind: (v: string | number, i: number) => SQL): SQL {
+  return sql`(${seekWith(r, t, order, pos, side, bind)} or ${t.id} = ${bind(pos.id, pos.values.length)})`;
 }
 
 /** The collection's ORDER BY, or its reverse (to read the page before a cursor, or the last page). */

@@ -117,7 +117,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
       resolve: async (rec, args, ctx) => {
         const q = sliceQuery(model, child, args, fallback);
         const s = await ctx.loaders.children(child, def.via, String(rec.id), q, `${r.name}.${f.name}:${JSON.stringify(args)}`);
-        return connection(s, q.window);
+        return connection(child, q.order, s);
       },
     };
   }
@@ -265,7 +265,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
         const q = { ...sliceQuery(model, r, args), count: needsTotal(info) };
         const s = await engine.slice(ctx.principal, r, q);
         for (const rec of s.items) tag(r, rec);
-        return connection(s, q.window);
+        return connection(r, q.order, s);
       },
     };
   }

@@ -174,11 +174,17 @@ export function seekWith(r: ModelResource, t: AnyTable, order: readonly Order[],
 export const positionShape = (pos: Position | undefined): string => (pos ? pos.values.map((v) => (v === null ? 'n' : 'v')).join('') : '-');
 
 /**
- * The records at or beyond `pos` on `side`: those `seek` gives, and the cursor's own record when
- * it is still there. Whether any exists says whether a page has neighbours past its cursor.
+ * Whether records lie at or beyond `pos` on `side` — those `seek` gives, or the cursor's own
+ * record if it is still there — as SQL: the first read from the cursor through the index in the
+ * order that meets the nearest such record first, the second by id. `rows(cond)`
+ * writes `select 1 from <the collection> where <its conditions> and cond` over the columns of `t`.
  */
-export function reachedWith(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before', bind: (v: string | number, i: number) => SQL): SQL {
-  return sql`(${seekWith(r, t, order, pos, side, bind)} or ${t.id} = ${bind(pos.id, pos.values.length)})`;
+export function reachedWith(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before', bind: (v: string | number, i: number) => SQL, rows: (cond: SQL) => SQL): SQL {
+  const nearest = sql.join(orderBy(t, order, side === 'before'), sql`, `);
+  // A scalar subquery, not `exists`: PostgreSQL drops the order and limit of an `exists`, and may
+  // then scan the table for a match; ordered and limited, it reads the index from the cursor.
+  const select = (cond: SQL) => sql`coalesce((${rows(cond)} order by ${nearest} limit 1), 0) = 1`;
+  return sql`(${select(seekWith(r, t, order, pos, side, bind))} or ${select(sql`${t.id} = ${bind(pos.id, pos.values.length)}`)})`;
 }
 
 /** The collection's ORDER BY, or its reverse (to read the page before a cursor, or the last page). */

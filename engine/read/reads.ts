@@ -130,7 +130,7 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
       const conds = [sql`${t.companyId} = ${sql.placeholder('company')}`, ...q.where.map((c) => conditionSql(t, c, named.bind))];
       if (via) conds.push(sql`${t[via.field]} = "__p"."k"`);
       const where = and(...conds)!;
-      const past = (pos: Position | undefined, side: 'after' | 'before') => (pos ? sql`exists (select 1 from ${t} where ${where} and ${reachedWith(r, t, q.order, pos, side, bindPosition)})` : sql`false`);
+      const past = (pos: Position | undefined, side: 'after' | 'before') => (pos ? reachedWith(r, t, q.order, pos, side, bindPosition, (cond) => sql`select 1 from ${t} where ${where} and ${cond}`) : sql`false`);
       const seeks = [w.after && seekWith(r, t, q.order, w.after, 'after', bindPosition), w.before && seekWith(r, t, q.order, w.before, 'before', bindPosition)].filter((x): x is SQL => x !== undefined);
       const total = counted ? (via ? sql`(select count(*) from ${t} where ${where})` : size(r, t, q, where)) : sql`null`;
       return { list, where, seeks, total, behindAfter: counted ? past(w.after, 'before') : sql`false`, pastBefore: counted ? past(w.before, 'after') : sql`false` };

@@ -64,7 +64,7 @@ export function statement(plan: Plan, bound: Bound, conditions: Conditions, tabl
       const pos = side === 'after' ? w.before : w.after;
       if (!pos) return undefined;
       const as = alias('t');
-      return sql`exists (select 1 from ${from(as, reachedWith(r, table(r, as), q.order, pos, side, bindOf(side === 'after' ? 'before' : 'after')))})`;
+      return reachedWith(r, table(r, as), q.order, pos, side, bindOf(side === 'after' ? 'before' : 'after'), (cond) => sql`select 1 from ${from(as, cond)}`);
     };
 
     // The rows of the window, read by keyset with a limit (engine/read/window.ts), numbered in

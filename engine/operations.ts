@@ -72,8 +72,9 @@ export interface Engine {
    */
   findMany(p: Principal, r: ModelResource, ids: readonly string[], opts?: { embedded?: boolean }): Promise<FieldValues[]>;
   /**
-   * A window of a collection (cursor pagination): the records, the 0-based offset of each in
-   * the filtered and ordered collection, and its size. Records come without embedded children.
+   * A window of a collection (keyset cursor pagination, engine/read/window.ts): the records, the
+   * collection's size and whether records lie before and after the window. Records come without
+   * embedded children.
    */
   slice(p: Principal, r: ModelResource, q: SliceQuery): Promise<Slice>;
   /**

@@ -158,7 +158,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
     const edge = new GraphQLObjectType({
       name: `${r.name}Edge`,
       description: `Edge of ${r.name}.`,
-      fields: { node: { type: objectOf(r) }, cursor: { type: new GraphQLNonNull(GraphQLString) } },
+      fields: { node: { type: objectOf(r) }, cursor: { type: new GraphQLNonNull(GraphQLString), description: 'An opaque keyset cursor naming this record\'s position in the collection and its order (not an offset).' } },
     });
     const pageInfo = new GraphQLObjectType({
       name: `${r.name}PageInfo`,
@@ -214,8 +214,8 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
     const args: GraphQLFieldConfigArgumentMap = {
       first: { type: GraphQLInt, description: `Returns the first n elements from the list (0 to 30; 30 when neither first nor last is given).` },
       last: { type: GraphQLInt, description: 'Returns the last n elements from the list (0 to 30).' },
-      before: { type: GraphQLString, description: 'Returns the elements in the list that come before the specified cursor.' },
-      after: { type: GraphQLString, description: 'Returns the elements in the list that come after the specified cursor.' },
+      before: { type: GraphQLString, description: 'Returns the elements in the list that come before the specified cursor: an opaque keyset cursor given by this collection under the same order (400 otherwise).' },
+      after: { type: GraphQLString, description: 'Returns the elements in the list that come after the specified cursor: an opaque keyset cursor given by this collection under the same order (400 otherwise).' },
     };
     for (const f of r.filters) {
       if (f.name === omit) continue;

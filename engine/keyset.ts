@@ -143,6 +143,15 @@ export function seek(r: ModelResource, t: AnyTable, order: readonly Order[], pos
  * The shape of the SQL depends on the order and on which values are null (`positionShape`).
  */
 export function seekWith(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before', bind: (v: string | number, i: number) => SQL): SQL {
+  const branches = seekBranches(r, t, order, pos, side, bind);
+  return branches.length ? sql`(${or(...branches)})` : sql`false`;
+}
+
+/**
+ * The seek as disjoint branches, each a contiguous run of the order that an index on its
+ * columns reads as one range (equal values on a prefix, then one bound or null test).
+ */
+function seekBranches(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before', bind: (v: string | number, i: number) => SQL): SQL[] {
   const terms = [...termsOf(r, order), { field: 'id', dir: tieBreak(order), kind: 'uuid', nullable: false } as Term];
   const values = [...pos.values, pos.id];
   const col = (term: Term) => t[term.field] as unknown as SQL;
@@ -164,10 +173,31 @@ export function seekWith(r: ModelResource, t: AnyTable, order: readonly Order[],
     let step: SQL | undefined;
     if (v === null) step = nullsBeyond(term) ? undefined : sql`${col(term)} is not null`;
     else if (uniform) step = term.nullable && nullsBeyond(term) ? sql`${col(term)} is null` : undefined;
-    else step = term.nullable && nullsBeyond(term) ? sql`(${beyond(term, v, i)} or ${col(term)} is null)` : beyond(term, v, i);
+    else {
+      disjuncts.push(prefix.length ? and(...prefix, beyond(term, v, i))! : beyond(term, v, i));
+      step = term.nullable && nullsBeyond(term) ? sql`${col(term)} is null` : undefined;
+    }
     if (step) disjuncts.push(prefix.length ? and(...prefix, step)! : step);
   }
-  return disjuncts.length ? sql`(${or(...disjuncts)})` : sql`false`;
+  return disjuncts;
+}
+
+/**
+ * The rows beyond `pos` on `side` (all rows without a position) in `order` (`reverse`d or not),
+ * at most `limit`: one read per branch of the seek, each ordered and limited so that it reads its
+ * index range from its start, merged in order (a single branch is read as it is). `rows(cond)`
+ * writes `select * from <the collection's table> where <its conditions> and cond`; the result
+ * has the table's columns under the alias `as`.
+ */
+export function seekRead(
+  r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position | undefined, side: 'after' | 'before', bind: (v: string | number, i: number) => SQL,
+  reverse: boolean, limit: SQL, rows: (cond: SQL) => SQL, as: SQL,
+): SQL {
+  const by = sql.join(orderBy(t, order, reverse), sql`, `);
+  const branches = pos ? seekBranches(r, t, order, pos, side, bind) : [sql`true`];
+  if (branches.length === 1) return sql`(${rows(branches[0]!)} order by ${by} limit ${limit}) as ${as}`;
+  if (!branches.length) return sql`(${rows(sql`false`)}) as ${as}`;
+  return sql`(select * from (${sql.join(branches.map((b) => sql`(${rows(b)} order by ${by} limit ${limit})`), sql` union all `)}) as ${as} order by ${by} limit ${limit}) as ${as}`;
 }
 
 /** What of a position changes the text of its seek: which of its values are null. */
@@ -175,8 +205,8 @@ export const positionShape = (pos: Position | undefined): string => (pos ? pos.v
 
 /**
  * Whether records lie at or beyond `pos` on `side` — those `seek` gives, or the cursor's own
- * record if it is still there — as SQL: the first read from the cursor through the index in the
- * order that meets the nearest such record first, the second by id. `rows(cond)`
+ * record if it is still there — as SQL: one lookup per branch of the seek, read from the cursor
+ * through the index in the order that meets the nearest such record first, and one by id. `rows(cond)`
  * writes `select 1 from <the collection> where <its conditions> and cond` over the columns of `t`.
  */
 export function reachedWith(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before', bind: (v: string | number, i: number) => SQL, rows: (cond: SQL) => SQL): SQL {
@@ -184,7 +214,9 @@ export function reachedWith(r: ModelResource, t: AnyTable, order: readonly Order
   // A scalar subquery, not `exists`: PostgreSQL drops the order and limit of an `exists`, and may
   // then scan the table for a match; ordered and limited, it reads the index from the cursor.
   const select = (cond: SQL) => sql`coalesce((${rows(cond)} order by ${nearest} limit 1), 0) = 1`;
-  return sql`(${select(seekWith(r, t, order, pos, side, bind))} or ${select(sql`${t.id} = ${bind(pos.id, pos.values.length)}`)})`;
+  // One lookup per branch of the seek, each an index range; then the cursor's record by id.
+  const branches = [...seekBranches(r, t, order, pos, side, bind), sql`${t.id} = ${bind(pos.id, pos.values.length)}`];
+  return sql`(${sql.join(branches.map(select), sql` or `)})`;
 }
 
 /** The collection's ORDER BY, or its reverse (to read the page before a cursor, or the last page). */

@@ -14,7 +14,7 @@ import { isUuid } from '../validate.ts';
 import { collectionWhere, conditionShape, conditionSql, orderTerms, placeholders, queryShape } from './conditions.ts';
 import type { SelectLists } from './select-lists.ts';
 import { collectionSize, pageOf, reading, sizeShape, windowShape } from './window.ts';
-import { orderBy, reachedWith, seekWith, type Position } from '../keyset.ts';
+import { orderBy, reachedWith, seekRead, seekWith, type Position } from '../keyset.ts';
 
 export interface Page {
   items: FieldValues[];
@@ -131,17 +131,20 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
       if (via) conds.push(sql`${t[via.field]} = "__p"."k"`);
       const where = and(...conds)!;
       const past = (pos: Position | undefined, side: 'after' | 'before') => (pos ? reachedWith(r, t, q.order, pos, side, bindPosition, (cond) => sql`select 1 from ${t} where ${where} and ${cond}`) : sql`false`);
-      const seeks = [w.after && seekWith(r, t, q.order, w.after, 'after', bindPosition), w.before && seekWith(r, t, q.order, w.before, 'before', bindPosition)].filter((x): x is SQL => x !== undefined);
+      // Read from the cursor the scan starts at (`after` forwards, `before` backwards); the other bounds it.
+      const [from, to] = reverse ? (['before', 'after'] as const) : (['after', 'before'] as const);
+      const bound = w[to] && seekWith(r, t, q.order, w[to]!, to, bindPosition);
+      const page = seekRead(r, t, q.order, w[from], from, bindPosition, reverse, sql`${sql.placeholder('limit')}`, (cond) => sql`select * from ${t} where ${and(where, bound, cond)}`, sql`${t}`);
       const total = counted ? (via ? sql`(select count(*) from ${t} where ${where})` : size(r, t, q, where)) : sql`null`;
-      return { list, where, seeks, total, behindAfter: counted ? past(w.after, 'before') : sql`false`, pastBefore: counted ? past(w.before, 'after') : sql`false` };
+      return { list, page, total, behindAfter: counted ? past(w.after, 'before') : sql`false`, pastBefore: counted ? past(w.before, 'after') : sql`false` };
     };
     const build = () => {
       const x = parts();
       const order = sql.join(orderBy(t, q.order, reverse), sql`, `);
-      // row_number() over the index's order streams with the scan: it numbers only the rows the limit lets through.
+      // The page's rows (at most the limit) under the table's name, so the select list reads them.
       return sql`select "__p"."k"::text as "__key", "__s".*, "__w".* from (values ${x.list}) as "__p"("n", "k")
         cross join lateral (select ${x.total}::float8 as "__total", ${x.behindAfter} as "__behind", ${x.pastBefore} as "__past") as "__s"
-        left join lateral (select ${columns.of(r, false)}, row_number() over (order by ${order}) as "__rn" from ${t} where ${and(x.where, ...x.seeks)} order by ${order} limit ${sql.placeholder('limit')}) as "__w" on true
+        left join lateral (select ${columns.of(r, false)}, row_number() over (order by ${order}) as "__rn" from ${x.page}) as "__w" on true
         order by "__p"."n", "__w"."__rn"`;
     };
     const rows = await run(db, { key, build, bind: parts }, values);

@@ -5,7 +5,7 @@
 // selection). Pages are the windows of engine/read/window.ts, read by keyset (engine/keyset.ts)
 // with their cursors computed by PostgreSQL as encodeCursor writes them.
 import { sql, type SQL } from 'drizzle-orm';
-import { cursorSql, orderBy, reachedWith, seekWith } from '../../keyset.ts';
+import { cursorSql, orderBy, reachedWith, seekRead, seekWith } from '../../keyset.ts';
 import type { ModelResource } from '../../model.ts';
 import type { SliceQuery } from '../../query.ts';
 import { collectionSize, pageSql, reading } from '../../read/window.ts';
@@ -73,10 +73,12 @@ export function statement(plan: Plan, bound: Bound, conditions: Conditions, tabl
     const t = sql.raw(as);
     const at = table(r, as);
     const order = sql.join(orderBy(at, q.order, reverse), sql`, `);
-    const seeks = (['after', 'before'] as const).flatMap((side) => (w[side] ? [seekWith(r, at, q.order, w[side]!, side, bindOf(side))] : []));
+    // Read from the cursor the scan starts at (`after` forwards, `before` backwards); the other bounds it.
+    const [start, end] = reverse ? (['before', 'after'] as const) : (['after', 'before'] as const);
+    const limitBy = w[end] ? [seekWith(r, at, q.order, w[end]!, end, bindOf(end))] : [];
+    const pageRows = seekRead(r, at, q.order, w[start], start, bindOf(start), reverse, sql`${sql.placeholder(names.limit)}::int`, (cond) => sql`select * from ${from(as, ...limitBy, cond)}`, t);
     const cursor = cursorSql(r, q.order, (field) => sql`${t}.${sql.identifier(columnOf(r, field))}`);
-    const rows = sql`(select ${t}.*, ${cursor} as "__cursor", row_number() over (order by ${order}) as "__rn", count(*) over () as "__read"
-      from (select * from ${from(as, ...seeks)} order by ${order} limit ${sql.placeholder(names.limit)}::int) as ${t}) as ${t}`;
+    const rows = sql`(select ${t}.*, ${cursor} as "__cursor", row_number() over (order by ${order}) as "__rn", count(*) over () as "__read" from ${pageRows}) as ${t}`;
     const keep = page.keep(sql`${t}."__rn"`, sql`${t}."__read"`);
     const read = sql`count(*)`;
     /** The kept rows' `value`s in the collection's order (or reversed), as an array. */

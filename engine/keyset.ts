@@ -9,6 +9,7 @@
 // (query.ts `tieBreak`), so it is total.
 import { and, or, sql, type SQL } from 'drizzle-orm';
 import { ApiError } from './errors.ts';
+import { iso, literal } from './sql-text.ts';
 import type { ModelResource } from './model.ts';
 import { tieBreak, type Order } from './query.ts';
 import type { AnyTable } from './tables.ts';
@@ -78,13 +79,12 @@ export function cursorSql(r: ModelResource, order: readonly Order[], col: (field
       case 'decimal':
         return json(sql`trim_scale(${c})::text`);
       case 'timestamp':
-        return json(sql`to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+        return json(iso(c));
       default:
         return json(sql`(${c})::text`);
     }
   };
-  const text = (x: string) => sql.raw(`'${x.replace(/'/g, "''")}'`);
-  const parts = [text(JSON.stringify(signature(order))), ...termsOf(r, order).map(value), json(sql`(${col('id')})::text`)];
+  const parts = [literal(JSON.stringify(signature(order))), ...termsOf(r, order).map(value), json(sql`(${col('id')})::text`)];
   const array = sql`('[' || ${sql.join(parts, sql` || ',' || `)} || ']')`;
   // PostgreSQL's base64 has padding and a line break every 76 characters; base64url has neither.
   return sql`translate(encode(convert_to(${array}, 'UTF8'), 'base64'), E'+/=\\n', '-_')`;

@@ -240,6 +240,11 @@ describe('hand-picked queries', () => {
     const orders = [...model.get('Invoice').orders, 'createdAt'].flatMap((f) => [`{${f}: "ASC"}`, `{${f}: "DESC"}`]);
     orders.push('{dueDate: "ASC"}, {total: "DESC"}', '{number: "DESC"}, {invoiceDate: "ASC"}');
     const q = (o: string) => `query($a: String, $b: String, $f: Int, $l: Int) { invoices(order: [${o}], after: $a, before: $b, first: $f, last: $l) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { number total dueDate } } } }`;
+    // Names with quotes, backslashes, tabs and characters beyond ASCII; timestamps; nulls last.
+    for (const extra of ['{ clients(order: [{name: "ASC"}]) { edges { cursor node { name } } } }', '{ clients(order: [{name: "DESC"}], last: 4) { pageInfo { startCursor endCursor } edges { cursor } } }',
+      '{ payments(order: [{paidAt: "DESC"}]) { edges { cursor node { paidAt } } } }', '{ invoices(order: [{dueDate: "ASC"}], last: 5) { edges { cursor node { dueDate } } } }']) {
+      expect(await agree('A', extra), extra).toBe(true);
+    }
     for (const o of orders) {
       const all = (await gql(slow, tokens.A!, q(o), { f: 30 })).body.data.invoices.edges.map((e: { cursor: string }) => e.cursor) as string[];
       expect(all.length, o).toBeGreaterThan(10);

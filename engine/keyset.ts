@@ -9,6 +9,7 @@
 // (query.ts `tieBreak`), so it is total.
 import { and, or, sql, type SQL } from 'drizzle-orm';
 import { ApiError } from './errors.ts';
+import { iso, literal } from './sql-text.ts';
 import type { ModelResource } from './model.ts';
 import { tieBreak, type Order } from './query.ts';
 import type { AnyTable } from './tables.ts';
@@ -46,19 +47,47 @@ function termsOf(r: ModelResource, order: readonly Order[]): Term[] {
 /** The order's signature inside a cursor: a cursor of another order is refused. */
 const signature = (order: readonly Order[]): string => order.map((o) => `${o.field}${o.dir === 'desc' ? '-' : ''}`).join(',');
 
-function cursorValue(v: unknown): string | number | null {
+/** A value as a cursor holds it: decimals as their shortest text (records may hold them as numbers). */
+function cursorValue(term: Term, v: unknown): string | number | null {
   if (v === null || v === undefined) return null;
   if (v instanceof Date) return v.toISOString();
+  if (term.kind === 'decimal') return String(v);
   if (typeof v === 'number' || typeof v === 'string') return v;
-  if (typeof v === 'bigint') return String(v);
   return String(v);
 }
 
 /** The opaque cursor of `rec` in `order`: base64url of [signature, values…, id]. */
 export function encodeCursor(r: ModelResource, order: readonly Order[], rec: FieldValues): string {
-  termsOf(r, order);
-  const parts = [signature(order), ...order.map((o) => cursorValue(rec[o.field])), String(rec.id)];
+  const terms = termsOf(r, order);
+  const parts = [signature(order), ...terms.map((t) => cursorValue(t, rec[t.field])), String(rec.id)];
   return Buffer.from(JSON.stringify(parts)).toString('base64url');
+}
+
+/**
+ * The same cursor computed by PostgreSQL (the compiled GraphQL reads), over the columns `col`
+ * gives: the JSON text JSON.stringify writes, in base64url. Each value is written as the records
+ * that encodeCursor reads hold it (engine/read/select-lists.ts): integers as numbers, decimals
+ * as their shortest text (`trim_scale`), dates as text, timestamps as toISOString writes them.
+ */
+export function cursorSql(r: ModelResource, order: readonly Order[], col: (field: string) => SQL): SQL {
+  const json = (v: SQL) => sql`coalesce(to_json(${v})::text, 'null')`;
+  const value = (t: Term): SQL => {
+    const c = col(t.field);
+    switch (t.kind) {
+      case 'integer':
+        return sql`coalesce((${c})::text, 'null')`;
+      case 'decimal':
+        return json(sql`trim_scale(${c})::text`);
+      case 'timestamp':
+        return json(iso(c));
+      default:
+        return json(sql`(${c})::text`);
+    }
+  };
+  const parts = [literal(JSON.stringify(signature(order))), ...termsOf(r, order).map(value), json(sql`(${col('id')})::text`)];
+  const array = sql`('[' || ${sql.join(parts, sql` || ',' || `)} || ']')`;
+  // PostgreSQL's base64 has padding and a line break every 76 characters; base64url has neither.
+  return sql`translate(encode(convert_to(${array}, 'UTF8'), 'base64'), E'+/=\\n', '-_')`;
 }
 
 const MAX_CURSOR = 4096;
@@ -105,31 +134,89 @@ export function decodeCursor(r: ModelResource, order: readonly Order[], cursor: 
  * seeks; otherwise the lexicographic expansion, with nulls where PostgreSQL sorts them.
  */
 export function seek(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before'): SQL {
+  return seekWith(r, t, order, pos, side, (v) => sql`${v}`);
+}
+
+/**
+ * `seek` with the position's values written by `bind` (called with each value and its index in
+ * [values…, id], in a fixed order): named placeholders, for statements compiled once per shape.
+ * The shape of the SQL depends on the order and on which values are null (`positionShape`).
+ */
+export function seekWith(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before', bind: (v: string | number, i: number) => SQL): SQL {
+  const branches = seekBranches(r, t, order, pos, side, bind);
+  return branches.length ? sql`(${or(...branches)})` : sql`false`;
+}
+
+/**
+ * The seek as disjoint branches, each a contiguous run of the order that an index on its
+ * columns reads as one range (equal values on a prefix, then one bound or null test).
+ */
+function seekBranches(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before', bind: (v: string | number, i: number) => SQL): SQL[] {
   const terms = [...termsOf(r, order), { field: 'id', dir: tieBreak(order), kind: 'uuid', nullable: false } as Term];
   const values = [...pos.values, pos.id];
   const col = (term: Term) => t[term.field] as unknown as SQL;
   /** Whether, at one term, nulls sort on the `side` of a non-null value: ASC puts them last. */
   const nullsBeyond = (term: Term) => (term.dir === 'asc') === (side === 'after');
-  const beyond = (term: Term, v: string | number): SQL => ((term.dir === 'asc') === (side === 'after') ? sql`${col(term)} > ${v}` : sql`${col(term)} < ${v}`);
-  const equal = (term: Term, v: string | number | null): SQL => (v === null ? sql`${col(term)} is null` : sql`${col(term)} = ${v}`);
+  const beyond = (term: Term, v: string | number, i: number): SQL => ((term.dir === 'asc') === (side === 'after') ? sql`${col(term)} > ${bind(v, i)}` : sql`${col(term)} < ${bind(v, i)}`);
+  const equal = (term: Term, v: string | number | null, i: number): SQL => (v === null ? sql`${col(term)} is null` : sql`${col(term)} = ${bind(v, i)}`);
 
   const disjuncts: SQL[] = [];
   const uniform = terms.every((x) => x.dir === terms[0]!.dir) && values.every((v) => v !== null);
   if (uniform) {
     const op = (terms[0]!.dir === 'asc') === (side === 'after') ? sql`>` : sql`<`;
-    disjuncts.push(sql`(${sql.join(terms.map(col), sql`, `)}) ${op} (${sql.join(values.map((v) => sql`${v}`), sql`, `)})`);
+    disjuncts.push(sql`(${sql.join(terms.map(col), sql`, `)}) ${op} (${sql.join(values.map((v, i) => bind(v!, i)), sql`, `)})`);
   }
   for (let i = 0; i < terms.length; i++) {
     const term = terms[i]!;
     const v = values[i]!;
-    const prefix = terms.slice(0, i).map((x, j) => equal(x, values[j]!));
+    const prefix = terms.slice(0, i).map((x, j) => equal(x, values[j]!, j));
     let step: SQL | undefined;
     if (v === null) step = nullsBeyond(term) ? undefined : sql`${col(term)} is not null`;
     else if (uniform) step = term.nullable && nullsBeyond(term) ? sql`${col(term)} is null` : undefined;
-    else step = term.nullable && nullsBeyond(term) ? sql`(${beyond(term, v)} or ${col(term)} is null)` : beyond(term, v);
+    else {
+      disjuncts.push(prefix.length ? and(...prefix, beyond(term, v, i))! : beyond(term, v, i));
+      step = term.nullable && nullsBeyond(term) ? sql`${col(term)} is null` : undefined;
+    }
     if (step) disjuncts.push(prefix.length ? and(...prefix, step)! : step);
   }
-  return disjuncts.length ? sql`(${or(...disjuncts)})` : sql`false`;
+  return disjuncts;
+}
+
+/**
+ * The rows beyond `pos` on `side` (all rows without a position) in `order` (`reverse`d or not),
+ * at most `limit`: one read per branch of the seek, each ordered and limited so that it reads its
+ * index range from its start, merged in order (a single branch is read as it is). `rows(cond)`
+ * writes `select * from <the collection's table> where <its conditions> and cond`; the result
+ * has the table's columns under the alias `as`.
+ */
+export function seekRead(
+  r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position | undefined, side: 'after' | 'before', bind: (v: string | number, i: number) => SQL,
+  reverse: boolean, limit: SQL, rows: (cond: SQL) => SQL, as: SQL,
+): SQL {
+  const by = sql.join(orderBy(t, order, reverse), sql`, `);
+  const branches = pos ? seekBranches(r, t, order, pos, side, bind) : [sql`true`];
+  if (branches.length === 1) return sql`(${rows(branches[0]!)} order by ${by} limit ${limit}) as ${as}`;
+  if (!branches.length) return sql`(${rows(sql`false`)}) as ${as}`;
+  return sql`(select * from (${sql.join(branches.map((b) => sql`(${rows(b)} order by ${by} limit ${limit})`), sql` union all `)}) as ${as} order by ${by} limit ${limit}) as ${as}`;
+}
+
+/** What of a position changes the text of its seek: which of its values are null. */
+export const positionShape = (pos: Position | undefined): string => (pos ? pos.values.map((v) => (v === null ? 'n' : 'v')).join('') : '-');
+
+/**
+ * Whether records lie at or beyond `pos` on `side` — those `seek` gives, or the cursor's own
+ * record if it is still there — as SQL: one lookup per branch of the seek, read from the cursor
+ * through the index in the order that meets the nearest such record first, and one by id. `rows(cond)`
+ * writes `select 1 from <the collection> where <its conditions> and cond` over the columns of `t`.
+ */
+export function reachedWith(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before', bind: (v: string | number, i: number) => SQL, rows: (cond: SQL) => SQL): SQL {
+  const nearest = sql.join(orderBy(t, order, side === 'before'), sql`, `);
+  // A scalar subquery, not `exists`: PostgreSQL drops the order and limit of an `exists`, and may
+  // then scan the table for a match; ordered and limited, it reads the index from the cursor.
+  const select = (cond: SQL) => sql`coalesce((${rows(cond)} order by ${nearest} limit 1), 0) = 1`;
+  // One lookup per branch of the seek, each an index range; then the cursor's record by id.
+  const branches = [...seekBranches(r, t, order, pos, side, bind), sql`${t.id} = ${bind(pos.id, pos.values.length)}`];
+  return sql`(${sql.join(branches.map(select), sql` or `)})`;
 }
 
 /** The collection's ORDER BY, or its reverse (to read the page before a cursor, or the last page). */

@@ -72,8 +72,9 @@ export interface Engine {
    */
   findMany(p: Principal, r: ModelResource, ids: readonly string[], opts?: { embedded?: boolean }): Promise<FieldValues[]>;
   /**
-   * A window of a collection (cursor pagination): the records, the 0-based offset of each in
-   * the filtered and ordered collection, and its size. Records come without embedded children.
+   * A window of a collection (keyset cursor pagination, engine/read/window.ts): the records, the
+   * collection's size and whether records lie before and after the window. Records come without
+   * embedded children.
    */
   slice(p: Principal, r: ModelResource, q: SliceQuery): Promise<Slice>;
   /**
@@ -117,6 +118,8 @@ export interface RawReads {
   condition(r: ModelResource, c: Condition, bind: Bind, as: string): SQL | undefined;
   /** What makes two conditions produce the same SQL text (their values aside). */
   shape(c: Condition): string;
+  /** `r`'s table under the alias `as`: its columns are qualified by the alias. */
+  table(r: ModelResource, as: string): AnyTable;
 }
 
 export interface EngineOptions {
@@ -231,7 +234,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     version: reads.version,
     kept: new KeptResponses(db, tables.idempotency),
     decodeKept: (r, result) => columns.decode(r, JSON.parse(result) as Record<string, unknown>),
-    rawReads: { query: statements.query, condition: (r, c, bind, as) => conditionSql(aliased(r, as), c, bind), shape: conditionShape },
+    rawReads: { query: statements.query, condition: (r, c, bind, as) => conditionSql(aliased(r, as), c, bind), shape: conditionShape, table: aliased },
     transaction: (fn) => write(fn),
     emit: (tx, r, ids, types) => parts.events.emit(tx, r, ids, types),
     eventTypes: () => eventTypes(model),

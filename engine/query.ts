@@ -2,6 +2,7 @@
 // query string into this; GraphQL builds it from arguments.
 import { ApiError } from './errors.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
+import type { Position } from './keyset.ts';
 import type { FieldValues } from './types.ts';
 import { isDate, refId } from './validate.ts';
 
@@ -110,13 +111,13 @@ export function parseRestFilters(model: Model, r: ModelResource, params: URLSear
 }
 
 /**
- * A window over an ordered collection, in 0-based offsets, as Relay cursors describe it:
- * the records after `after` and before `before`, then the first `first` of those, then the last
- * `last` of those. Unset bounds are open.
+ * A window over an ordered collection, as Relay cursors describe it: the records after `after`
+ * and before `before` (keyset positions, engine/keyset.ts), then the first `first` of those, then
+ * the last `last` of those. Unset bounds are open; engine/read/window.ts says how it is read.
  */
 export interface Window {
-  readonly after?: number | undefined;
-  readonly before?: number | undefined;
+  readonly after?: Position | undefined;
+  readonly before?: Position | undefined;
   readonly first?: number | undefined;
   readonly last?: number | undefined;
 }
@@ -125,13 +126,14 @@ export interface SliceQuery {
   readonly where: readonly Condition[];
   readonly order: readonly Order[];
   readonly window: Window;
-  /** False when the caller needs neither the total nor whether more records follow. */
+  /** False when the caller needs neither the total nor the page info (they are then not read). */
   readonly count?: boolean;
 }
 
-/** A window's records with the 0-based offset of each in the whole collection, and its size. */
+/** A window's records, the collection's size, and whether records lie before and after the window. */
 export interface Slice {
   readonly items: FieldValues[];
-  readonly offsets: number[];
   readonly total: number;
+  readonly hasPreviousPage: boolean;
+  readonly hasNextPage: boolean;
 }

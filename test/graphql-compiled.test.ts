@@ -5,10 +5,11 @@
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../engine/types.ts';
+import type { FieldValues, Principal } from '../engine/types.ts';
+import type { Order } from '../engine/query.ts';
 import { createEngine } from '../engine/operations.ts';
 import { createCompiler, type CompiledReads } from '../engine/graphql/compile.ts';
-import { encodeCursor } from '../engine/graphql/connection.ts';
+import { encodeCursor } from '../engine/keyset.ts';
 import { aliasRule, DEFAULT_LIMITS, depthRule, introspectionRule } from '../engine/graphql/limits.ts';
 import { buildGraphqlSchema } from '../engine/graphql/schema.ts';
 import type { ModelResource } from '../engine/model.ts';
@@ -203,17 +204,56 @@ describe('hand-picked queries', () => {
 
   it('nested connections with arguments, cursors and windows', async () => {
     const many = iris.Invoice![12]!;
-    const windows = ['', '(first: 0)', '(first: 5)', '(last: 5)', '(first: 3, last: 2)', `(after: "${encodeCursor(4)}")`, `(after: "${encodeCursor(30)}", first: 10)`,
-      `(before: "${encodeCursor(10)}")`, `(before: "${encodeCursor(10)}", last: 3)`, `(after: "${encodeCursor(2)}", before: "${encodeCursor(8)}", first: 4)`,
-      `(after: "${encodeCursor(100)}")`, `(before: "${encodeCursor(0)}")`, '(last: 0)', '(order: [{position: "DESC"}])', '(order: [{createdAt: "desc"}, {position: "asc"}], first: 7)'];
-    for (const w of windows) {
+    /** Every cursor of a connection in its default order, read page by page through the resolvers. */
+    const cursors = async (query: string, pick: (data: any) => any, variables: Record<string, unknown> = {}): Promise<string[]> => {
+      const out: string[] = [];
+      let after: string | null = null;
+      do {
+        const res = await gql(slow, tokens.A!, query, { ...variables, a: after });
+        const conn = pick(res.body.data);
+        out.push(...conn.edges.map((e: { cursor: string }) => e.cursor));
+        after = conn.pageInfo.hasNextPage ? conn.pageInfo.endCursor : null;
+      } while (after);
+      return out;
+    };
+    const lineCursors = await cursors('query($id: ID!, $a: String) { invoice(id: $id) { lines(first: 30, after: $a) { pageInfo { hasNextPage endCursor } edges { cursor } } } }', (d) => d.invoice.lines, { id: many });
+    const invoiceCursors = await cursors('query($a: String) { invoices(first: 30, after: $a) { pageInfo { hasNextPage endCursor } edges { cursor } } }', (d) => d.invoices);
+    expect(lineCursors).toHaveLength(35);
+    expect(new Set(lineCursors).size).toBe(35);
+    const windows = (c: string[], field: string) => ['', '(first: 0)', '(first: 5)', '(last: 5)', '(first: 3, last: 2)', `(after: "${c[4]}")`, `(after: "${c[c.length - 3]}", first: 10)`,
+      `(before: "${c[10]}")`, `(before: "${c[10]}", last: 3)`, `(after: "${c[2]}", before: "${c[8]}", first: 4)`, `(after: "${c[2]}", before: "${c[8]}", last: 2)`, `(after: "${c[1]}", first: 5, last: 2)`,
+      `(after: "${c[c.length - 1]}")`, `(before: "${c[0]}")`, `(before: "${c[0]}", last: 0)`, '(last: 0)', `(order: [{${field}: "DESC"}])`, `(order: [{createdAt: "desc"}, {${field}: "asc"}], first: 7)`];
+    for (const w of windows(lineCursors, 'position')) {
       const q = `query($id: ID!) { invoice(id: $id) { lines${w} { totalCount pageInfo { startCursor endCursor hasNextPage hasPreviousPage } edges { cursor node { description position qty tax { name } } } } } }`;
       expect(await agree('A', q, { id: many }), w).toBe(true);
-      expect(await agree('A', `{ invoices${w.replace(/position/g, 'number')} { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { number } } } }`), w).toBe(true);
     }
-    // An empty connection read past its end.
-    expect(await agree('A', `{ invoices(first: 3) { edges { node { payments(after: "${encodeCursor(3)}") { totalCount pageInfo { startCursor endCursor hasNextPage hasPreviousPage } edges { cursor } } } } } }`)).toBe(true);
+    for (const w of windows(invoiceCursors, 'number')) {
+      expect(await agree('A', `{ invoices${w} { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { number } } } }`), w).toBe(true);
+    }
+    // An empty connection read past its end (after the greatest possible id).
+    const end = encodeCursor(model.get('Payment'), [], { id: 'ffffffff-ffff-7fff-bfff-ffffffffffff' });
+    expect(await agree('A', `{ invoices(first: 3) { edges { node { payments(after: "${end}") { totalCount pageInfo { startCursor endCursor hasNextPage hasPreviousPage } edges { cursor } } } } } }`)).toBe(true);
     expect(await agree('A', '{ clients(order: [{name: "DESC"}]) { edges { node { name invoices(first: 2, order: [{invoiceDate: "DESC"}]) { totalCount edges { cursor node { number invoiceDate lines(last: 1) { edges { node { description } } } } } } payments { totalCount } contacts { edges { node { firstName email } } } } } } }')).toBe(true);
+  });
+
+  it('cursors are the same on both paths under every order, and page the same records', async () => {
+    const orders = [...model.get('Invoice').orders, 'createdAt'].flatMap((f) => [`{${f}: "ASC"}`, `{${f}: "DESC"}`]);
+    orders.push('{dueDate: "ASC"}, {total: "DESC"}', '{number: "DESC"}, {invoiceDate: "ASC"}');
+    const q = (o: string) => `query($a: String, $b: String, $f: Int, $l: Int) { invoices(order: [${o}], after: $a, before: $b, first: $f, last: $l) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { number total dueDate } } } }`;
+    // Names with quotes, backslashes, tabs and characters beyond ASCII; timestamps; nulls last.
+    for (const extra of ['{ clients(order: [{name: "ASC"}]) { edges { cursor node { name } } } }', '{ clients(order: [{name: "DESC"}], last: 4) { pageInfo { startCursor endCursor } edges { cursor } } }',
+      '{ payments(order: [{paidAt: "DESC"}]) { edges { cursor node { paidAt } } } }', '{ invoices(order: [{dueDate: "ASC"}], last: 5) { edges { cursor node { dueDate } } } }']) {
+      expect(await agree('A', extra), extra).toBe(true);
+    }
+    for (const o of orders) {
+      const all = (await gql(slow, tokens.A!, q(o), { f: 30 })).body.data.invoices.edges.map((e: { cursor: string }) => e.cursor) as string[];
+      expect(all.length, o).toBeGreaterThan(10);
+      for (const [i, c] of all.entries()) {
+        if (i % 3) continue;
+        expect(await agree('A', q(o), { a: c, f: 4 }), o).toBe(true);
+        expect(await agree('A', q(o), { b: c, l: 4 }), o).toBe(true);
+      }
+    }
   });
 
   it('filters: exact, partial, lists, references, dates and timestamps, in literals and variables', async () => {
@@ -234,7 +274,7 @@ describe('hand-picked queries', () => {
       ['{ payments(paidAt: [{after: "2026-02-01T10:30:00Z"}], method_list: ["card", "check"]) { totalCount edges { node { paidAt method } } } }'],
       ['{ clients(name: "glob") { edges { node { name } } } clients2: clients(name: "Ü") { totalCount } clients3: clients(currency: "eur") { totalCount } }'],
       ['query($s: String, $l: [String], $d: [InvoiceFilter_invoiceDate], $o: [InvoiceFilter_order], $n: Int, $a: String) { invoices(status: $s, status_list: $l, invoiceDate: $d, order: $o, first: $n, after: $a) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { number status invoiceDate } } } }',
-        { s: 'draft', d: [{ after: '2026-01-01' }], o: [{ invoiceDate: 'DESC' }, { number: 'ASC' }], n: 3, a: encodeCursor(0) }],
+        { s: 'draft', d: [{ after: '2026-01-01' }], o: [{ invoiceDate: 'DESC' }, { number: 'ASC' }], n: 3, a: encodeCursor(model.get('Invoice'), [{ field: 'invoiceDate', dir: 'desc' }, { field: 'number', dir: 'asc' }], { invoiceDate: '2026-04-13', number: null, id: '01890a5d-ac96-774b-bcce-b302099a8057' }) }],
       ['query($s: String, $l: [String], $d: [InvoiceFilter_invoiceDate], $o: [InvoiceFilter_order], $n: Int, $a: String) { invoices(status: $s, status_list: $l, invoiceDate: $d, order: $o, first: $n, after: $a) { totalCount edges { node { number } } } }', { l: ['pending', 'paid'] }],
       ['query($s: String, $l: [String], $d: [InvoiceFilter_invoiceDate], $o: [InvoiceFilter_order], $n: Int, $a: String) { invoices(status: $s, status_list: $l, invoiceDate: $d, order: $o, first: $n, after: $a) { totalCount edges { node { number } } } }', {}],
       ['query($m: String) { invoices { edges { node { number payments(method: $m) { totalCount edges { node { method amount } } } } } } }', { m: 'card' }],
@@ -340,8 +380,8 @@ function argsOf(r: ModelResource, omit?: string): fc.Arbitrary<{ name: string; t
   const args: fc.Arbitrary<{ name: string; type: string; value: unknown } | null>[] = [
     maybe(fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0, max: 6 }) }, { weight: 1, arbitrary: fc.constantFrom(30, 31, -1) }), 0.5).map((v) => (v === null ? null : { name: 'first', type: 'Int', value: v })),
     maybe(fc.integer({ min: 0, max: 6 }), 0.15).map((v) => (v === null ? null : { name: 'last', type: 'Int', value: v })),
-    maybe(fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 0, max: 40 }).map(encodeCursor) }, { weight: 1, arbitrary: fc.constant('bogus') }), 0.25).map((v) => (v === null ? null : { name: 'after', type: 'String', value: v })),
-    maybe(fc.integer({ min: 0, max: 40 }).map(encodeCursor), 0.15).map((v) => (v === null ? null : { name: 'before', type: 'String', value: v })),
+    maybe(fc.oneof({ weight: 9, arbitrary: fc.integer({ min: 0, max: 40 }).map((k) => ({ cursor: k })) }, { weight: 1, arbitrary: fc.constant('bogus') }), 0.25).map((v) => (v === null ? null : { name: 'after', type: 'String', value: v })),
+    maybe(fc.integer({ min: 0, max: 40 }).map((k) => ({ cursor: k })), 0.15).map((v) => (v === null ? null : { name: 'before', type: 'String', value: v })),
     maybe(fc.array(fc.record({ field: fc.constantFrom(...r.orders), dir: fc.constantFrom(...DIRS) }), { minLength: 1, maxLength: 2 }), 0.3)
       .map((v) => (v === null ? null : { name: 'order', type: `[${r.name}Filter_order]`, value: v.map((o) => ({ [o.field]: o.dir })) })),
   ];
@@ -356,7 +396,30 @@ function argsOf(r: ModelResource, omit?: string): fc.Arbitrary<{ name: string; t
       args.push(maybe(fc.array(fc.constantFrom(...values), { maxLength: 3 }), 0.1).map((v) => (v === null ? null : { name: `${f.name}_list`, type: '[String]', value: v })));
     }
   }
-  return fc.tuple(...args).map((xs) => xs.filter((x): x is { name: string; type: string; value: unknown } => x !== null));
+  return fc.tuple(...args).map((xs) => {
+    const given = xs.filter((x): x is { name: string; type: string; value: unknown } => x !== null);
+    // Cursors under the order the arguments ask for (then the children's fallback order).
+    const asked = (given.find((x) => x.name === 'order')?.value as Record<string, string>[] | undefined) ?? [];
+    const order: Order[] = asked.flatMap((o) => Object.entries(o).map(([field, dir]) => ({ field, dir: dir.toLowerCase() === 'desc' ? ('desc' as const) : ('asc' as const) })));
+    if (omit && r.byName.get('position') && !order.some((o) => o.field === 'position')) order.push({ field: 'position', dir: 'asc' });
+    return given.map((x) => (x.value && typeof x.value === 'object' && 'cursor' in x.value ? { ...x, value: sampleCursor(r, order, (x.value as { cursor: number }).cursor) } : x));
+  });
+}
+
+/** A cursor at a position made up from `k` (a value of each order field, or null; a known or unknown id). */
+function sampleCursor(r: ModelResource, order: Order[], k: number): string {
+  const rec: FieldValues = { id: [...(iris[r.name] ?? []).map((iri) => iri.split('/').pop()!), '00000000-0000-7000-8000-000000000000', 'ffffffff-ffff-7fff-bfff-ffffffffffff'][k % ((iris[r.name]?.length ?? 0) + 2)] };
+  for (const o of order) {
+    const f = r.byName.get(o.field);
+    if (o.field === 'createdAt' || o.field === 'updatedAt') rec[o.field] = new Date(Date.UTC(2026, 0, 1 + k));
+    else if (k % 5 === 4) rec[o.field] = null;
+    else if (f?.kind === 'integer') rec[o.field] = k * 100;
+    else if (f?.kind === 'decimal') rec[o.field] = k + 0.25;
+    else if (f?.kind === 'date') rec[o.field] = `2026-0${1 + (k % 6)}-1${k % 10}`;
+    else if (f?.kind === 'timestamp') rec[o.field] = new Date(Date.UTC(2026, 1, 1 + k, 10, 30));
+    else rec[o.field] = `INV-${String(k).padStart(5, '0')}`;
+  }
+  return encodeCursor(r, order, rec);
 }
 
 function argumentsPart(args: { name: string; type: string; value: unknown }[], useVars: boolean): Part {

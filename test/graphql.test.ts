@@ -1,6 +1,8 @@
 // The GraphQL API at /api/graphql through HTTP: queries, relations, filters, cursor pagination,
 // mutations with the engine's validation, tenancy, authentication, limits, and statement counts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeCursor } from '../engine/keyset.ts';
+import { model } from '../server/model.ts';
 import { call, client, startTestServer, tokenFor, type Client, type Res, type TestServer } from './helpers.ts';
 
 let t: TestServer;
@@ -259,15 +261,20 @@ describe('cursor pagination', () => {
     expect(seen).toEqual(names);
   });
 
-  it('encodes cursors as base64 offsets, as API Platform does', async () => {
-    const { clients } = await ok(paging, page, { first: 2 });
-    expect(clients.edges.map((e: any) => e.cursor)).toEqual(['MA==', 'MQ==']);
-    expect(clients.pageInfo).toEqual({ startCursor: 'MA==', endCursor: 'MQ==', hasNextPage: true, hasPreviousPage: false });
-    const last = await ok(paging, page, { last: 3 });
-    expect(last.clients.edges.map((e: any) => e.cursor)).toEqual(['MjA=', 'MjE=', 'MjI=']);
+  it('gives opaque keyset cursors: the order\'s values and the id, never an offset', async () => {
+    const keyed = page.replace('node { name }', 'node { name _id }');
+    const { clients } = await ok(paging, keyed, { first: 2 });
+    const order = [{ field: 'name', dir: 'asc' as const }];
+    const cursorOf = (n: { name: string; _id: string }) => encodeCursor(model.get('Client'), order, { name: n.name, id: n._id });
+    expect(clients.edges.map((e: any) => e.cursor)).toEqual(clients.edges.map((e: any) => cursorOf(e.node)));
+    expect(clients.pageInfo).toEqual({ startCursor: clients.edges[0].cursor, endCursor: clients.edges[1].cursor, hasNextPage: true, hasPreviousPage: false });
+    const last = await ok(paging, keyed, { last: 3 });
     expect(last.clients.edges.map((e: any) => e.node.name)).toEqual(names.slice(20));
-    const between = await ok(paging, page, { after: 'MQ==', before: 'NQ==' });
+    expect(last.clients.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
+    const all = (await ok(paging, keyed, { first: 30 })).clients.edges as { cursor: string }[];
+    const between = await ok(paging, page, { after: all[1]!.cursor, before: all[5]!.cursor });
     expect(between.clients.edges.map((e: any) => e.node.name)).toEqual(names.slice(2, 5));
+    expect(between.clients.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: true });
     const none = await ok(paging, page, { first: 0 });
     expect(none.clients).toMatchObject({ totalCount: 23, edges: [] });
   });
@@ -275,17 +282,22 @@ describe('cursor pagination', () => {
   it('pages nested connections per parent', async () => {
     const data = await ok(admin, `query($id: ID!) { invoice(id: $id) {
       a: lines(first: 1) { totalCount edges { cursor node { description } } pageInfo { hasNextPage endCursor } }
-      b: lines(first: 1, after: "MA==") { edges { cursor node { description } } pageInfo { hasNextPage hasPreviousPage } }
       c: lines(last: 1) { edges { node { description } } }
     } }`, { id: iris.invoice });
-    expect(data.invoice.a).toEqual({ totalCount: 2, edges: [{ cursor: 'MA==', node: { description: 'Design' } }], pageInfo: { hasNextPage: true, endCursor: 'MA==' } });
-    expect(data.invoice.b).toEqual({ edges: [{ cursor: 'MQ==', node: { description: 'Hosting' } }], pageInfo: { hasNextPage: false, hasPreviousPage: true } });
+    const first = data.invoice.a.edges[0].cursor;
+    expect(data.invoice.a).toEqual({ totalCount: 2, edges: [{ cursor: first, node: { description: 'Design' } }], pageInfo: { hasNextPage: true, endCursor: first } });
     expect(data.invoice.c.edges).toEqual([{ node: { description: 'Hosting' } }]);
+    const next = await ok(admin, `query($id: ID!, $after: String) { invoice(id: $id) { b: lines(first: 1, after: $after) { edges { cursor node { description } } pageInfo { hasNextPage hasPreviousPage } } } }`, { id: iris.invoice, after: first });
+    expect(next.invoice.b).toEqual({ edges: [{ cursor: expect.any(String), node: { description: 'Hosting' } }], pageInfo: { hasNextPage: false, hasPreviousPage: true } });
+    expect(next.invoice.b.edges[0].cursor).not.toBe(first);
   });
 
-  it('refuses a malformed cursor naming the argument', async () => {
+  it('refuses a malformed cursor, or one of another order, naming the argument', async () => {
     const res = await gql(paging, page, { first: 5, after: 'not a cursor' });
-    expect(res.body.errors[0].message).toMatch(/^Argument "after" is not a valid cursor/);
+    expect(res.body.errors[0].message).toMatch(/^"after" is not a valid cursor/);
+    const { clients } = await ok(paging, page, { first: 1 });
+    const foreign = await gql(paging, page.replace('{name: "ASC"}', '{name: "DESC"}'), { last: 5, before: clients.edges[0].cursor });
+    expect(foreign.body.errors[0].message).toMatch(/^"before" is not a valid cursor/);
   });
 });
 
@@ -641,8 +653,9 @@ describe('a connection read without its size', () => {
     const api = client(t, token);
     for (let i = 0; i < 7; i++) expect((await api.post('/api/clients', { name: `Edge ${i}` })).status).toBe(201);
     const q = async (query: string) => (await call(t, 'POST', '/api/graphql', { token, body: { query }, contentType: 'application/json' })).body;
-    const bare = await q('{ clients(first: 3, after: "MQ==", order: [{name: "ASC"}]) { edges { cursor node { name } } } }');
-    const full = await q('{ clients(first: 3, after: "MQ==", order: [{name: "ASC"}]) { totalCount pageInfo { hasNextPage } edges { cursor node { name } } } }');
+    const second = (await q('{ clients(first: 2, order: [{name: "ASC"}]) { pageInfo { endCursor } } }')).data.clients.pageInfo.endCursor;
+    const bare = await q(`{ clients(first: 3, after: "${second}", order: [{name: "ASC"}]) { edges { cursor node { name } } } }`);
+    const full = await q(`{ clients(first: 3, after: "${second}", order: [{name: "ASC"}]) { totalCount pageInfo { hasNextPage } edges { cursor node { name } } } }`);
     expect(bare.errors).toBeUndefined();
     expect(bare.data.clients.edges).toEqual(full.data.clients.edges);
     expect(bare.data.clients.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual(['Edge 2', 'Edge 3', 'Edge 4']);

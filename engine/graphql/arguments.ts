@@ -46,5 +46,5 @@ export function sliceQuery(model: Model, r: ModelResource, args: Args, fallback:
     }
   }
   for (const o of fallback) if (!order.some((x) => x.field === o.field)) order.push(o);
-  return { where, order, window: windowOf(args as PageArgs) };
+  return { where, order, window: windowOf(r, order, args as PageArgs) };
 }

@@ -17,10 +17,10 @@ import { countShape } from '../counts.ts';
 import { getArgumentValues, getVariableValues, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { compileStatement, placeholderNames } from '../drizzle-internals.ts';
 import type { Engine } from '../operations.ts';
-import { WINDOW_KEYS } from '../read/window.ts';
+import { windowShape } from '../read/window.ts';
 import type { Principal } from '../types.ts';
 import { sliceQuery } from './arguments.ts';
-import { planner, isConn, type Bound, type Conditions, type Plan } from './compiled/plan.ts';
+import { planner, isConn, windowValues, type Bound, type Conditions, type Plan } from './compiled/plan.ts';
 import { statement } from './compiled/statement.ts';
 import { UNSERVABLE_TEXT } from './compiled/values.ts';
 import { checkOperationCost, type Limits } from './limits.ts';
@@ -77,8 +77,8 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
         const q = sliceQuery(model, part.r, args, part.fallback);
         bound.set(part.n, q);
         conditions(part, q, values);
-        for (const k of WINDOW_KEYS) if (q.window[k] !== undefined) values[`w${part.n}${k}`] = q.window[k];
-        shape += `${part.n}:${q.where.map(reads.shape).join(',')}|${q.order.map((x) => `${x.field}:${x.dir}`).join(',')}|${WINDOW_KEYS.filter((k) => q.window[k] !== undefined).join(',')}|${countShape(part.r, q.where)};`;
+        windowValues(part.n, q.window, values);
+        shape += `${part.n}:${q.where.map(reads.shape).join(',')}|${q.order.map((x) => `${x.field}:${x.dir}`).join(',')}|${windowShape(q.window)}|${countShape(part.r, q.where)};`;
       } else {
         const id = idFromIri(model, part.r, args.id);
         bound.set(part.n, id);
@@ -96,7 +96,7 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
     let names: string[] | undefined;
     let text = '';
     try {
-      const c = compileStatement(statement(plan, bound, conditions));
+      const c = compileStatement(statement(plan, bound, conditions, reads.table));
       // Every value must travel as a parameter: one written into the text would be reused.
       names = placeholderNames(c);
       text = c.sql;

@@ -1,21 +1,14 @@
-// Relay cursor connections as API Platform serves them: a cursor is the base64 of the record's
-// 0-based offset in the filtered, ordered collection.
+// Relay cursor connections: a cursor is an opaque keyset position (engine/keyset.ts) — the
+// record's values under the collection's order and its id — never an offset, so the page after
+// it costs what the first page costs and stays right when records come and go before it.
 import { ApiError } from '../errors.ts';
+import { decodeCursor, encodeCursor } from '../keyset.ts';
+import type { ModelResource } from '../model.ts';
+import type { Order, Slice, Window } from '../query.ts';
 import type { FieldValues } from '../types.ts';
-import type { Slice, Window } from '../query.ts';
-import { windowBounds } from '../read/window.ts';
 
 export const MAX_PAGE = 30;
 export const DEFAULT_PAGE = 30;
-
-export const encodeCursor = (offset: number): string => Buffer.from(String(offset)).toString('base64');
-
-export function decodeCursor(cursor: unknown, arg: string): number {
-  if (typeof cursor !== 'string') throw ApiError.badRequest(`Argument "${arg}" must be a cursor string.`);
-  const text = Buffer.from(cursor, 'base64').toString('utf8');
-  if (!/^\d{1,9}$/.test(text) || encodeCursor(Number(text)) !== cursor) throw ApiError.badRequest(`Argument "${arg}" is not a valid cursor: "${cursor.slice(0, 40)}".`);
-  return Number(text);
-}
 
 export function checkPageSize(value: unknown, arg: string): number | undefined {
   if (value === undefined || value === null) return undefined;
@@ -32,12 +25,15 @@ export interface PageArgs {
   before?: string | null;
 }
 
-/** The window that connection arguments ask for; neither `first` nor `last` means the first 30. */
-export function windowOf(args: PageArgs): Window {
+/**
+ * The window that connection arguments ask for in `order`; neither `first` nor `last` means the
+ * first 30. A cursor that is not one of this collection's under this order is a 400.
+ */
+export function windowOf(r: ModelResource, order: readonly Order[], args: PageArgs): Window {
   const first = checkPageSize(args.first, 'first');
   const last = checkPageSize(args.last, 'last');
-  const after = args.after == null ? undefined : decodeCursor(args.after, 'after');
-  const before = args.before == null ? undefined : decodeCursor(args.before, 'before');
+  const after = args.after == null ? undefined : decodeCursor(r, order, args.after, 'after');
+  const before = args.before == null ? undefined : decodeCursor(r, order, args.before, 'before');
   return { after, before, first: first === undefined && last === undefined ? DEFAULT_PAGE : first, last };
 }
 
@@ -47,16 +43,15 @@ export interface Connection {
   totalCount: number;
 }
 
-export function connection(s: Slice, w: Window): Connection {
-  const edges = s.items.map((node, i) => ({ node, cursor: encodeCursor(s.offsets[i]!) }));
-  const { lower, upper } = windowBounds(w, s.total);
+export function connection(r: ModelResource, order: readonly Order[], s: Slice): Connection {
+  const edges = s.items.map((node) => ({ node, cursor: encodeCursor(r, order, node) }));
   return {
     edges,
     pageInfo: {
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges[edges.length - 1]?.cursor ?? null,
-      hasNextPage: upper < s.total,
-      hasPreviousPage: lower > 0 && s.total > 0,
+      hasNextPage: s.hasNextPage,
+      hasPreviousPage: s.hasPreviousPage,
     },
     totalCount: s.total,
   };

@@ -22,7 +22,7 @@ interface Batch<V> {
   miss: V;
 }
 
-const EMPTY: Slice = Object.freeze({ items: [], offsets: [], total: 0 }) as Slice;
+const EMPTY: Slice = Object.freeze({ items: [], total: 0, hasPreviousPage: false, hasNextPage: false }) as Slice;
 
 export class Loaders {
   private readonly batches = new Map<string, Batch<unknown>>();

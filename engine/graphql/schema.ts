@@ -117,7 +117,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
       resolve: async (rec, args, ctx) => {
         const q = sliceQuery(model, child, args, fallback);
         const s = await ctx.loaders.children(child, def.via, String(rec.id), q, `${r.name}.${f.name}:${JSON.stringify(args)}`);
-        return connection(s, q.window);
+        return connection(child, q.order, s);
       },
     };
   }
@@ -158,7 +158,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
     const edge = new GraphQLObjectType({
       name: `${r.name}Edge`,
       description: `Edge of ${r.name}.`,
-      fields: { node: { type: objectOf(r) }, cursor: { type: new GraphQLNonNull(GraphQLString) } },
+      fields: { node: { type: objectOf(r) }, cursor: { type: new GraphQLNonNull(GraphQLString), description: 'An opaque keyset cursor naming this record\'s position in the collection and its order (not an offset).' } },
     });
     const pageInfo = new GraphQLObjectType({
       name: `${r.name}PageInfo`,
@@ -214,8 +214,8 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
     const args: GraphQLFieldConfigArgumentMap = {
       first: { type: GraphQLInt, description: `Returns the first n elements from the list (0 to 30; 30 when neither first nor last is given).` },
       last: { type: GraphQLInt, description: 'Returns the last n elements from the list (0 to 30).' },
-      before: { type: GraphQLString, description: 'Returns the elements in the list that come before the specified cursor.' },
-      after: { type: GraphQLString, description: 'Returns the elements in the list that come after the specified cursor.' },
+      before: { type: GraphQLString, description: 'Returns the elements in the list that come before the specified cursor: an opaque keyset cursor given by this collection under the same order (400 otherwise).' },
+      after: { type: GraphQLString, description: 'Returns the elements in the list that come after the specified cursor: an opaque keyset cursor given by this collection under the same order (400 otherwise).' },
     };
     for (const f of r.filters) {
       if (f.name === omit) continue;
@@ -265,7 +265,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
         const q = { ...sliceQuery(model, r, args), count: needsTotal(info) };
         const s = await engine.slice(ctx.principal, r, q);
         for (const rec of s.items) tag(r, rec);
-        return connection(s, q.window);
+        return connection(r, q.order, s);
       },
     };
   }

@@ -1,6 +1,6 @@
 // The engine's reads, one path for all of them: statements compiled once per shape and run with
 // named values (engine/statements.ts), in a transaction or outside one, rows decoded by the
-// select lists. Collections come as pages (offset and limit) or as windows (cursor pages, for
+// select lists. Collections come as pages (offset and limit) or as windows (keyset cursor pages, for
 // one collection or for the children of many parents in one statement).
 import { and, sql, type SQL } from 'drizzle-orm';
 import { ApiError } from '../errors.ts';
@@ -8,14 +8,14 @@ import type { Model, ModelResource } from '../model.ts';
 import { recordJson, type Projection } from '../projection.ts';
 import type { ListQuery, PageCursors, Slice, SliceQuery } from '../query.ts';
 import { columnSqlType } from '../drizzle-internals.ts';
-import { cursorOfPosition, decodePosition, orderBy, positionJson, seek, type Position } from '../keyset.ts';
+import { cursorOfPosition, decodePosition, orderBy, positionJson, reachedWith, seek, seekRead, seekWith, type Position } from '../keyset.ts';
 import type { Statements } from '../statements.ts';
 import type { AnyTable, Tables } from '../tables.ts';
 import type { Db, FieldValues, Principal, Tx } from '../types.ts';
 import { isUuid } from '../validate.ts';
 import { collectionWhere, conditionShape, conditionSql, orderTerms, placeholders, queryShape } from './conditions.ts';
 import type { SelectLists } from './select-lists.ts';
-import { collectionSize, countedFromStart, offsetAndLimit, sizeShape, WINDOW_KEYS, windowBounds, windowBoundsSql } from './window.ts';
+import { collectionSize, pageOf, reading, sizeShape, windowShape } from './window.ts';
 
 export interface Page extends PageCursors {
   items: FieldValues[];
@@ -162,45 +162,60 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
 
   /**
    * Windows over the collection, or over each parent's children when `via` is given, in one
-   * statement: window functions number the rows of each partition and count them, and the
-   * outer query keeps the rows inside each partition's window, plus its first row so that the
-   * size of every partition is known even when its window is empty.
+   * statement: for each parent (a lateral join), the rows of its window read by keyset with a
+   * limit (engine/read/window.ts), its size, and whether records lie past the window's cursors.
    */
   async function windows(p: Principal, r: ModelResource, q: SliceQuery, via?: { field: string; parents: readonly string[] }): Promise<Map<string, Slice>> {
     const t = tables.get(r);
     const w = q.window;
-    const values: Record<string, unknown> = { company: p.company.id };
+    const { reverse, limit } = reading(w);
+    const counted = q.count !== false;
+    const values: Record<string, unknown> = { company: p.company.id, limit };
     const named = placeholders(values);
     const parents = via ? [...new Set(via.parents)] : [];
-    const whereOf = () => {
+    const key = `win|${r.name}|${via?.field ?? ''}|${parents.length}|${queryShape(q)}|${sizeShape(r, q.where)}|${windowShape(w)}|${counted}`;
+    const bindPosition = (v: string | number) => named.bind(v) as SQL;
+    // Every value is bound here, in the same order whether the statement is built or cached.
+    const parts = () => {
       named.restart();
+      const list = via ? sql.join(parents.map((id, i) => sql`(${sql.raw(String(i))}, ${named.bind(id)}::uuid)`), sql`, `) : sql`(0, null::uuid)`;
       const conds = [sql`${t.companyId} = ${sql.placeholder('company')}`, ...q.where.map((c) => conditionSql(t, c, named.bind))];
-      if (via) conds.push(sql`${t[via.field]} in (${sql.join(parents.map((id) => named.bind(id) as SQL), sql`, `)})`);
-      return and(...conds);
+      if (via) conds.push(sql`${t[via.field]} = "__p"."k"`);
+      const where = and(...conds)!;
+      const past = (pos: Position | undefined, side: 'after' | 'before') => (pos ? reachedWith(r, t, q.order, pos, side, bindPosition, (cond) => sql`select 1 from ${t} where ${where} and ${cond}`) : sql`false`);
+      // Read from the cursor the scan starts at (`after` forwards, `before` backwards); the other bounds it.
+      const [from, to] = reverse ? (['before', 'after'] as const) : (['after', 'before'] as const);
+      const bound = w[to] && seekWith(r, t, q.order, w[to]!, to, bindPosition);
+      const page = seekRead(r, t, q.order, w[from], from, bindPosition, reverse, sql`${sql.placeholder('limit')}`, (cond) => sql`select * from ${t} where ${and(where, bound, cond)}`, sql`${t}`);
+      const total = counted ? (via ? sql`(select count(*) from ${t} where ${where})` : size(r, t, q, where)) : sql`null`;
+      return { list, page, total, behindAfter: counted ? past(w.after, 'before') : sql`false`, pastBefore: counted ? past(w.before, 'after') : sql`false` };
     };
-    for (const k of WINDOW_KEYS) if (w[k] !== undefined) values[k] = w[k];
-    const key = `win|${r.name}|${via?.field ?? ''}|${parents.length}|${queryShape(q)}|${WINDOW_KEYS.filter((k) => w[k] !== undefined).join(',')}`;
     const build = () => {
-      const where = whereOf();
-      const partition = via ? sql`partition by ${t[via.field]} ` : sql``;
-      const total = sql.identifier('__total');
-      const rn = sql.identifier('__rn');
-      const { lower, upper } = windowBoundsSql(w, sql`${total}`, (k) => sql`${sql.placeholder(k)}::int`);
-      return sql`select * from (select ${columns.of(r, false)}, count(*) over (${partition})::float8 as ${total}, row_number() over (${partition}order by ${sql.join(orderTerms(t, q.order), sql`, `)})::float8 as ${rn} from ${t} where ${where}) as w where ${rn} = 1 or (${rn} > ${lower} and ${rn} <= ${upper}) order by ${via ? sql`${sql.identifier(via.field)}, ` : sql``}${rn}`;
+      const x = parts();
+      const order = sql.join(orderBy(t, q.order, reverse), sql`, `);
+      // The page's rows (at most the limit) under the table's name, so the select list reads them.
+      return sql`select "__p"."k"::text as "__key", "__s".*, "__w".* from (values ${x.list}) as "__p"("n", "k")
+        cross join lateral (select ${x.total}::float8 as "__total", ${x.behindAfter} as "__behind", ${x.pastBefore} as "__past") as "__s"
+        left join lateral (select ${columns.of(r, false)}, row_number() over (order by ${order}) as "__rn" from ${x.page}) as "__w" on true
+        order by "__p"."n", "__w"."__rn"`;
     };
-    const rows = await run(db, { key, build, bind: whereOf }, values);
-    return slicesOf(rows, q, via?.field, (row) => columns.decode(r, row));
+    const rows = await run(db, { key, build, bind: parts }, values);
+    const grouped = new Map<string, { rows: FieldValues[]; total: number; behind: boolean; past: boolean }>();
+    for (const row of rows) {
+      const k = via ? String(row.__key) : '';
+      let g = grouped.get(k);
+      if (!g) grouped.set(k, (g = { rows: [], total: Number(row.__total ?? 0), behind: row.__behind === true, past: row.__past === true }));
+      const present = row.__rn !== null && row.__rn !== undefined;
+      for (const c of ['__key', '__total', '__behind', '__past', '__rn']) delete row[c];
+      if (present) g.rows.push(columns.decode(r, row));
+    }
+    const out = new Map<string, Slice>();
+    for (const [k, g] of grouped) out.set(k, { total: g.total, ...pageOf(w, g.rows, g.behind, g.past) });
+    return out;
   }
 
   async function slice(p: Principal, r: ModelResource, q: SliceQuery): Promise<Slice> {
-    // A window counted from the start is a plain offset and limit; one counted from the end
-    // (`last`) needs the collection's size, which the windowed statement knows.
-    if (countedFromStart(q.window)) {
-      const { offset, limit } = offsetAndLimit(q.window);
-      const page = await list(p, r, { where: q.where, order: q.order, offset, limit, count: q.count }, false);
-      return { items: page.items, offsets: page.items.map((_, i) => offset + i), total: page.total };
-    }
-    return (await windows(p, r, q)).get('') ?? { items: [], offsets: [], total: 0 };
+    return (await windows(p, r, q)).get('') ?? { items: [], total: 0, hasPreviousPage: false, hasNextPage: false };
   }
 
   /** `list` with the page built as JSON text by the database, in one statement per shape. */
@@ -277,27 +292,4 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     readJson,
     version,
   };
-}
-
-/**
- * Groups windowed rows (numbered `__rn` within their partition of `__total` rows) into one slice
- * per partition, keeping the rows inside the window; a partition's first row always comes, so
- * its size is known even when its window is empty.
- */
-function slicesOf(rows: Record<string, unknown>[], q: SliceQuery, via: string | undefined, decode: (row: Record<string, unknown>) => FieldValues): Map<string, Slice> {
-  const out = new Map<string, { items: FieldValues[]; offsets: number[]; total: number }>();
-  for (const row of rows) {
-    const key = via ? String(row[via]) : '';
-    const total = Number(row.__total);
-    const offset = Number(row.__rn) - 1;
-    let s = out.get(key);
-    if (!s) out.set(key, (s = { items: [], offsets: [], total }));
-    const { lower, upper } = windowBounds(q.window, total);
-    if (offset < lower || offset >= upper) continue;
-    delete row.__total;
-    delete row.__rn;
-    s.items.push(decode(row));
-    s.offsets.push(offset);
-  }
-  return out;
 }

@@ -1,84 +1,115 @@
-// The window of a collection that a page asks for, computed in one place: the same arithmetic
-// gives the offsets in JavaScript (the resolvers' page info, the engine's slices) and as SQL
-// (the engine's windowed statement, the GraphQL compiler's pages), so every path reads the
-// same records.
+// The window of a page, computed in one place. A window (engine/query.ts) is read by keyset
+// (engine/keyset.ts): forwards from `after` with limit first + 1, or — `last` alone — backwards
+// from `before` (or from the end) with limit last + 1, never with an offset; the extra row says
+// whether more records follow. The rules below decide, from the rows read and from whether
+// records lie past the cursors, which rows make the page and the page info. They are written
+// once over numbers (the engine's slices) and once over SQL (the GraphQL compiler's pages)
+// through the same functions, so every path answers alike.
 import { sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { countShape, countSql } from '../counts.ts';
+import { positionShape } from '../keyset.ts';
 import type { ModelResource } from '../model.ts';
 import type { Condition, Window } from '../query.ts';
 
-export type WindowKey = 'after' | 'before' | 'first' | 'last';
-export const WINDOW_KEYS: readonly WindowKey[] = ['after', 'before', 'first', 'last'];
+/** How a window is read: in the collection's order or reversed, and how many rows at most. */
+export function reading(w: Window): { reverse: boolean; limit: number } {
+  if (w.first === undefined && w.last === undefined) throw new Error('A window needs `first` or `last`.');
+  const reverse = w.first === undefined;
+  return { reverse, limit: (reverse ? w.last! : w.first!) + 1 };
+}
 
-/** Numbers or SQL expressions: what the bounds are computed with. */
-interface Arithmetic<T> {
-  value(k: WindowKey): T;
-  constant(n: number): T;
-  add(a: T, b: T): T;
-  subtract(a: T, b: T): T;
-  min(a: T, b: T): T;
-  max(a: T, b: T): T;
+/** What the rules compute with: the window's numbers and the rows read, as numbers or SQL. */
+interface Logic<N, B> {
+  value(k: 'first' | 'last'): N;
+  min(a: N, b: N): N;
+  subtract(a: N, b: N): N;
+  greater(a: N, b: N): B;
+  atMost(a: N, b: N): B;
+  and(a: B, b: B): B;
+  or(a: B, b: B): B;
 }
 
 /**
- * The 0-based offsets [lower, upper) a window selects: the records after `after` and before
- * `before`, then the first `first` of those, then the last `last` of those, in a collection of
- * `total` records (undefined: of unknown size, for windows counted from the start).
+ * The page of a window, given `read`, the number of rows read (in reading order, at most
+ * reading(w).limit), `rn`, a row's 1-based place among them, and whether records lie at or
+ * before `after` (`behindAfter`) and at or after `before` (`pastBefore`), absent without them.
+ * Forwards, the rows are the first `first` (and one more) of those after `after`: the page is
+ * their last `last`. Backwards, they are the last `last` (and one more) before `before`.
  */
-function bounds<T>(w: Window, total: T | undefined, a: Arithmetic<T>): { lower: T; upper: T } {
-  const start = w.after !== undefined ? a.add(a.value('after'), a.constant(1)) : a.constant(0);
-  let end = total;
-  if (w.before !== undefined) end = end === undefined ? a.value('before') : a.min(a.value('before'), end);
-  let upper = end;
-  if (w.first !== undefined) upper = upper === undefined ? a.add(start, a.value('first')) : a.min(upper, a.add(start, a.value('first')));
-  if (upper === undefined) throw new Error('A window of a collection of unknown size needs `first` or `before`.');
-  const lower = w.last !== undefined ? a.max(start, a.subtract(upper, a.value('last'))) : start;
-  return { lower, upper: a.max(lower, upper) };
-}
-
-const numbers = (w: Window): Arithmetic<number> => ({
-  value: (k) => w[k]!,
-  constant: (n) => n,
-  add: (x, y) => x + y,
-  subtract: (x, y) => x - y,
-  min: Math.min,
-  max: Math.max,
-});
-
-/** The offsets [lower, upper) a window selects in a collection of `total` records. */
-export const windowBounds = (w: Window, total: number): { lower: number; upper: number } => bounds(w, total, numbers(w));
-
-/**
- * Whether a window is counted from the start (`first` without `last`): then it is a plain offset
- * and limit, and reading it needs no count of the collection.
- */
-export const countedFromStart = (w: Window): boolean => w.last === undefined && w.first !== undefined;
-
-/** A window counted from the start as an offset and a limit. */
-export function offsetAndLimit(w: Window): { offset: number; limit: number } {
-  const { lower, upper } = bounds(w, undefined, numbers(w));
-  return { offset: lower, limit: upper - lower };
+function rules<N, B>(w: Window, o: Logic<N, B>) {
+  const { reverse } = reading(w);
+  const withPast = (b: B, past: B | undefined) => (past === undefined ? b : o.or(b, past));
+  return {
+    keep(rn: N, read: N): B {
+      if (reverse) return o.atMost(rn, o.value('last'));
+      const inFirst = o.atMost(rn, o.value('first'));
+      return w.last === undefined ? inFirst : o.and(inFirst, o.greater(rn, o.subtract(o.min(read, o.value('first')), o.value('last'))));
+    },
+    hasNextPage(read: N, pastBefore: B | undefined, no: B): B {
+      return reverse ? (pastBefore ?? no) : withPast(o.greater(read, o.value('first')), pastBefore);
+    },
+    hasPreviousPage(read: N, behindAfter: B | undefined, no: B): B {
+      if (reverse) return withPast(o.greater(read, o.value('last')), behindAfter);
+      if (w.last === undefined) return behindAfter ?? no;
+      return withPast(o.greater(o.min(read, o.value('first')), o.value('last')), behindAfter);
+    },
+  };
 }
 
 /**
- * The same bounds as SQL: `value` writes a window value (a literal, or a placeholder), `total`
- * is the collection's size (undefined for a window counted from the start).
+ * The page of rows read for a window (in reading order): its items in the collection's order and
+ * its page info. `behindAfter`/`pastBefore`: whether records lie at or before `after`, at or
+ * after `before` (read only when the window has them).
  */
-export function windowBoundsSql(w: Window, total: SQL | undefined, value: (k: WindowKey) => SQL): { lower: SQL; upper: SQL } {
-  return bounds<SQL>(w, total, {
-    value,
-    constant: (n) => sql.raw(String(n)),
-    add: (x, y) => sql`(${x} + ${y})`,
-    subtract: (x, y) => sql`(${x} - ${y})`,
-    min: (x, y) => sql`least(${x}, ${y})`,
-    max: (x, y) => sql`greatest(${x}, ${y})`,
+export function pageOf<T>(w: Window, rows: readonly T[], behindAfter: boolean, pastBefore: boolean): { items: T[]; hasPreviousPage: boolean; hasNextPage: boolean } {
+  const r = rules<number, boolean>(w, {
+    value: (k) => w[k]!,
+    min: Math.min,
+    subtract: (a, b) => a - b,
+    greater: (a, b) => a > b,
+    atMost: (a, b) => a <= b,
+    and: (a, b) => a && b,
+    or: (a, b) => a || b,
   });
+  const items = rows.filter((_, i) => r.keep(i + 1, rows.length));
+  if (reading(w).reverse) items.reverse();
+  return {
+    items,
+    hasPreviousPage: r.hasPreviousPage(rows.length, w.after ? behindAfter : undefined, false),
+    hasNextPage: r.hasNextPage(rows.length, w.before ? pastBefore : undefined, false),
+  };
 }
+
+/**
+ * The same rules as SQL: `value` writes the window's `first`/`last` (placeholders), `rn` and
+ * `read` are the row's place and the number of rows read, `behindAfter`/`pastBefore` the
+ * `exists` of the records past the cursors.
+ */
+export function pageSql(w: Window, value: (k: 'first' | 'last') => SQL) {
+  const r = rules<SQL, SQL>(w, {
+    value,
+    min: (a, b) => sql`least(${a}, ${b})`,
+    subtract: (a, b) => sql`(${a} - ${b})`,
+    greater: (a, b) => sql`(${a} > ${b})`,
+    atMost: (a, b) => sql`(${a} <= ${b})`,
+    and: (a, b) => sql`(${a} and ${b})`,
+    or: (a, b) => sql`(${a} or ${b})`,
+  });
+  return {
+    keep: (rn: SQL, read: SQL): SQL => r.keep(rn, read),
+    hasNextPage: (read: SQL, pastBefore: SQL | undefined): SQL => r.hasNextPage(read, pastBefore, sql`false`),
+    hasPreviousPage: (read: SQL, behindAfter: SQL | undefined): SQL => r.hasPreviousPage(read, behindAfter, sql`false`),
+  };
+}
+
+/** What of a window changes the text of the statement that reads it (its values aside). */
+export const windowShape = (w: Window): string =>
+  `${w.first === undefined ? '' : 'f'}${w.last === undefined ? '' : 'l'}:${w.after ? positionShape(w.after) : '-'}:${w.before ? positionShape(w.before) : '-'}`;
 
 /**
  * The size of a company's collection, as SQL: from the counters kept by triggers when they can
  * answer (no filter, or only the state field's, engine/counts.ts), else counted with `count`
- * (the collection's records). Every path sizes its windows with it: the engine's pages, the
+ * (the collection's records). Every path sizes its collections with it: the engine's pages, the
  * JSON pages and the GraphQL compiler's.
  */
 export const collectionSize = (r: ModelResource, where: readonly Condition[], company: SQL | Placeholder | string, count: () => SQL): SQL => countSql(r, where, company) ?? count();

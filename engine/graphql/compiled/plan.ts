@@ -13,7 +13,8 @@ import type { ListField } from '../../descriptor.ts';
 import type { Model, ModelField, ModelResource } from '../../model.ts';
 import { lowerFirst } from '../../names.ts';
 import { iso } from '../../sql-text.ts';
-import type { Order, SliceQuery } from '../../query.ts';
+import type { Order, SliceQuery, Window } from '../../query.ts';
+import { reading } from '../../read/window.ts';
 import { childrenOrder, sliceQuery } from '../arguments.ts';
 import { checkCost, type Limits } from '../limits.ts';
 import { idFromIri } from '../iris.ts';
@@ -236,6 +237,7 @@ export function planner(o: PlannerOptions): (query: string, operationName: strin
       else {
         conn.fixed = sliceQuery(model, r, getArgumentValues(field, conn.node, {}), fallback);
         o.conditions(conn, conn.fixed, plan.fixedValues);
+        windowValues(conn.n, conn.fixed.window, plan.fixedValues);
       }
       return conn;
     }
@@ -314,6 +316,28 @@ function usesVariables(node: FieldNode): boolean {
   const visit = (v: ValueNode): boolean =>
     v.kind === Kind.VARIABLE || (v.kind === Kind.LIST && v.values.some(visit)) || (v.kind === Kind.OBJECT && v.fields.some((f) => visit(f.value)));
   return (node.arguments ?? []).some((a) => visit(a.value));
+}
+
+/** The placeholders of a connection's window values: `first`, `last`, the limit, the cursors' values. */
+export function windowNames(n: number) {
+  return {
+    first: `w${n}first`,
+    last: `w${n}last`,
+    limit: `w${n}limit`,
+    position: (side: 'after' | 'before', i: number) => `w${n}${side === 'after' ? 'a' : 'b'}${i}`,
+  };
+}
+
+/** Puts a connection's window values under windowNames(n). */
+export function windowValues(n: number, w: Window, values: Record<string, unknown>): void {
+  const names = windowNames(n);
+  if (w.first !== undefined) values[names.first] = w.first;
+  if (w.last !== undefined) values[names.last] = w.last;
+  values[names.limit] = reading(w).limit;
+  for (const side of ['after', 'before'] as const) {
+    const pos = w[side];
+    if (pos) [...pos.values, pos.id].forEach((v, i) => (values[names.position(side, i)] = v));
+  }
 }
 
 export function columnOf(r: ModelResource, field: string): string {

@@ -2,17 +2,21 @@
 // of one request made of its dynamic parts, becomes ONE SQL statement whose single value is the
 // whole `data` object as JSON text, built by PostgreSQL (json_build_object over correlated
 // subqueries, pages as ARRAY(subquery); the json type keeps the keys in the order of the
-// selection). Pages are the windows of engine/read/window.ts.
+// selection). Pages are the windows of engine/read/window.ts, read by keyset (engine/keyset.ts)
+// with their cursors computed by PostgreSQL as encodeCursor writes them.
 import { sql, type SQL } from 'drizzle-orm';
-import { tieBreak, type SliceQuery, type Window } from '../../query.ts';
-import { collectionSize, countedFromStart, windowBoundsSql, type WindowKey } from '../../read/window.ts';
-import { columnOf, type Bound, type ConnSel, type Conditions, type ObjectField, type ObjectSel, type Plan } from './plan.ts';
-import { cursor, text } from './values.ts';
+import { cursorSql, orderBy, reachedWith, seekRead, seekWith } from '../../keyset.ts';
+import type { ModelResource } from '../../model.ts';
+import type { SliceQuery } from '../../query.ts';
+import { collectionSize, pageSql, reading } from '../../read/window.ts';
+import type { AnyTable } from '../../tables.ts';
+import { columnOf, windowNames, type Bound, type ConnSel, type Conditions, type ObjectField, type ObjectSel, type Plan } from './plan.ts';
+import { text } from './values.ts';
 
 const UUID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 const company = sql.placeholder('company');
 
-export function statement(plan: Plan, bound: Bound, conditions: Conditions): SQL {
+export function statement(plan: Plan, bound: Bound, conditions: Conditions, table: (r: ModelResource, as: string) => AnyTable): SQL {
   let aliases = 0;
   const alias = (prefix: string) => `${prefix}${aliases++}`;
 
@@ -42,70 +46,75 @@ export function statement(plan: Plan, bound: Bound, conditions: Conditions): SQL
   function connection(conn: ConnSel, via?: { column: string; parent: SQL }): SQL {
     const r = conn.r;
     const q = conn.fixed ?? (bound.get(conn.n) as SliceQuery);
+    const w = q.window;
+    const { reverse } = reading(w);
+    const names = windowNames(conn.n);
+    const page = pageSql(w, (k) => sql`${sql.placeholder(names[k])}::int`);
+    const bindOf = (side: 'after' | 'before') => (_: unknown, i: number) => sql.placeholder(names.position(side, i)) as unknown as SQL;
     // The records of the collection, under an alias of their own (a resource may nest itself).
-    const from = (as: string) => {
+    const from = (as: string, ...more: SQL[]) => {
       const t = sql.raw(as);
       const where = [sql`${t}."company_id" = ${company}`];
       if (via) where.push(sql`${t}.${sql.identifier(via.column)} = ${via.parent}`);
-      where.push(...conditions(conn, q, {}, as));
+      where.push(...conditions(conn, q, {}, as), ...more);
       return sql`${sql.identifier(r.table)} as ${t} where ${sql.join(where, sql` and `)}`;
     };
-    const w: Window = q.window;
-    // Window values: literals when fixed by the document, parameters when they come from variables.
-    const num = (k: WindowKey) => (conn.fixed ? sql.raw(String(w[k])) : sql`${sql.placeholder(`w${conn.n}${k}`)}::int`);
-    const counted = conn.total || !countedFromStart(w);
-    const c = sql.raw(alias('c'));
-    let lo: SQL;
-    let limit: SQL;
-    if (counted) {
-      lo = sql`${c}.lo`;
-      limit = sql`(${c}.hi - ${c}.lo)`;
-    } else {
-      // Counted from the start: a plain offset and limit, and no count.
-      const { lower, upper } = windowBoundsSql(w, undefined, num);
-      lo = lower;
-      limit = sql`(${upper} - ${lower})`;
-    }
+    /** Whether records lie at or beyond a cursor on `side` (the page info past the window's cursors). */
+    const past = (side: 'after' | 'before'): SQL | undefined => {
+      const pos = side === 'after' ? w.before : w.after;
+      if (!pos) return undefined;
+      const as = alias('t');
+      return reachedWith(r, table(r, as), q.order, pos, side, bindOf(side === 'after' ? 'before' : 'after'), (cond) => sql`select 1 from ${from(as, cond)}`);
+    };
+
+    // The rows of the window, read by keyset with a limit (engine/read/window.ts), numbered in
+    // reading order (`__rn`) and counted (`__read`), each with its cursor.
+    const as = alias('t');
+    const t = sql.raw(as);
+    const at = table(r, as);
+    const order = sql.join(orderBy(at, q.order, reverse), sql`, `);
+    // Read from the cursor the scan starts at (`after` forwards, `before` backwards); the other bounds it.
+    const [start, end] = reverse ? (['before', 'after'] as const) : (['after', 'before'] as const);
+    const limitBy = w[end] ? [seekWith(r, at, q.order, w[end]!, end, bindOf(end))] : [];
+    const pageRows = seekRead(r, at, q.order, w[start], start, bindOf(start), reverse, sql`${sql.placeholder(names.limit)}::int`, (cond) => sql`select * from ${from(as, ...limitBy, cond)}`, t);
+    const cursor = cursorSql(r, q.order, (field) => sql`${t}.${sql.identifier(columnOf(r, field))}`);
+    const rows = sql`(select ${t}.*, ${cursor} as "__cursor", row_number() over (order by ${order}) as "__rn", count(*) over () as "__read" from ${pageRows}) as ${t}`;
+    const keep = page.keep(sql`${t}."__rn"`, sql`${t}."__read"`);
+    const read = sql`count(*)`;
+    /** The kept rows' `value`s in the collection's order (or reversed), as an array. */
+    const kept = (value: SQL, backwards = false) => sql`array_agg(${value} order by ${t}."__rn" ${sql.raw(reverse !== backwards ? 'desc' : 'asc')}) filter (where ${keep})`;
+
     const pairs: SQL[] = [];
     for (const f of conn.fields) {
       let v: SQL;
       if (f.kind === 'const') v = text(f.value);
-      else if (f.kind === 'totalCount') v = sql`${c}.n`;
-      else if (f.kind === 'pageInfo') {
+      else if (f.kind === 'totalCount') {
+        // A company's collection is sized by the counters when they can answer; children are counted.
+        const count = () => sql`(select count(*) from ${from(alias('t'))})`;
+        v = sql`(${via ? count() : collectionSize(r, q.where, company, count)})::int`;
+      } else if (f.kind === 'pageInfo') {
         v = sql`json_build_object(${sql.join(
           f.fields.map((p) => {
             const value = p.kind === 'const' ? text(p.value)
-              : p.kind === 'startCursor' ? sql`case when ${c}.hi > ${c}.lo then ${cursor(sql`${c}.lo`)} end`
-                : p.kind === 'endCursor' ? sql`case when ${c}.hi > ${c}.lo then ${cursor(sql`${c}.hi - 1`)} end`
-                  : p.kind === 'hasNextPage' ? sql`${c}.hi < ${c}.n`
-                    : sql`(${c}.lo > 0 and ${c}.n > 0)`;
+              : p.kind === 'startCursor' ? sql`(${kept(sql`${t}."__cursor"`)})[1]`
+                : p.kind === 'endCursor' ? sql`(${kept(sql`${t}."__cursor"`, true)})[1]`
+                  : p.kind === 'hasNextPage' ? page.hasNextPage(read, past('after'))
+                    : page.hasPreviousPage(read, past('before'));
             return sql`${text(p.key)}, ${value}`;
           }),
           sql`, `,
         )})`;
       } else {
-        const as = alias('t');
-        const t = sql.raw(as);
-        const order = sql.join([...q.order.map((o) => sql`${t}.${sql.identifier(columnOf(r, o.field))} ${sql.raw(o.dir)}`), sql`${t}."id" ${sql.raw(tieBreak(q.order))}`], sql`, `);
         const edge = sql`json_build_object(${sql.join(
-          f.fields.map((x) => sql`${text(x.key)}, ${x.kind === 'const' ? text(x.value) : x.kind === 'cursor' ? cursor(sql`row_number() over (order by ${order}) - 1`) : object(x.object, t)}`),
+          f.fields.map((x) => sql`${text(x.key)}, ${x.kind === 'const' ? text(x.value) : x.kind === 'cursor' ? sql`${t}."__cursor"` : object(x.object, t)}`),
           sql`, `,
         )})`;
-        // ARRAY(subquery) keeps the subquery's order; the page's edges are built only for the
-        // rows the limit lets through. row_number() numbers the rows before the offset applies:
-        // it is the offset in the collection.
-        v = sql`array_to_json(array(select ${edge} from ${from(as)} order by ${order} offset ${lo} limit ${limit}))`;
+        v = sql`coalesce(array_to_json(${kept(edge)}), '[]'::json)`;
       }
       pairs.push(sql`${text(f.key)}, ${v}`);
     }
-    const json = sql`json_build_object(${sql.join(pairs, sql`, `)})`;
-    if (!counted) return json;
-    const { lower, upper } = windowBoundsSql(w, sql`n`, num);
-    // A company's collection is sized by the counters when they can answer; children are counted.
-    const count = () => sql`(select count(*) from ${from(alias('t'))})`;
-    const n = via ? count() : collectionSize(r, q.where, company, count);
-    const bounds = sql`select n, ${lower} as lo, ${upper} as hi from (select ${n}::int as n) as b`;
-    return sql`(select ${json} from (${bounds}) as ${c})`;
+    // An aggregate over the rows read (`group by ()`: one row, even when none was read).
+    return sql`(select json_build_object(${sql.join(pairs, sql`, `)}) from ${rows} group by ())`;
   }
 
   const pairs = plan.root.map((f) => {

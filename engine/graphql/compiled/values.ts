@@ -27,9 +27,6 @@ const UNSERVABLE = sql`${literal(UNSERVABLE_TEXT)}::json`;
 /** A SQL text literal (names and IRI prefixes: no quotes, but escaped all the same). */
 export const text = (s: string): SQL => sql`${literal(s)}::text`;
 
-/** A cursor: the base64 of the offset's digits (engine/graphql/connection.ts). */
-export const cursor = (offset: SQL): SQL => sql`encode((${offset})::text::bytea, 'base64')`;
-
 /** The range of the GraphQL scalar an integer is served as (Int, or Money for money). */
 const integerRange = (d: IntegerField): [number, number] => (d.money ? [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] : [-(2 ** 31), 2 ** 31 - 1]);
 

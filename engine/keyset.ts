@@ -129,18 +129,13 @@ export function decodeCursor(r: ModelResource, order: readonly Order[], cursor: 
 }
 
 /**
- * The rows strictly after (`after`) or before (`before`) `pos` in `order`. A uniform direction
- * with no null in the position is one row comparison, which the (company, field, id) index
- * seeks; otherwise the lexicographic expansion, with nulls where PostgreSQL sorts them.
- */
-export function seek(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before'): SQL {
-  return seekWith(r, t, order, pos, side, (v) => sql`${v}`);
-}
-
-/**
- * `seek` with the position's values written by `bind` (called with each value and its index in
- * [values…, id], in a fixed order): named placeholders, for statements compiled once per shape.
- * The shape of the SQL depends on the order and on which values are null (`positionShape`).
+ * The rows strictly after (`after`) or before (`before`) `pos` in `order`, as one predicate (the
+ * bound on the far side of a window between two cursors; pages are read by `seekRead`). A uniform
+ * direction with no null in the position is one row comparison; otherwise the lexicographic
+ * expansion, with nulls where PostgreSQL sorts them. The position's values are written by `bind`
+ * (called with each value and its index in [values…, id], in a fixed order): named placeholders,
+ * for statements compiled once per shape. The shape of the SQL depends on the order and on which
+ * values are null (`positionShape`).
  */
 export function seekWith(r: ModelResource, t: AnyTable, order: readonly Order[], pos: Position, side: 'after' | 'before', bind: (v: string | number, i: number) => SQL): SQL {
   const branches = seekBranches(r, t, order, pos, side, bind);
@@ -204,7 +199,7 @@ export function seekRead(
 export const positionShape = (pos: Position | undefined): string => (pos ? pos.values.map((v) => (v === null ? 'n' : 'v')).join('') : '-');
 
 /**
- * Whether records lie at or beyond `pos` on `side` — those `seek` gives, or the cursor's own
+ * Whether records lie at or beyond `pos` on `side` — those `seekWith` gives, or the cursor's own
  * record if it is still there — as SQL: one lookup per branch of the seek, read from the cursor
  * through the index in the order that meets the nearest such record first, and one by id. `rows(cond)`
  * writes `select 1 from <the collection> where <its conditions> and cond` over the columns of `t`.

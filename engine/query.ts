@@ -45,6 +45,11 @@ export interface PageCursors {
   readonly last?: string;
   /** Cursor mode: whether records follow the page in the direction it was read (after: later ones; before: earlier ones). */
   readonly more?: boolean;
+  /**
+   * Cursor mode, a page read from a record's cursor: whether records lie behind the page, at or
+   * beyond its cursor on the side it was not read from (after: earlier ones; before: later ones).
+   */
+  readonly behind?: boolean;
 }
 
 /**

@@ -104,8 +104,10 @@ export function buildTables(model: Model, scope: { table: AnyTable; column: AnyP
           // Partial matches (ILIKE '%part%') through trigrams (CONTRACT §10).
           extras.push(index(`${r.table}_${f.column}_trgm_idx`).using('gin', t[f.name]!.op('gin_trgm_ops')));
         }
-        // A unique (company, field) index already serves a seek on that field (its values do not tie).
-        if (indexed.has(f.name) && (!f.order || (f.def as { unique?: string }).unique === 'company')) continue;
+        // A unique (company, field) index already serves a seek on a field that is never null (its
+        // values do not tie); nulls tie, and are read in id order, so a nullable one needs the id too.
+        const notNull = f.required || ('default' in f.def && f.def.default !== undefined);
+        if (indexed.has(f.name) && (!f.order || ((f.def as { unique?: string }).unique === 'company' && notNull))) continue;
         if (f.kind === 'ref') extras.push(index(`${r.table}_${f.column}_idx`).on(t[f.name]!));
         // Order fields end with the id, the order's tie-break, so a keyset seek is one index range.
         if (f.order) extras.push(index(`${r.table}_company_${f.column}_idx`).on(t.companyId!, t[f.name]!, t.id!));

@@ -58,9 +58,10 @@ export function pageLinks(view: CollectionView): PageLinks {
 /**
  * Cursor mode: `first` and `last` are the edge cursor's pages; `next` follows the page's last
  * record and `previous` precedes its first. A page read after its cursor has a previous page
- * unless it started at the edge, and a next one when more records were read than it holds; the
- * other way round for a page read before its cursor. An empty page links back to the end it is
- * beyond (`previous` → last, `next` → first).
+ * when records lie at or before the cursor (none from the edge), and a next one when more records
+ * were read than it holds; the other way round for a page read before its cursor, both known from
+ * the page's statement. An empty page links back to the end it is beyond (`previous` → last,
+ * `next` → first).
  */
 function cursorLinks(view: CollectionView, side: 'after' | 'before'): PageLinks {
   const c = view.cursors!;
@@ -73,8 +74,8 @@ function cursorLinks(view: CollectionView, side: 'after' | 'before'): PageLinks 
     cursorMode: true,
   };
   const forwards = side === 'after';
-  const hasPrev = forwards ? !c.fromEdge : c.more;
-  const hasNext = forwards ? c.more : !c.fromEdge;
+  const hasPrev = forwards ? c.behind : c.more;
+  const hasNext = forwards ? c.more : c.behind;
   if (c.first !== undefined && c.last !== undefined) {
     if (hasPrev) links.prev = cursorUrl(view, 'before', c.first);
     if (hasNext) links.next = cursorUrl(view, 'after', c.last);

@@ -40,6 +40,8 @@ export interface CursorView {
   readonly last?: string;
   /** Cursor mode: whether records follow the page in the direction it was read. */
   readonly more: boolean;
+  /** Cursor mode: whether records lie behind the page, at or beyond its cursor the other way (false from the edge). */
+  readonly behind: boolean;
   /** The largest offset ((page − 1) × itemsPerPage) a page number may name. */
   readonly maxOffset: number;
 }

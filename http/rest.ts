@@ -199,7 +199,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         const view = { resource: r, page, itemsPerPage: ipp, path: url.pathname, query: q };
         const cursors = (got: PageCursors): CursorView | undefined => {
           if (r.provider) return undefined;
-          return { side, fromEdge: (after ?? before) === EDGE_CURSOR, edge: EDGE_CURSOR, first: got.first, last: got.last, more: got.more ?? false, maxOffset: MAX_PAGE_OFFSET };
+          return { side, fromEdge: (after ?? before) === EDGE_CURSOR, edge: EDGE_CURSOR, first: got.first, last: got.last, more: got.more ?? false, behind: got.behind ?? false, maxOffset: MAX_PAGE_OFFSET };
         };
         // Formats with a projection get the page as JSON text from the database.
         if (format.projection && json) {

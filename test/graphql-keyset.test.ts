@@ -12,6 +12,7 @@ import type { Order } from '../engine/query.ts';
 import { rowsOf } from '../server/db.ts';
 import { model } from '../server/model.ts';
 import { call, client, freshDatabase, startTestServer, tokenFor, type Res, type TestDatabase, type TestServer } from './helpers.ts';
+import { explainRead, insertInvoices, invoiceCursorAt } from './support/explain.ts';
 
 const ENV = { RATE_LIMIT_MAX: '1000000' };
 const r = model.get('Invoice');
@@ -39,10 +40,7 @@ async function data(s: TestServer, query: string, variables?: Record<string, unk
 async function insert(n: number, company = companyId, client_ = clientId): Promise<void> {
   const from = serial;
   serial += n;
-  await db.database.db.execute(sql`insert into invoices (id, company_id, number, client_id, status, invoice_date, due_date, discount_type, discount_value, total, created_at)
-    select gen_random_uuid(), ${company}, case when g % 4 = 0 then null else 'N-' || lpad(g::text, 6, '0') end, ${client_}, 'draft', date '2026-01-01' + (g % 3),
-      case when g % 3 = 0 then null else date '2026-02-01' + (g % 2) end, 'none', 0, (g % 5) * 100, timestamptz '2026-01-01T00:00:00Z' + (g % 3) * interval '1.5 second'
-    from generate_series(${from}::int, ${from + n - 1}::int) as g`);
+  await insertInvoices(db.database, company, client_, from, n);
 }
 
 async function ids(company = companyId): Promise<string[]> {
@@ -256,27 +254,14 @@ describe('garbage cursors', () => {
 });
 
 describe('cost', () => {
-  /** Rows the scans of `relation` read (returned or filtered out), over every loop, in an EXPLAIN ANALYZE plan. */
-  function rowsRead(plan: unknown, relation: string): number {
-    let n = 0;
-    const walk = (node: Record<string, unknown>) => {
-      if (node['Relation Name'] === relation) {
-        const loops = Number(node['Actual Loops'] ?? 1);
-        n += loops * (Number(node['Actual Rows'] ?? 0) + Number(node['Rows Removed by Filter'] ?? 0) + Number(node['Rows Removed by Index Recheck'] ?? 0));
-      }
-      for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-    };
-    walk(plan as Record<string, unknown>);
-    return n;
-  }
-
   it.skipIf(!process.env.DATABASE_URL)('a page deep in a collection reads the rows it returns, not those before it (EXPLAIN ANALYZE, both paths)', async () => {
     const deep = await tokenFor(fast, { email: 'deep@keyset-gql.test', company: 'Deep' });
     const c = await client(fast, deep).post('/api/clients', { name: 'Deep client' });
     const deepCompany = rowsOf<{ id: string }>(await db.database.db.execute(sql`select company_id::text as id from clients where id = ${c.body.id}`))[0]!.id;
     await insert(4000, deepCompany, c.body.id);
     await db.database.db.execute(sql`analyze invoices`);
-    // Nullable fields too: their seek has a branch for the nulls, read as a range of its own.
+    // Nullable fields too: their seek has a branch for the nulls, read as a range of its own; and
+    // the number, nullable and unique, through its (company, number, id) index.
     const cases: { order: Order[]; at: number }[] = [
       { order: [], at: 2000 },
       { order: [{ field: 'total', dir: 'desc' }], at: 2000 },
@@ -285,13 +270,13 @@ describe('cost', () => {
       { order: [{ field: 'dueDate', dir: 'asc' }], at: 3500 },
       { order: [{ field: 'dueDate', dir: 'desc' }], at: 500 },
       { order: [{ field: 'dueDate', dir: 'desc' }], at: 2500 },
+      { order: [{ field: 'number', dir: 'asc' }], at: 2000 },
+      { order: [{ field: 'number', dir: 'asc' }], at: 3500 },
+      { order: [{ field: 'number', dir: 'desc' }], at: 500 },
+      { order: [{ field: 'number', dir: 'desc' }], at: 1500 },
     ];
     for (const { order, at } of cases) {
-      const columns = order.map((o) => r.byName.get(o.field)!.column);
-      const orderSql = sql.raw([...order.map((o, i) => `${columns[i]} ${o.dir}`), `id ${order.at(-1)?.dir ?? 'asc'}`].join(', '));
-      const select = sql.raw(['id', ...columns.map((c, i) => `${c}${c.endsWith('date') ? '::text' : ''} as "${order[i]!.field}"`)].join(', '));
-      const [middle] = rowsOf<Record<string, unknown>>(await db.database.db.execute(sql`select ${select} from invoices where company_id = ${deepCompany} order by ${orderSql} offset ${at} limit 1`));
-      const cursor = encodeCursor(r, order, { ...middle, ...(middle!.total === undefined ? {} : { total: Number(middle!.total) }) } as never);
+      const cursor = await invoiceCursorAt(db.database, deepCompany, order, at);
       const query = `{ invoices(first: 30, after: ${JSON.stringify(cursor)}${order.length ? `, order: [{${order[0]!.field}: "${order[0]!.dir.toUpperCase()}"}]` : ''}) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { number total client { name } } } } }`;
       for (const which of SERVERS) {
         seen.length = 0;
@@ -303,11 +288,7 @@ describe('cost', () => {
         const statements = seen.filter((s) => /"invoices"/.test(s.text) && !/api_tokens|request_log/.test(s.text));
         expect(statements.length, which).toBeGreaterThan(0);
         let read = 0;
-        for (const st of statements) {
-          const [row] = rowsOf<Record<string, unknown>>(await db.database.raw(`explain (analyze, format json) ${st.text}`, st.params));
-          const plan = (Object.values(row!)[0] as { Plan: unknown }[])[0]!.Plan;
-          read += rowsRead(plan, 'invoices');
-        }
+        for (const st of statements) read += (await explainRead(db.database, st, 'invoices')).read;
         // The page (30 rows and the one that tells whether more follow) and one row for hasPreviousPage.
         expect(read, `${which} under ${label(order)}, at ${at}`).toBeLessThanOrEqual(40);
       }

@@ -1,11 +1,11 @@
 // Keyset cursors (engine/keyset.ts, CONTRACT §10): paging forwards and backwards through a
 // collection under every order — ties, nulls, mixed directions — visits every record exactly
 // once while records are inserted and deleted between pages, and a forged cursor is a 400.
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldValues } from '../engine/types.ts';
 import { ApiError } from '../engine/errors.ts';
-import { decodeCursor, encodeCursor, orderBy, seek } from '../engine/keyset.ts';
+import { decodeCursor, encodeCursor, orderBy, seekRead } from '../engine/keyset.ts';
 import type { Order } from '../engine/query.ts';
 import { uuidv7 } from '../engine/uuid.ts';
 import { model, tables } from '../server/model.ts';
@@ -47,13 +47,18 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** One page after `cursor` (forwards) or before it (backwards), from the start or the end without one. */
+/**
+ * One page after `cursor` (forwards) or before it (backwards), from the start or the end without
+ * one, read as the engine reads pages: `seekRead`, the seek's index ranges each ordered and limited.
+ */
 async function page(order: Order[], size: number, direction: 'forwards' | 'backwards', cursor?: string): Promise<FieldValues[]> {
   const backwards = direction === 'backwards';
   const side = backwards ? 'before' : 'after';
-  const where = [eq(table.companyId, companyId)];
-  if (cursor !== undefined) where.push(seek(r, table, order, decodeCursor(r, order, cursor, side), side));
-  const rows = (await t.db.database.db.select().from(table).where(and(...where)).orderBy(...orderBy(table, order, backwards)).limit(size)) as FieldValues[];
+  const pos = cursor === undefined ? undefined : decodeCursor(r, order, cursor, side);
+  const read = seekRead(r, table, order, pos, side, (v) => sql`${v}`, backwards, sql`${size}::int`, (cond) => sql`select * from ${table} where ${eq(table.companyId, companyId)} and ${cond}`, sql`${table}`);
+  const ids = rowsOf<{ id: string }>(await t.db.database.db.execute(sql`select ${table.id}::text as id from ${read} order by ${sql.join(orderBy(table, order, backwards), sql`, `)}`)).map((x) => x.id);
+  const byId = new Map(((ids.length ? await t.db.database.db.select().from(table).where(inArray(table.id, ids)) : []) as FieldValues[]).map((x) => [String(x.id), x]));
+  const rows = ids.map((id) => byId.get(id)!);
   return backwards ? rows.reverse() : rows;
 }
 

@@ -8,7 +8,9 @@ import { MAX_PAGE_OFFSET } from '../engine/query.ts';
 import { uuidv7 } from '../engine/uuid.ts';
 import { rowsOf } from '../server/db.ts';
 import { model, tables } from '../server/model.ts';
+import type { Order } from '../engine/query.ts';
 import { client, freshDatabase, startTestServer, tokenFor, type Client, type Res, type TestDatabase, type TestServer } from './helpers.ts';
+import { explainRead, insertInvoices, invoiceCursorAt } from './support/explain.ts';
 
 let t: TestServer;
 let db: TestDatabase;
@@ -173,6 +175,36 @@ describe('REST cursor pagination', () => {
     expect(xml.headers.get('x-total-count')).toBe(String(total));
   });
 
+  it('previous (next before a cursor) is offered exactly when records lie behind the page, in every format', async () => {
+    const zero = '00000000-0000-0000-0000-000000000000';
+    const last = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+    for (const [query, order, low, high] of [
+      ['', [], { id: zero }, { id: last }],
+      ['&order[total]=desc', [{ field: 'total', dir: 'desc' }], { total: 1e9, id: zero }, { total: -1, id: last }],
+      ['&order[dueDate]=asc', [{ field: 'dueDate', dir: 'asc' }], { dueDate: '2000-01-01', id: zero }, { dueDate: null, id: last }],
+    ] as const) {
+      const ids = await all(query);
+      // Positions before the first record and past the last one, of no record.
+      const before = encodeCursor(r, order as never, low as never);
+      const beyond = encodeCursor(r, order as never, high as never);
+      for (const format of ['jsonld', 'hal', 'jsonapi', 'json'] as const) {
+        const first = read(format, await get(format, `/api/invoices?itemsPerPage=5${query}&after=${before}`));
+        expect(first.ids).toEqual(ids.slice(0, 5));
+        expect(first.links.previous, `${format} ${query}`).toBeUndefined();
+        expect(first.links.next).toBeDefined();
+        const end = read(format, await get(format, `/api/invoices?itemsPerPage=5${query}&before=${beyond}`));
+        expect(end.ids).toEqual(ids.slice(-5));
+        expect(end.links.next, `${format} ${query}`).toBeUndefined();
+        expect(end.links.previous).toBeDefined();
+        // From a record's own cursor, that record lies behind the page.
+        const [rec] = await db.database.db.select().from(table).where(eq(table.id, ids[0]!));
+        const second = read(format, await get(format, `/api/invoices?itemsPerPage=5${query}&after=${encodeCursor(r, order as never, rec as never)}`));
+        expect(second.ids).toEqual(ids.slice(1, 6));
+        expect(second.links.previous).toBeDefined();
+      }
+    }
+  });
+
   it('an empty page beside a cursor links back to the end it is beyond', async () => {
     const ids = await all('');
     const [rec] = await db.database.db.select().from(table).where(eq(table.id, ids.at(-1)!));
@@ -277,34 +309,54 @@ describe('what a cursor page costs', () => {
   });
 });
 
-describe.skipIf(!process.env.DATABASE_URL)('the statement behind ?after= (PostgreSQL)', () => {
-  it('reads about a page of invoices through the index, not the thousands before (or after) the cursor', async () => {
-    await db.database.db.execute(sql`insert into invoices (id, company_id, number, client_id, status, invoice_date, discount_type, discount_value, total)
-      select gen_random_uuid(), ${companyId}, 'INV-' || lpad(g::text, 6, '0'), ${clientId}, 'draft', date '2026-01-01' + (g % 300), 'none', 0, (g * 7919) % 100000
-      from generate_series(1, 5000) g`);
+describe.skipIf(!process.env.DATABASE_URL)('the statement behind ?after= and ?before= (PostgreSQL)', () => {
+  it('reads about a page of invoices through the index, not the thousands before (or after) the cursor, under nullable orders at and past their nulls too', async () => {
+    const deep = client(t, await tokenFor(t, { email: 'owner@seek.test', company: 'Seek Co' }));
+    const c = (await deep.post('/api/clients', { name: 'Seek client' })).body.id as string;
+    const company = rowsOf<{ id: string }>(await db.database.db.execute(sql`select company_id::text as id from clients where id = ${c}`))[0]!.id;
+    await insertInvoices(db.database, company, c, 1, 4000);
     await db.database.db.execute(sql`analyze invoices`);
-    for (const [query, order] of [['order[total]=desc', [{ field: 'total', dir: 'desc' }]], ['order[invoiceDate]=asc', [{ field: 'invoiceDate', dir: 'asc' }]], ['', []]] as const) {
-      const rows = await db.database.db.select().from(table).where(eq(table.companyId, companyId)).orderBy(sql`${table.total} desc`).offset(4000).limit(1);
-      const cursor = encodeCursor(r, order, rows[0] as never);
-      for (const [accept, side] of [[ACCEPT.jsonld, 'after'], [ACCEPT.hal, 'after'], [ACCEPT.jsonld, 'before'], [ACCEPT.jsonapi, 'before']] as const) {
+    // A quarter of the numbers and a third of the due dates are null: ASC puts them last (3,000…
+    // and 2,667…), DESC first. Cursors in the values, in the nulls, and just past them.
+    const cases: { order: Order[]; at: number }[] = [
+      { order: [], at: 2000 },
+      { order: [{ field: 'total', dir: 'desc' }], at: 2000 },
+      { order: [{ field: 'invoiceDate', dir: 'asc' }], at: 2000 },
+      { order: [{ field: 'dueDate', dir: 'asc' }], at: 2000 },
+      { order: [{ field: 'dueDate', dir: 'asc' }], at: 2667 },
+      { order: [{ field: 'dueDate', dir: 'asc' }], at: 3500 },
+      { order: [{ field: 'dueDate', dir: 'desc' }], at: 500 },
+      { order: [{ field: 'dueDate', dir: 'desc' }], at: 1333 },
+      { order: [{ field: 'dueDate', dir: 'desc' }], at: 2500 },
+      { order: [{ field: 'number', dir: 'asc' }], at: 2000 },
+      { order: [{ field: 'number', dir: 'asc' }], at: 3000 },
+      { order: [{ field: 'number', dir: 'asc' }], at: 3500 },
+      { order: [{ field: 'number', dir: 'desc' }], at: 500 },
+      { order: [{ field: 'number', dir: 'desc' }], at: 1000 },
+      { order: [{ field: 'number', dir: 'desc' }], at: 2500 },
+    ];
+    for (const { order, at } of cases) {
+      const query = order.map((o) => `order[${o.field}]=${o.dir}`).join('&');
+      const cursor = await invoiceCursorAt(db.database, company, order, at);
+      // JSON-LD is read by listJson, HAL by list.
+      for (const [accept, side] of [[ACCEPT.jsonld, 'after'], [ACCEPT.hal, 'after'], [ACCEPT.jsonld, 'before'], [ACCEPT.hal, 'before']] as const) {
         const path = `/api/invoices?${query}&itemsPerPage=30&${side}=${cursor}`;
-        await api.get(path, { headers: { accept } });
+        await deep.get(path, { headers: { accept } });
         seen.length = 0;
-        const res = await api.get(path, { headers: { accept } });
+        const res = await deep.get(path, { headers: { accept } });
         expect(res.status).toBe(200);
-        const st = seen.find((s) => /from "invoices"/.test(s.text) && /limit/i.test(s.text));
-        expect(st, seen.map((s) => s.text).join('\n')).toBeDefined();
-        const [plan] = rowsOf<{ 'QUERY PLAN': unknown }>(await db.database.raw(`explain (analyze, format json) ${st!.text}`, st!.params));
-        // Every node that reads the invoices table reads about a page of them.
-        const reads: number[] = [];
-        const walk = (node: Record<string, unknown>) => {
-          if (node['Relation Name'] === 'invoices') reads.push(Number(node['Actual Rows']) * Number(node['Actual Loops'] ?? 1) + Number(node['Rows Removed by Filter'] ?? 0));
-          for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-        };
-        const json = plan!['QUERY PLAN'] as [{ Plan: Record<string, unknown> }] | string;
-        walk((typeof json === 'string' ? JSON.parse(json) : json)[0].Plan);
-        expect(reads.length, JSON.stringify(json)).toBeGreaterThan(0);
-        for (const n of reads) expect(n, `${path}: ${JSON.stringify(json)}`).toBeLessThanOrEqual(31);
+        expect(res.body.totalItems).toBe(4000);
+        const page = read(accept === ACCEPT.hal ? 'hal' : 'jsonld', res);
+        expect(page.ids, path).toHaveLength(30);
+        // Records lie on both sides of the page: previous and next are both offered (exactly).
+        expect(page.links.previous, path).toBeDefined();
+        expect(page.links.next, path).toBeDefined();
+        const statements = seen.filter((s) => /"invoices"/.test(s.text) && !/api_tokens|request_log/.test(s.text));
+        expect(statements, seen.map((s) => s.text).join('\n')).toHaveLength(1);
+        const { read: n, plan } = await explainRead(db.database, statements[0]!, 'invoices');
+        // The page and the record that says more follow (31), and a few single-row lookups that say
+        // records lie behind the page: never the thousands before the cursor, nor a sort of the nulls.
+        expect(n, `${path} (${order.map((o) => `${o.field} ${o.dir}`).join(', ') || 'default order'} at ${at}): ${JSON.stringify(plan)}`).toBeLessThanOrEqual(40);
       }
     }
   });

@@ -8,7 +8,7 @@ import type { Model, ModelResource } from '../model.ts';
 import { recordJson, type Projection } from '../projection.ts';
 import type { ListQuery, PageCursors, Slice, SliceQuery } from '../query.ts';
 import { columnSqlType } from '../drizzle-internals.ts';
-import { cursorOfPosition, decodePosition, orderBy, positionJson, reachedWith, seek, seekRead, seekWith, type Position } from '../keyset.ts';
+import { cursorOfPosition, decodePosition, orderBy, positionJson, reachedWith, seekRead, seekWith, type Position } from '../keyset.ts';
 import type { Statements } from '../statements.ts';
 import type { AnyTable, Tables } from '../tables.ts';
 import type { Db, FieldValues, Principal, Tx } from '../types.ts';
@@ -54,6 +54,22 @@ interface CursorRead {
   readonly pos: Position | null;
   /** What of the cursor shapes the statement: its side, and which of its values are null. */
   readonly key: string;
+}
+
+/** A position's values as cursorRead bound them (placeholders, already SQL). */
+const bound = (v: string | number): SQL => sql`${v}`;
+
+/**
+ * The cursor page's rows, as seekRead reads them (each index range of the seek ordered and
+ * limited, under the table's name), and whether records lie behind the page: at or beyond its
+ * cursor on the side it was not read (reachedWith, a few limited index lookups), for the exact
+ * `previous` of a page read after a cursor (`next` of one read before).
+ */
+function cursorPage(r: ModelResource, t: AnyTable, order: ListQuery['order'], cursor: CursorRead, where: SQL): { page: SQL; behind: SQL } {
+  const pos = cursor.pos ?? undefined;
+  const page = seekRead(r, t, order, pos, cursor.side, bound, cursor.side === 'before', sql`${sql.placeholder('limit')}`, (cond) => sql`select * from ${t} where ${and(where, cond)}`, sql`${t}`);
+  const behind = pos ? reachedWith(r, t, order, pos, cursor.side === 'after' ? 'before' : 'after', bound, (cond) => sql`select 1 from ${t} where ${and(where, cond)}`) : sql`false`;
+  return { page, behind };
 }
 
 /**
@@ -103,8 +119,9 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
           const total = counted ? sql`${size(r, t, q, where)}::float8` : sql`null`;
           const position = positions ? sql`, ${positionJson(r, t, q.order)}::text as "__position"` : sql``;
           if (cursor) {
-            const seeking = cursor.pos ? and(where, seek(r, t, q.order, cursor.pos, cursor.side)) : where;
-            return sql`select ${columns.of(r, embedded)}, ${total} as "__total"${position} from ${t} where ${seeking} order by ${sql.join(orderBy(t, q.order, cursor.side === 'before'), sql`, `)} limit ${sql.placeholder('limit')}`;
+            // The page (seekRead names it like the table, so the select list reads it as it is).
+            const { page, behind } = cursorPage(r, t, q.order, cursor, where!);
+            return sql`select ${columns.of(r, embedded)}, ${total} as "__total"${position}, ${behind} as "__behind" from ${page} order by ${sql.join(orderBy(t, q.order, cursor.side === 'before'), sql`, `)}`;
           }
           return sql`select ${columns.of(r, embedded)}, ${total} as "__total"${position} from ${t} where ${where} order by ${sql.join(orderTerms(t, q.order), sql`, `)} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}`;
         },
@@ -113,6 +130,7 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
       values,
     );
     const more = cursor ? rows.length > q.limit : undefined;
+    const behind = cursor && rows.length ? rows[0]!.__behind === true : undefined;
     if (cursor) {
       rows.splice(q.limit);
       if (cursor.side === 'before') rows.reverse();
@@ -125,11 +143,13 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
       items: rows.map((row) => {
         delete row.__total;
         delete row.__position;
+        delete row.__behind;
         return columns.decode(r, row);
       }),
       total,
       ...ends,
       ...(more !== undefined ? { more } : {}),
+      ...(behind !== undefined ? { behind } : {}),
     };
   }
 
@@ -236,14 +256,13 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
         // The page is read in the cursor's direction with one record more (whether more follow),
         // numbered in that direction, and the records within the page aggregated in the order.
         const read = sql.join(orderBy(t, q.order, cursor.side === 'before'), sql`, `);
-        const seeking = cursor.pos ? and(where, seek(r, t, q.order, cursor.pos, cursor.side)) : where;
+        const { page, behind } = cursorPage(r, t, q.order, cursor, where!);
         const inPage = sql`filter (where ${sql.identifier('__rn')} <= ${sql.placeholder('size')}::int)`;
-        return sql`select ${size(r, t, q, where)}::float8 as "total", count(*)::float8 as "fetched",
+        return sql`select ${size(r, t, q, where)}::float8 as "total", count(*)::float8 as "fetched", ${behind} as "behind",
             coalesce(json_agg(${member} order by ${order}) ${inPage}, '[]'::json)::text as "members",
             ((array_agg(${position} order by ${order}) ${inPage})[1])::text as "first",
             ((array_agg(${position} order by ${reversed}) ${inPage})[1])::text as "last"
-            from (select *, row_number() over (order by ${read}) as ${sql.identifier('__rn')}
-              from (select * from ${t} where ${seeking} order by ${read} limit ${sql.placeholder('limit')}) as ${sql.identifier(r.table)}) as ${sql.identifier(r.table)}`;
+            from (select *, row_number() over (order by ${read}) as ${sql.identifier('__rn')} from ${page}) as ${sql.identifier(r.table)}`;
       }
       const ends = positions ? sql`, ((array_agg(${position} order by ${order}))[1])::text as "first", ((array_agg(${position} order by ${reversed}))[1])::text as "last"` : sql``;
       // The page is a subquery named like the table, so the order terms apply to it as they are.
@@ -254,7 +273,7 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     const key = `json-list|${projection.name}|${r.name}|${queryShape(q)}|${sizeShape(r, q.where)}${cursor ? `|${cursor.key}` : positions ? '|cursors' : ''}`;
     const [row] = await run(db, { key, build, bind: whereOf }, values);
     const ends = positions && row!.first !== null && row!.first !== undefined ? { first: cursorOfPosition(r, q.order, row!.first), last: cursorOfPosition(r, q.order, row!.last) } : {};
-    return { members: row!.members as string, total: Number(row!.total), ...ends, ...(cursor ? { more: Number(row!.fetched) > q.limit } : {}) };
+    return { members: row!.members as string, total: Number(row!.total), ...ends, ...(cursor ? { more: Number(row!.fetched) > q.limit, behind: row!.behind === true } : {}) };
   }
 
   async function readJson(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<{ text: string; version: number }> {

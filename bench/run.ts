@@ -46,6 +46,7 @@ const { values: flags } = parseArgs({
     size: { type: 'string' },
     reuse: { type: 'string' },
     samples: { type: 'string' },
+    'pg-statements': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
   strict: true,
@@ -55,7 +56,7 @@ if (flags.help) {
   process.stdout.write(`Usage: npm run bench -- [--smoke] [--duration S] [--warmup S] [--connections N]
   [--clients N] [--invoices N] [--max-lines N] [--calibrate N] [--scenarios S1,S2,…]
   [--servers ours,baseline,postgraphile] [--keep] [--profile] [--binary] [--trace-sql] [--out FILE]
-  [--database-url URL]
+  [--database-url URL] [--pg-statements]
        npm run bench -- --size N [--keep] [--reuse DATABASE] [--samples 7] [--invoices 20000]
   (scale mode: single-request latency for a company of N invoices and one of 20,000, and the ratio)
 `);
@@ -234,6 +235,21 @@ function cpuSpent(before: Awaited<ReturnType<typeof cpuNow>>, after: Awaited<Ret
   return { server: after.server - before.server, db, harness: (h.user + h.system) / 1000 };
 }
 
+/**
+ * --pg-statements: what PostgreSQL spent per statement during a timed run (pg_stat_statements,
+ * which must be in shared_preload_libraries): the statements taking most time, per request.
+ */
+async function logStatements(c: Ctx, requests: number): Promise<void> {
+  const rows = await c.admin`select calls, total_exec_time, rows, wal_bytes::float8 as wal, shared_blks_hit + shared_blks_read as blks, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 150) as q
+    from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) order by total_exec_time desc limit 10`;
+  const total = rows.reduce((a, r) => a + Number(r.total_exec_time), 0);
+  log(`  pg_stat_statements (top 10: ${(total / requests).toFixed(3)} ms execution per request):`);
+  for (const r of rows) {
+    const per = (x: number) => (x / requests).toFixed(3);
+    log(`    ${per(Number(r.total_exec_time))} ms/req  ${per(Number(r.calls))} calls/req  ${Math.round(Number(r.wal) / Math.max(1, Number(r.calls)))} WAL B/call  ${per(Number(r.blks))} blocks/req  ${r.q}`);
+  }
+}
+
 /** One autocannon run against `server`, sampling the server's RSS every 100 ms. */
 async function hammer(server: ServerProcess, wl: Workload, seconds: number) {
   let i = 0;
@@ -264,9 +280,14 @@ async function hammer(server: ServerProcess, wl: Workload, seconds: number) {
 
 /** The timed run of one scenario on one server (after its warm-up), recorded in `m`; false when it failed. */
 async function timedRun(c: Ctx, server: ServerProcess, wl: Workload, id: ScenarioId, m: Measurement): Promise<boolean> {
+  if (flags['pg-statements']) {
+    await c.admin`create extension if not exists pg_stat_statements`;
+    await c.admin`select pg_stat_statements_reset()`;
+  }
   const cpuBefore = await cpuNow(c.admin, server);
   const { result, peakRss } = await hammer(server, wl, opts.duration);
   const cpu = cpuSpent(cpuBefore, await cpuNow(c.admin, server));
+  if (flags['pg-statements']) await logStatements(c, result['2xx'] + result.non2xx);
   const crash = server.crashed();
   if (crash) {
     Object.assign(m, { status: 'failed', reason: 'server crashed' });

@@ -36,7 +36,8 @@ export interface Database {
   /**
    * Connections of their own for background work that must not wait behind the requests' queries
    * (the webhook worker): on PostgreSQL a pool of at most `max` connections named `name`, opened
-   * on first use; on PGlite the one connection. `close()` ends it (not the database).
+   * on first use, each statement planned at its execution (`plan_cache_mode`); on PGlite the one
+   * connection. `close()` ends it (not the database).
    */
   separate(name: string, max: number): { db: Db; close(): Promise<void> };
   /** Plain rows for a SQL text (prepared on PostgreSQL); counted with the statements. */
@@ -118,7 +119,7 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
     // Bounded waits: an unreachable server fails a request within connect_timeout, and a
     // statement stuck on a lock or a runaway query is cancelled by the server (57014 → 503).
-    const connect = (max: number, name: string) => postgres(o.databaseUrl!, {
+    const connect = (max: number, name: string, settings: Record<string, string> = {}) => postgres(o.databaseUrl!, {
       max,
       onnotice: () => {},
       connect_timeout: o.connectTimeoutSeconds ?? 5,
@@ -126,7 +127,7 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
       // with it: its default grows to 20 s. Capped at 0.5 s, an outage answers 503s promptly and
       // the service is back within half a second of the database.
       backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
-      connection: { application_name: name, statement_timeout: o.statementTimeoutMs ?? 30_000 },
+      connection: { application_name: name, statement_timeout: o.statementTimeoutMs ?? 30_000, ...settings },
     });
     const client = connect(o.maxConnections ?? 10, 'invoicing');
     const prepared = preparing(client);
@@ -136,7 +137,10 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
       background: drizzle(prepared) as unknown as Db,
       kind: 'postgres',
       separate(name, max) {
-        const own = connect(max, name);
+        // A queue's table changes size by orders of magnitude between two analyses (emptied,
+        // then a burst of writes): a prepared statement's generic plan, made when it was small,
+        // would scan it whole at every claim. Planned at each execution, its plans follow its size.
+        const own = connect(max, name, { plan_cache_mode: 'force_custom_plan' });
         return { db: drizzle(preparing(own)) as unknown as Db, close: () => own.end({ timeout: 5 }) };
       },
       raw: (text, params) => {

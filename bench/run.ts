@@ -47,6 +47,7 @@ const { values: flags } = parseArgs({
     reuse: { type: 'string' },
     samples: { type: 'string' },
     'pg-statements': { type: 'boolean', default: false },
+    pairs: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
   strict: true,
@@ -56,7 +57,7 @@ if (flags.help) {
   process.stdout.write(`Usage: npm run bench -- [--smoke] [--duration S] [--warmup S] [--connections N]
   [--clients N] [--invoices N] [--max-lines N] [--calibrate N] [--scenarios S1,S2,…]
   [--servers ours,baseline,postgraphile] [--keep] [--profile] [--binary] [--trace-sql] [--out FILE]
-  [--database-url URL] [--pg-statements]
+  [--database-url URL] [--pg-statements] [--pairs N (W1: alternations without/with, default 2)]
        npm run bench -- --size N [--keep] [--reuse DATABASE] [--samples 7] [--invoices 20000]
   (scale mode: single-request latency for a company of N invoices and one of 20,000, and the ratio)
 `);
@@ -316,7 +317,13 @@ async function timedRun(c: Ctx, server: ServerProcess, wl: Workload, id: Scenari
   return true;
 }
 
-/** `runs` of one configuration as one measurement: req/s, latency and CPU averaged, counts summed. */
+const median = (xs: number[]): number => {
+  const v = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(v.length / 2);
+  return v.length % 2 ? v[mid]! : (v[mid - 1]! + v[mid]!) / 2;
+};
+
+/** `runs` of one configuration as one measurement: req/s their median, latency and CPU averaged, counts summed. */
 function merged(into: Measurement, runs: Measurement[]): void {
   const ok = runs.filter((r) => r.status === 'ok' && r.reqPerSec !== undefined);
   if (ok.length < runs.length) {
@@ -329,7 +336,7 @@ function merged(into: Measurement, runs: Measurement[]): void {
   for (const m of ok) for (const [k, v] of Object.entries(m.statuses ?? {})) statuses[k] = (statuses[k] ?? 0) + v;
   Object.assign(into, {
     status: 'ok',
-    reqPerSec: mean((m) => m.reqPerSec!),
+    reqPerSec: median(ok.map((m) => m.reqPerSec!)),
     p50: mean((m) => m.p50!),
     p99: mean((m) => m.p99!),
     ok: sum((m) => m.ok),
@@ -342,21 +349,22 @@ function merged(into: Measurement, runs: Measurement[]): void {
       : undefined,
     statuses,
   });
-  if (ok.length > 1) (into.notes ??= []).push(`req/s of its ${ok.length} timed runs: ${ok.map((m) => Math.round(m.reqPerSec!)).join(', ')} (averaged)`);
+  if (ok.length > 1) (into.notes ??= []).push(`req/s of its ${ok.length} timed runs: ${ok.map((m) => Math.round(m.reqPerSec!)).join(', ')} (median)`);
 }
 
 /**
  * W1: S3's creates on our service without, then with, one webhook subscribed to invoice.created
- * whose receiver (in this process, verifying every signature) answers 200. The runs go
- * without, with, with, without (one pair in --smoke), so that a drift of the machine's load
- * weighs on both sides; with ÷ without must reach 0.9. Delivery must keep up: the pending
- * deliveries are sampled every 250 ms during the runs with the webhook, then watched until none is left.
+ * whose receiver (in this process, verifying every signature) answers 200. The runs alternate
+ * without/with in ABBA order (without, with, with, without, …; `--pairs` pairs, one in --smoke), so
+ * that a drift of the machine's load weighs on both sides; with ÷ without must reach 0.9. Delivery
+ * must keep up: the pending deliveries are sampled every 250 ms during the runs with the webhook,
+ * then watched until none is left.
  */
 async function webhookScenario(c: Ctx, server: ServerProcess, wl: Workload, sr: ScenarioResult, without: Measurement): Promise<void> {
   const withHook: Measurement = { server: 'ours', status: 'ok', label: 'ours + webhook' };
   without.label = 'ours, no webhook';
   sr.results = [without, withHook];
-  const pairs = smoke ? 1 : 2;
+  const pairs = smoke ? 1 : Math.max(1, Number(flags.pairs ?? 2));
   const runsWithout: Measurement[] = [];
   const runsWith: Measurement[] = [];
   const timed = async (into: Measurement[], label: string) => {
@@ -366,21 +374,24 @@ async function webhookScenario(c: Ctx, server: ServerProcess, wl: Workload, sr: 
     into.push(m);
     return timedRun(c, server, wl, 'W1', m);
   };
-  if (opts.warmup > 0) await hammer(server, wl, opts.warmup);
-  await timed(runsWithout, 'ours, no webhook (1)');
   const receiver = new BenchReceiver();
   await receiver.start();
-  let hook: { iri: string } | undefined;
   let queueStats: NonNullable<Measurement['webhooks']> | undefined;
-  try {
+  let warm = false;
+  const runWithout = async () => {
+    if (opts.warmup > 0 && !warm) await hammer(server, wl, opts.warmup);
+    warm = true;
+    return timed(runsWithout, `ours, no webhook (${runsWithout.length + 1})`);
+  };
+  const runWith = async (): Promise<boolean> => {
     const made = await createWebhook(server.url, c.data.token, receiver.url);
-    hook = made;
     receiver.verifyWith(made.secret);
-    if (opts.warmup > 0) await hammer(server, wl, opts.warmup);
-    await drain(c.admin, 30_000);
-    for (let i = 1; i <= pairs; i++) {
+    try {
+      if (opts.warmup > 0) await hammer(server, wl, opts.warmup);
+      await drain(c.admin, 30_000);
       await c.admin`delete from webhook_deliveries`;
       receiver.reset();
+      const i = runsWith.length + 1;
       const sampler = sampleQueue(c.admin, 250);
       const ran = await timed(runsWith, `ours + webhook (${i})`);
       const { max } = await sampler.stop();
@@ -388,7 +399,7 @@ async function webhookScenario(c: Ctx, server: ServerProcess, wl: Workload, sr: 
       const drained = await drain(c.admin, smoke ? 10_000 : 30_000);
       await sleep(200);
       const q = await queue(c.admin);
-      if (!ran) break;
+      if (!ran) return false;
       const run = { maxPending: Math.max(max, atEnd), pendingAtEnd: atEnd, pendingFinal: drained.pending, drainMs: drained.ms, queued: q.total, succeeded: q.succeeded, received: receiver.received, badSignatures: receiver.bad, duplicates: receiver.duplicates };
       log(`  W1 webhook queue (${i}): ${webhookLine(run)}`);
       if (receiver.bad) failures.push(`W1: ${receiver.bad} deliveries whose signature did not verify`);
@@ -404,12 +415,20 @@ async function webhookScenario(c: Ctx, server: ServerProcess, wl: Workload, sr: 
         badSignatures: queueStats.badSignatures + run.badSignatures,
         duplicates: queueStats.duplicates + run.duplicates,
       };
+      return true;
+    } finally {
+      await deleteWebhook(server.url, c.data.token, made.iri).catch(() => {});
+    }
+  };
+  try {
+    // ABBA: without, with | with, without | without, with | …
+    for (let i = 0; i < pairs; i++) {
+      const ok = i % 2 === 0 ? (await runWithout()) && (await runWith()) : (await runWith()) && (await runWithout());
+      if (!ok) break;
     }
   } finally {
-    if (hook) await deleteWebhook(server.url, c.data.token, hook.iri).catch(() => {});
     await receiver.close();
   }
-  if (pairs > 1) await timed(runsWithout, 'ours, no webhook (2)');
   await resetWrites(c);
   merged(without, runsWithout);
   merged(withHook, runsWith);

@@ -140,7 +140,10 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
         // A queue's table changes size by orders of magnitude between two analyses (emptied,
         // then a burst of writes): a prepared statement's generic plan, made when it was small,
         // would scan it whole at every claim. Planned at each execution, its plans follow its size.
-        const own = connect(max, name, { plan_cache_mode: 'force_custom_plan' });
+        // Its commits do not wait for their WAL to reach the disk: they would queue behind the
+        // requests' commits (and those behind them). What a crash of PostgreSQL could lose is the
+        // last fraction of a second of background bookkeeping, never a request's write.
+        const own = connect(max, name, { plan_cache_mode: 'force_custom_plan', synchronous_commit: 'off' });
         return { db: drizzle(preparing(own)) as unknown as Db, close: () => own.end({ timeout: 5 }) };
       },
       raw: (text, params) => {

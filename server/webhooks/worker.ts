@@ -51,6 +51,10 @@ const MAX_ERROR = 500;
  */
 const WAKE_GAP_MS = 100;
 
+/** Outcomes recorded together: up to this many are waited for, at most RECORD_GATHER_MS. */
+const RECORD_BATCH = 32;
+const RECORD_GATHER_MS = 25;
+
 /** An attempt made, waiting to be recorded. */
 interface Made {
   c: Claimed;
@@ -235,6 +239,9 @@ export class WebhookWorker {
     this.recording = new Promise<void>((resolve) => (done = resolve));
     try {
       for (let wait = 250; this.made.length; ) {
+        // While other attempts are still running, their outcomes are waited for a moment: under
+        // load one record serves tens of attempts rather than a few.
+        if (this.inFlight > 0 && this.made.length < RECORD_BATCH && !this.stopped) await new Promise((r) => setTimeout(r, RECORD_GATHER_MS));
         const batch = this.made.splice(0);
         try {
           await this.write(batch);

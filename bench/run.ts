@@ -48,6 +48,7 @@ const { values: flags } = parseArgs({
     samples: { type: 'string' },
     'pg-statements': { type: 'boolean', default: false },
     pairs: { type: 'string' },
+    rounds: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
   strict: true,
@@ -57,7 +58,7 @@ if (flags.help) {
   process.stdout.write(`Usage: npm run bench -- [--smoke] [--duration S] [--warmup S] [--connections N]
   [--clients N] [--invoices N] [--max-lines N] [--calibrate N] [--scenarios S1,S2,…]
   [--servers ours,baseline,postgraphile] [--keep] [--profile] [--binary] [--trace-sql] [--out FILE]
-  [--database-url URL] [--pg-statements] [--pairs N (W1: alternations without/with, default 2)]
+  [--database-url URL] [--rounds N (alternating timed runs per server, default 3)] [--pg-statements] [--pairs N (W1: alternations without/with, default 2)]
        npm run bench -- --size N [--keep] [--reuse DATABASE] [--samples 7] [--invoices 20000]
   (scale mode: single-request latency for a company of N invoices and one of 20,000, and the ratio)
 `);
@@ -88,6 +89,7 @@ const opts = {
   warmup: num(flags.warmup, smoke ? 0.5 : 3),
   connections: num(flags.connections, smoke ? 5 : 50),
   calibrate: num(flags.calibrate, smoke ? 5 : 30),
+  rounds: num(flags.rounds, smoke ? 1 : 3),
   size: { clients: num(flags.clients, smoke ? 50 : 1000), invoices: num(flags.invoices, smoke ? 300 : 20_000), maxLines: num(flags['max-lines'], 10) },
   scenarios: (flags.scenarios ?? 'S1,S2,S3,S4,S5,S6,W1').split(',').map((s) => s.trim().toUpperCase()) as ScenarioId[],
   servers: (flags.servers ?? 'baseline,postgraphile,ours').split(',').map((s) => s.trim()) as ServerName[],
@@ -440,7 +442,7 @@ async function webhookScenario(c: Ctx, server: ServerProcess, wl: Workload, sr: 
 async function main(): Promise<number> {
   const started = Date.now();
   const loadAtStart = os.loadavg().map((l) => Math.round(l * 100) / 100);
-  log(`== bench${smoke ? ' (smoke)' : ''}: ${opts.connections} connections, ${opts.warmup} s warm-up, ${opts.duration} s per scenario; load average ${loadAtStart.join(' ')}`);
+  log(`== bench${smoke ? ' (smoke)' : ''}: ${opts.connections} connections, ${opts.warmup} s warm-up, ${opts.duration} s per timed run, ${opts.rounds} alternating round(s) per server; load average ${loadAtStart.join(' ')}`);
   const db = await createBenchDatabase(opts.adminUrl);
   log(`   database ${db.name}${flags.keep ? ' (kept)' : ''}`);
   const admin = postgres(db.url, { max: 1, onnotice: () => {} });
@@ -507,24 +509,36 @@ async function main(): Promise<number> {
       if (!row) continue;
       const sr: ScenarioResult = { id: s.id, title: s.title, anchor: s.anchor, target: s.target, ratio: null, met: null, results: [...row.values()] };
       results.push(sr);
-      for (const m of sr.results) {
-        if (m.status !== 'ok') continue;
-        const server = live.get(m.server);
-        if (!server) {
-          Object.assign(m, { status: 'failed', reason: 'server not running' });
-          continue;
+      // Each server's timed runs alternate with the other's (A B | B A | A B …, `--rounds`), so
+      // that a drift of the machine's speed weighs on both; req/s is their median.
+      const runs = new Map<Measurement, Measurement[]>();
+      const ready = new Set<Measurement>();
+      for (let round = 0; round < (s.id === 'W1' ? 1 : opts.rounds); round++) {
+        const order = round % 2 === 0 ? sr.results : [...sr.results].reverse();
+        for (const m of order) {
+          if (m.status !== 'ok') continue;
+          const server = live.get(m.server);
+          if (!server) {
+            Object.assign(m, { status: 'failed', reason: 'server not running' });
+            continue;
+          }
+          const wl = workload(s.id, m.server, data)!;
+          if (s.id === 'W1') {
+            await webhookScenario(c, server, wl, sr, m);
+            continue;
+          }
+          if (!ready.has(m) && opts.warmup > 0) await hammer(server, wl, opts.warmup);
+          ready.add(m);
+          if (s.id === 'S3') await resetWrites(c);
+          await sleep(500);
+          const run: Measurement = { server: m.server, status: 'ok', label: m.label };
+          runs.set(m, [...(runs.get(m) ?? []), run]);
+          const ok = await timedRun(c, server, wl, s.id, run);
+          if (s.id === 'S3') await resetWrites(c);
+          if (!ok) Object.assign(m, { status: run.status, reason: run.reason });
         }
-        const wl = workload(s.id, m.server, data)!;
-        if (s.id === 'W1') {
-          await webhookScenario(c, server, wl, sr, m);
-          continue;
-        }
-        if (opts.warmup > 0) await hammer(server, wl, opts.warmup);
-        if (s.id === 'S3') await resetWrites(c);
-        await sleep(500);
-        await timedRun(c, server, wl, s.id, m);
-        if (s.id === 'S3') await resetWrites(c);
       }
+      for (const [m, list] of runs) if (m.status === 'ok') merged(m, list);
       ratioOf(sr);
     }
     for (const p of running) await p.stop();
@@ -558,12 +572,12 @@ async function main(): Promise<number> {
         ours: oursConfiguration(),
         postgraphileNode: pgl.version,
         postgres: ((await admin`select version() as v`) as unknown as [{ v: string }])[0].v,
-        options: { connections: opts.connections, warmupSeconds: opts.warmup, durationSeconds: opts.duration, calibrationRequests: opts.calibrate },
+        options: { connections: opts.connections, warmupSeconds: opts.warmup, durationSeconds: opts.duration, calibrationRequests: opts.calibrate, rounds: opts.rounds },
         dataset: data.counts,
         seedSeconds: data.ms / 1000,
         totalSeconds: Math.round((Date.now() - started) / 1000),
         method: {
-          reqPerSec: '2xx responses ÷ duration of the timed run, after a warm-up; autocannon in the harness process, on the same machine',
+          reqPerSec: '2xx responses ÷ duration of a timed run, after a warm-up; the median of each server\'s alternating rounds; autocannon in the harness process, on the same machine',
           latency: 'autocannon p50 / p99 over all responses, ms',
           peakRss: 'max VmRSS of the server process, sampled every 100 ms during the timed run',
           cpu: 'CPU time (user + system, /proc/<pid>/stat) used during the timed run by the server process and by the PostgreSQL backends connected to the bench database, ÷ 2xx responses; less sensitive to other load on the machine than req/s',

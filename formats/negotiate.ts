@@ -18,10 +18,18 @@ const notAcceptable = (accept: string, types: readonly string[]) =>
  */
 export function negotiateType(accept: string | undefined, types: readonly string[]): string {
   if (!accept) return types[0]!;
-  const t = new Negotiator({ headers: { accept } }).mediaType(types as string[]);
+  // The answers for a route's list of types, by Accept header (clients send few distinct ones).
+  let answers = typeAnswers.get(types);
+  if (!answers) typeAnswers.set(types, (answers = new Map()));
+  let t = answers.get(accept);
+  if (t === undefined) {
+    t = new Negotiator({ headers: { accept } }).mediaType(types as string[]) ?? null;
+    if (answers.size < 500) answers.set(accept, t);
+  }
   if (!t) throw notAcceptable(accept, types);
   return t;
 }
+const typeAnswers = new WeakMap<readonly string[], Map<string, string | null>>();
 
 export class Formats {
   private readonly byType = new Map<string, Format>();

@@ -103,8 +103,12 @@ export async function buildApp(o: AppOptions): Promise<App> {
     await deliveryDb.close();
   });
   // A write may have queued deliveries: look now rather than at the next poll.
-  app.addHook('onResponse', async (req) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') webhooks.wake();
+  // (Added to the routes that can write only: reads pay nothing for it.)
+  const wake = async () => webhooks.wake();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((m) => m === 'GET' || m === 'HEAD')) return;
+    route.onResponse = [...(route.onResponse === undefined ? [] : Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse]), wake];
   });
   const formats = defaultFormats();
 

@@ -110,7 +110,7 @@ export function installIdempotency(app: FastifyInstance, o: IdempotencyOptions):
     return reply.send(rendered.text ?? (format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body)));
   }
 
-  app.addHook('preHandler', async (req, reply) => {
+  const preHandler = async (req: FastifyRequest, reply: FastifyReply) => {
     const mode = req.routeOptions.config?.idempotency;
     const header = req.headers['idempotency-key'];
     if (!mode || header === undefined || !req.principal) return;
@@ -152,10 +152,10 @@ export function installIdempotency(app: FastifyInstance, o: IdempotencyOptions):
     } finally {
       if (done) inflight.delete(id);
     }
-  });
+  };
 
   // What the first request answered, when the engine did not keep it with a write.
-  app.addHook('onSend', async (req, reply, payload) => {
+  const onSend = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const s = state.get(req);
     if (!s || typeof payload !== 'string') return payload;
     state.delete(req);
@@ -173,11 +173,20 @@ export function installIdempotency(app: FastifyInstance, o: IdempotencyOptions):
       req.log.warn({ err }, 'could not keep the response of an Idempotency-Key request');
     }
     return payload;
-  });
+  };
 
-  app.addHook('onResponse', async (req) => {
+  const onResponse = async (req: FastifyRequest) => {
     const id = marks.get(req);
     if (id !== undefined) inflight.delete(id);
+  };
+
+  // Only the routes that say so get the hooks: the reads pay nothing for them.
+  const withHook = <T>(existing: T | T[] | undefined, hook: T): T[] => [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), hook];
+  app.addHook('onRoute', (route) => {
+    if (!(route.config as { idempotency?: string } | undefined)?.idempotency) return;
+    route.preHandler = withHook(route.preHandler, preHandler as never);
+    route.onSend = withHook(route.onSend, onSend as never);
+    route.onResponse = withHook(route.onResponse, onResponse as never);
   });
 
   // Expired keys go; each instance purges hourly (deleting twice is harmless).

@@ -243,13 +243,13 @@ function cpuSpent(before: Awaited<ReturnType<typeof cpuNow>>, after: Awaited<Ret
  * which must be in shared_preload_libraries): the statements taking most time, per request.
  */
 async function logStatements(c: Ctx, requests: number): Promise<void> {
-  const rows = await c.admin`select calls, total_exec_time, rows, wal_bytes::float8 as wal, shared_blks_hit + shared_blks_read as blks, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 150) as q
-    from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) order by total_exec_time desc limit 10`;
+  const rows = await c.admin`select calls, total_exec_time, total_plan_time, rows, wal_bytes::float8 as wal, shared_blks_hit + shared_blks_read as blks, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 150) as q
+    from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) order by total_exec_time + total_plan_time desc limit 10`;
   const total = rows.reduce((a, r) => a + Number(r.total_exec_time), 0);
   log(`  pg_stat_statements (top 10: ${(total / requests).toFixed(3)} ms execution per request):`);
   for (const r of rows) {
     const per = (x: number) => (x / requests).toFixed(3);
-    log(`    ${per(Number(r.total_exec_time))} ms/req  ${per(Number(r.calls))} calls/req  ${Math.round(Number(r.wal) / Math.max(1, Number(r.calls)))} WAL B/call  ${per(Number(r.blks))} blocks/req  ${r.q}`);
+    log(`    ${per(Number(r.total_exec_time))} ms/req (+${per(Number(r.total_plan_time))} planning)  ${per(Number(r.calls))} calls/req  ${Math.round(Number(r.wal) / Math.max(1, Number(r.calls)))} WAL B/call  ${per(Number(r.blks))} blocks/req  ${r.q}`);
   }
 }
 

@@ -103,13 +103,19 @@ export async function queue(admin: postgres.Sql): Promise<{ pending: number; suc
   return { pending: r!.pending as number, succeeded: r!.succeeded as number, total: r!.total as number };
 }
 
+/** Deliveries pending: read from the queue's partial index (the samples must cost the machine little). */
+async function pending(admin: postgres.Sql): Promise<number> {
+  const [r] = await admin`select count(*)::int as n from webhook_deliveries where status = 'pending'`;
+  return r!.n as number;
+}
+
 /** Samples the pending count every `everyMs` until stopped; keeps the maximum and the samples. */
 export function sampleQueue(admin: postgres.Sql, everyMs: number) {
   const samples: number[] = [];
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
-      samples.push((await queue(admin)).pending);
+      samples.push(await pending(admin));
       await new Promise((r) => setTimeout(r, everyMs));
     }
   })();

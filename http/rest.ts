@@ -2,7 +2,7 @@
 // `/<path>/<id>` under the plugin's prefix (`/api`, the prefix of the model's IRIs); 405 with
 // Allow for the others. Handlers only translate HTTP to an operation call and the result to the
 // negotiated format. Also the public entrypoint and JSON-LD @context documents.
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { FieldValues, Principal } from '../engine/types.ts';
 import type { RestOperation } from '../engine/descriptor.ts';
 import { ApiError } from '../engine/errors.ts';
@@ -83,10 +83,15 @@ function cursorParams(r: ModelResource, q: URLSearchParams, page: number, ipp: n
 }
 
 /** Negotiation as a route's first hook: a 406 comes before body parsing and any query. */
-function negotiation(app: FastifyInstance, formats: Formats): onRequestAsyncHookHandler {
+function negotiation(app: FastifyInstance, formats: Formats): onRequestHookHandler {
   if (!app.hasRequestDecorator('apiFormat')) app.decorateRequest('apiFormat', null);
-  return async (req) => {
-    req.apiFormat = formats.negotiate(req.headers.accept);
+  return (req, _reply, done) => {
+    try {
+      req.apiFormat = formats.negotiate(req.headers.accept);
+    } catch (e) {
+      return done(e as Error);
+    }
+    done();
   };
 }
 
@@ -152,10 +157,15 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     for (const d of documents) ok.content[d.mediaType] = { schema: { type: 'string', format: 'binary', description: d.description } };
     Object.assign(doc.response, problems(422));
     doc.description += `\n\nAlso as a document: ${documents.map((d) => `\`${d.mediaType}\` (${d.description})`).join('; ')}.`;
-    const onRequest: onRequestAsyncHookHandler = async (req) => {
-      const type = negotiateType(req.headers.accept, types);
-      req.apiDocument = documents.find((d) => d.mediaType === type) ?? null;
-      if (!req.apiDocument) req.apiFormat = formats.negotiate(req.headers.accept);
+    const onRequest: onRequestHookHandler = (req, _reply, done) => {
+      try {
+        const type = negotiateType(req.headers.accept, types);
+        req.apiDocument = documents.find((d) => d.mediaType === type) ?? null;
+        if (!req.apiDocument) req.apiFormat = formats.negotiate(req.headers.accept);
+      } catch (e) {
+        return done(e as Error);
+      }
+      done();
     };
     return { ...base, onRequest };
   }

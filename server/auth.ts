@@ -4,7 +4,7 @@
 // each part of the plugin then adds a `guard`: 429 over the limit, and, where a token is needed,
 // 401 (problem+json carrying `message`) without a valid one. Which routes need a token is
 // decided by the plugin a route is registered in, never by its path.
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Principal } from '../engine/types.ts';
 import { ApiError } from '../engine/errors.ts';
 import { problem } from '../formats/problem.ts';
@@ -24,8 +24,12 @@ export function principalOf(req: FastifyRequest): Principal {
 }
 
 /** Resolves the caller and counts the request against the rate limit (see gate.ts). */
+type Admitted = { principal: Principal | null; verdict: Verdict; at: number };
+
 export interface Gatekeeper {
-  admit(value: string | undefined, ip: string): Promise<{ principal: Principal | null; verdict: Verdict; at: number }>;
+  admit(value: string | undefined, ip: string): Promise<Admitted>;
+  /** The same, when it can be decided without waiting (a cached token); undefined otherwise. */
+  admitNow?(value: string | undefined, ip: string): Admitted | undefined;
 }
 
 /**
@@ -34,15 +38,26 @@ export interface Gatekeeper {
  * headers. Refuses nothing itself (see `guard`); a request whose token is valid keeps its
  * principal even when refused with 429, so that it is recorded in the token's history (history.ts).
  */
-export function admission(gate: Gatekeeper): onRequestAsyncHookHandler {
-  return async (req, reply) => {
-    const header = req.headers['x-api-token'];
-    const value = typeof header === 'string' && header !== '' ? header : undefined;
-    const { principal, verdict, at } = await gate.admit(value, req.ip);
+export function admission(gate: Gatekeeper): onRequestHookHandler {
+  const admit = (req: FastifyRequest, reply: FastifyReply, value: string | undefined, { principal, verdict, at }: Admitted) => {
     reply.headers(rateLimitHeaders(verdict));
     req.principal = principal;
     req.admission = { tokenSent: value !== undefined, verdict };
     if (principal) req.admittedAt = at;
+  };
+  // A callback hook: a request whose token is cached is admitted without a promise.
+  return (req, reply, done) => {
+    const header = req.headers['x-api-token'];
+    const value = typeof header === 'string' && header !== '' ? header : undefined;
+    const now = gate.admitNow?.(value, req.ip);
+    if (now) {
+      admit(req, reply, value, now);
+      return done();
+    }
+    gate.admit(value, req.ip).then((a) => {
+      admit(req, reply, value, a);
+      done();
+    }, done);
   };
 }
 
@@ -53,18 +68,20 @@ export type RefusalShape = 'problem' | 'graphql';
  * A part of /api's gate, after `admission`: 429 when the window is full, then, with
  * `authenticate`, 401 without a valid token.
  */
-export function guard(o: { authenticate: boolean; shape?: RefusalShape }): onRequestAsyncHookHandler {
+export function guard(o: { authenticate: boolean; shape?: RefusalShape }): onRequestHookHandler {
   const graphql = o.shape === 'graphql';
-  return async (req, reply) => {
+  // A callback hook (no promise per request); a refusal is sent and the chain stops there.
+  return (req, reply, done) => {
     const a = req.admission;
-    if (!a) throw new Error('guard() runs after admission()');
+    if (!a) return done(new Error('guard() runs after admission()'));
     if (!a.verdict.allowed) {
       const p = problem(tooManyRequests(a.verdict));
       const body = graphql ? { ...p.body, errors: [{ message: p.body.detail, extensions: { status: 429 } }] } : p.body;
-      return reply.code(429).headers(p.headers).send(JSON.stringify(body));
+      reply.code(429).headers(p.headers).send(JSON.stringify(body));
+      return;
     }
-    if (!o.authenticate || req.principal) return;
-    return unauthorized(reply, a.tokenSent ? 'Invalid API token' : 'No API token provided', graphql);
+    if (!o.authenticate || req.principal) return done();
+    unauthorized(reply, a.tokenSent ? 'Invalid API token' : 'No API token provided', graphql);
   };
 }
 

@@ -110,6 +110,19 @@ export class Gate {
     };
   }
 
+  /**
+   * The admission decided at once, when it needs neither the database nor Redis (no shared store,
+   * and no token or a cached one); undefined otherwise (admit).
+   */
+  admitNow(value: string | undefined, ip: string): Admission | undefined {
+    if (this.shared) return undefined;
+    const r = value ? this.tokens.cached(value) : null;
+    if (r === undefined) return undefined;
+    const at = this.clock();
+    const principal = r?.principal ?? null;
+    return { principal, verdict: this.memory.hitSync(keyOf(principal, ip), at), at };
+  }
+
   async admit(value: string | undefined, ip: string): Promise<Admission> {
     const at = this.clock();
     if (!this.shared) {

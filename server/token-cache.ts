@@ -50,20 +50,34 @@ export class TokenCache {
     return this.o.ttlMs > 0;
   }
 
+  /**
+   * The principal of a token value when the cache can answer now (fresh, cache in use), null for
+   * a value that is no token at all; undefined when only the database can say (resolve).
+   */
+  cached(value: string): Resolved | null | undefined {
+    if (!value.startsWith(TOKEN_PREFIX) || value.length > 200) return null;
+    return this.enabled && this.live ? this.hit(hashToken(value)) : undefined;
+  }
+
+  private hit(hash: string): Resolved | undefined {
+    const hit = this.entries.get(hash);
+    if (!hit) return undefined;
+    this.entries.delete(hash);
+    if (hit.expires > Date.now() && hit.epoch === this.epoch) {
+      this.entries.set(hash, hit);
+      return hit;
+    }
+    return undefined;
+  }
+
   /** The principal of a token value, from the cache when fresh, else from the database. */
   async resolve(value: string, opts: { bypass?: boolean } = {}): Promise<Resolved | null> {
     if (!value.startsWith(TOKEN_PREFIX) || value.length > 200) return null;
     const hash = hashToken(value);
     const caching = this.enabled && this.live && !opts.bypass;
     if (caching) {
-      const hit = this.entries.get(hash);
-      if (hit) {
-        this.entries.delete(hash);
-        if (hit.expires > Date.now() && hit.epoch === this.epoch) {
-          this.entries.set(hash, hit);
-          return hit;
-        }
-      }
+      const hit = this.hit(hash);
+      if (hit) return hit;
     }
     const epoch = this.epoch;
     const generation = this.generation;

@@ -1,0 +1,52 @@
+// The floor of one webhook delivery's HTTP exchange on this machine, for reading W1: a keep-alive
+// node:http client POSTing a 2.9 KB signed payload to a node:http server that verifies its HMAC,
+// 16 in flight (the worker's default concurrency is 8), both in this process. Prints the CPU time
+// per exchange (client and receiver together): what any delivery costs a machine that also runs
+// its receiver, before the outbox, the queue and the database.
+//
+//   npx tsx bench/http-floor.ts [exchanges]
+import { createHmac } from 'node:crypto';
+import { Agent, createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const total = Number(process.argv[2] ?? 20_000);
+const key = Buffer.alloc(32, 7);
+const body = JSON.stringify({ type: 'invoice.created', timestamp: new Date().toISOString(), data: { notes: 'x'.repeat(2800) } });
+const sign = (id: string, ts: string, b: string) => createHmac('sha256', key).update(`${id}.${ts}.${b}`).digest('base64');
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const ok = `v1,${sign(String(req.headers['webhook-id']), String(req.headers['webhook-timestamp']), Buffer.concat(chunks).toString('utf8'))}` === req.headers['webhook-signature'];
+    res.writeHead(ok ? 200 : 400).end();
+  });
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const port = (server.address() as AddressInfo).port;
+const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+
+let sent = 0;
+let bad = 0;
+const exchange = (n: number) =>
+  new Promise<void>((resolve, reject) => {
+    const id = `msg_${n}`;
+    const ts = String(Math.floor(Date.now() / 1000));
+    const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${sign(id, ts, body)}` };
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/hook', agent, headers }, (res) => {
+      if (res.statusCode !== 200) bad++;
+      res.resume().on('end', () => resolve());
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+
+const cpu = process.cpuUsage();
+const started = Date.now();
+await Promise.all(Array.from({ length: 16 }, async () => {
+  while (sent < total) await exchange(sent++);
+}));
+const used = process.cpuUsage(cpu);
+console.log(`${total} exchanges in ${Date.now() - started} ms, ${bad} refused; CPU ${((used.user + used.system) / 1000 / total).toFixed(3)} ms per exchange (client and receiver)`);
+agent.destroy();
+server.close();

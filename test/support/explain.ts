@@ -20,6 +20,23 @@ export async function insertInvoices(database: Database, company: string, client
     from generate_series(${from}::int, ${from + n - 1}::int) as g`);
 }
 
+/**
+ * Where the deep-cursor EXPLAIN tests (GraphQL and REST) put their cursor in 4,000 invoices of
+ * `insertInvoices`: every order field, nullable ones in their values and past their nulls.
+ */
+export const DEEP_CURSOR_CASES: readonly { order: Order[]; at: number }[] = [
+  { order: [], at: 2000 },
+  { order: [{ field: 'total', dir: 'desc' }], at: 2000 },
+  { order: [{ field: 'invoiceDate', dir: 'asc' }], at: 2000 },
+  { order: [{ field: 'dueDate', dir: 'asc' }], at: 2000 },
+  { order: [{ field: 'dueDate', dir: 'asc' }], at: 3500 },
+  { order: [{ field: 'dueDate', dir: 'desc' }], at: 500 },
+  { order: [{ field: 'dueDate', dir: 'desc' }], at: 2500 },
+  { order: [{ field: 'number', dir: 'asc' }], at: 2000 },
+  { order: [{ field: 'number', dir: 'asc' }], at: 3500 },
+  { order: [{ field: 'number', dir: 'desc' }], at: 500 },
+];
+
 /** The cursor of the company's invoice at offset `at` in `order` (PostgreSQL's order: ASC nulls last). */
 export async function invoiceCursorAt(database: Database, company: string, order: readonly Order[], at: number): Promise<string> {
   const columns = order.map((o) => r.byName.get(o.field)!.column);

@@ -12,6 +12,7 @@ import { problem, PROBLEM } from '../formats/problem.ts';
 import { registerDocs, registerOpenapi } from '../http/docs.ts';
 import { htmlPage, registerGraphiqlAssets } from '../http/graphiql.ts';
 import { API_PREFIX, apiPlugin, GRAPHQL_PATH } from './api.ts';
+import { withHook } from './route-hooks.ts';
 import { assetDir, readAsset } from './assets.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db.ts';
@@ -108,7 +109,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.every((m) => m === 'GET' || m === 'HEAD')) return;
-    route.onResponse = [...(route.onResponse === undefined ? [] : Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse]), wake];
+    route.onResponse = withHook(route.onResponse, wake as never);
   });
   const formats = defaultFormats();
 

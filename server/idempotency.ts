@@ -19,6 +19,7 @@ import type { Engine } from '../engine/operations.ts';
 import { etagOf } from '../engine/versions.ts';
 import type { Formats } from '../formats/negotiate.ts';
 import type { Clock } from './rate-limit.ts';
+import { withHook } from './route-hooks.ts';
 
 /** How long a key and its response are kept. */
 export const KEEP_MS = 24 * 60 * 60 * 1000;
@@ -181,7 +182,6 @@ export function installIdempotency(app: FastifyInstance, o: IdempotencyOptions):
   };
 
   // Only the routes that say so get the hooks: the reads pay nothing for them.
-  const withHook = <T>(existing: T | T[] | undefined, hook: T): T[] => [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), hook];
   app.addHook('onRoute', (route) => {
     if (!(route.config as { idempotency?: string } | undefined)?.idempotency) return;
     route.preHandler = withHook(route.preHandler, preHandler as never);

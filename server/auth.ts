@@ -23,9 +23,9 @@ export function principalOf(req: FastifyRequest): Principal {
   return req.principal;
 }
 
-/** Resolves the caller and counts the request against the rate limit (see gate.ts). */
 type Admitted = { principal: Principal | null; verdict: Verdict; at: number };
 
+/** Resolves the caller and counts the request against the rate limit (see gate.ts). */
 export interface Gatekeeper {
   admit(value: string | undefined, ip: string): Promise<Admitted>;
   /** The same, when it can be decided without waiting (a cached token); undefined otherwise. */

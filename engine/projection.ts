@@ -63,14 +63,17 @@ export function recordJson(model: Model, r: ModelResource, alias: string, projec
   const col = (column: string) => sql`${sql.identifier(alias)}.${sql.identifier(column)}`;
   const members: SQL[] = [];
   const add = (key: string, value: SQL) => members.push(sql`${value} as ${sql.identifier(key)}`);
+  // A column whose name is the member's key needs no `as`: the statement's text stays shorter.
+  const same = (key: string, column: string) => members.push(key === column ? col(column) : sql`${col(column)} as ${sql.identifier(key)}`);
   for (const [key, value] of projection.leadingMembers(r, top)) add(key, value === 'iri' ? sql`${literal(`${r.iri}/`)} || ${col('id')}` : literal(value.text));
-  add('id', col('id'));
+  same('id', 'id');
   for (const f of shownFields(r)) {
     if (f.kind === 'children') add(f.name, childrenJson(model, r, f, alias, projection));
     else if (f.kind === 'list') add(f.name, wireList(model, f, col(f.column)));
     else if (f.def.kind === 'textList') add(f.name, col(f.column));
     else if (f.def.kind === 'text' && f.def.mask) add(f.name, masked(col(f.column), f.def.mask));
-    else add(f.name, wireScalar(model, f.kind as ScalarField['kind'], f.target, col(f.column)));
+    else if (f.kind === 'ref' || f.kind === 'timestamp' || f.kind === 'decimal') add(f.name, wireScalar(model, f.kind, f.target, col(f.column)));
+    else same(f.name, f.column);
   }
   add('createdAt', iso(col('created_at')));
   add('updatedAt', iso(col('updated_at')));

@@ -39,10 +39,29 @@ export interface HistoryOptions {
 
 /** A PostgreSQL array literal, so a whole column travels as one parameter with any driver. */
 export function pgArray(values: readonly (string | number | null)[]): string {
-  return `{${values.map((v) => (v === null ? 'NULL' : `"${String(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`)).join(',')}}`;
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (i) out += ',';
+    // Numbers go bare; text is quoted, with its backslashes and quotes escaped (rarely any).
+    if (v === null) out += 'NULL';
+    else if (typeof v === 'number') out += String(v);
+    else out += v.includes('"') || v.includes('\\') ? `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"` : `"${v}"`;
+  }
+  return `${out}}`;
 }
 
-const month = (at: number) => new Date(at).toISOString().slice(0, 7);
+/** The month (YYYY-MM, UTC) of a time in ms, computed once per month boundary crossed. */
+const months = { from: 0, to: -1, name: '' };
+function month(at: number): string {
+  if (at < months.from || at >= months.to) {
+    const d = new Date(at);
+    months.from = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+    months.to = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+    months.name = d.toISOString().slice(0, 7);
+  }
+  return months.name;
+}
 
 export class HistoryRecorder {
   private queue: HistoryEntry[] = [];
@@ -133,9 +152,10 @@ export class HistoryRecorder {
       if (!rows.length) return;
       await tx.execute(sql`
         insert into api_token_history (token_id, date, method, endpoint, status, ip_address, user_agent)
-        select * from unnest(${pgArray(rows.map((e) => e.tokenId))}::uuid[], ${pgArray(rows.map((e) => new Date(e.at).toISOString()))}::timestamptz[],
+        select u.token_id, to_timestamp(u.ms / 1000.0), u.method, u.endpoint, u.status, u.ip_address, u.user_agent
+        from unnest(${pgArray(rows.map((e) => e.tokenId))}::uuid[], ${pgArray(rows.map((e) => e.at))}::float8[],
           ${pgArray(rows.map((e) => e.method))}::text[], ${pgArray(rows.map((e) => e.endpoint))}::text[], ${pgArray(rows.map((e) => e.status))}::int[],
-          ${pgArray(rows.map((e) => e.ipAddress))}::text[], ${pgArray(rows.map((e) => e.userAgent))}::text[])`);
+          ${pgArray(rows.map((e) => e.ipAddress))}::text[], ${pgArray(rows.map((e) => e.userAgent))}::text[]) as u(token_id, ms, method, endpoint, status, ip_address, user_agent)`);
 
       const perToken = new Map<string, { n: number; last: number }>();
       const perMonth = new Map<string, number>();

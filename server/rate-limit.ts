@@ -41,11 +41,15 @@ function verdict(o: RateLimitOptions, allowed: boolean, count: number, oldest: n
   return { allowed, limit: o.max, remaining: Math.max(0, o.max - count), resetAt, retryAfterMs: allowed ? 0 : Math.max(0, resetAt - now) };
 }
 
+const TOUCH_MS = 1000;
+
 /** The last `max` accepted request times of one key, oldest first, in a ring that grows on demand. */
 class Ring {
   buf: Float64Array;
   head = 0;
   size = 0;
+  /** When the key last moved to the recent end of the store's LRU order (ms). */
+  touched = -Infinity;
   constructor(capacity: number) {
     this.buf = new Float64Array(capacity);
   }
@@ -72,7 +76,8 @@ class Ring {
 /**
  * In-memory sliding log. Each key keeps at most `max` times; expired ones are dropped from the
  * front, so a request costs O(1) amortised. The number of keys is bounded (least recently used
- * keys are evicted first: a Map keeps insertion order and a touched key is re-inserted).
+ * keys are evicted first: a Map keeps insertion order and a used key is re-inserted, at most once
+ * a second).
  */
 export class MemoryStore implements RateLimitStore {
   private readonly keys = new Map<string, Ring>();
@@ -84,12 +89,15 @@ export class MemoryStore implements RateLimitStore {
   hitSync(key: string, now: number): Verdict {
     const { max, windowMs } = this.o;
     let ring = this.keys.get(key);
-    if (ring) this.keys.delete(key);
-    else {
+    if (!ring) {
       ring = new Ring(Math.max(1, Math.min(max, 16)));
       if (this.keys.size >= this.maxKeys) this.evict(now);
+    } else if (now - ring.touched >= TOUCH_MS) this.keys.delete(key);
+    // A used key moves to the recent end (re-inserted) at most once a second: LRU within a second.
+    if (now - ring.touched >= TOUCH_MS) {
+      this.keys.set(key, ring);
+      ring.touched = now;
     }
-    this.keys.set(key, ring);
     const horizon = now - windowMs;
     while (ring.size > 0 && ring.oldest() <= horizon) ring.shift();
     const allowed = ring.size < max;

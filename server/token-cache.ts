@@ -24,7 +24,12 @@ export interface Resolved {
 
 interface Entry extends Resolved {
   expires: number;
+  /** When the entry last moved to the LRU's recent end (ms). */
+  touched: number;
 }
+
+/** A hit moves its entry to the LRU's recent end at most this often (ms): LRU within a second. */
+const TOUCH_MS = 1000;
 
 export interface TokenCacheOptions {
   /** 0 disables caching. */
@@ -62,12 +67,18 @@ export class TokenCache {
   private hit(hash: string): Resolved | undefined {
     const hit = this.entries.get(hash);
     if (!hit) return undefined;
-    this.entries.delete(hash);
-    if (hit.expires > Date.now() && hit.epoch === this.epoch) {
-      this.entries.set(hash, hit);
-      return hit;
+    const now = Date.now();
+    if (hit.expires <= now || hit.epoch !== this.epoch) {
+      this.entries.delete(hash);
+      return undefined;
     }
-    return undefined;
+    if (now - hit.touched >= TOUCH_MS) {
+      // Re-inserting moves it to the recent end (a Map keeps insertion order).
+      this.entries.delete(hash);
+      this.entries.set(hash, hit);
+      hit.touched = now;
+    }
+    return hit;
   }
 
   /** The principal of a token value, from the cache when fresh, else from the database. */
@@ -87,7 +98,8 @@ export class TokenCache {
     // A revocation on this instance while we were reading: what we read may predate it.
     if (caching && this.live && epoch === this.epoch && generation === this.generation) {
       if (this.entries.size >= this.o.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(hash, { ...resolved, expires: Date.now() + this.o.ttlMs });
+      const now = Date.now();
+      this.entries.set(hash, { ...resolved, expires: now + this.o.ttlMs, touched: now });
     }
     return resolved;
   }

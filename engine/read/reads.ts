@@ -9,7 +9,7 @@ import { recordJson, type Projection } from '../projection.ts';
 import type { ListQuery, PageCursors, Slice, SliceQuery } from '../query.ts';
 import { columnSqlType } from '../drizzle-internals.ts';
 import { cursorOfPosition, decodePosition, orderBy, positionJson, reachedWith, seekRead, seekWith, type Position } from '../keyset.ts';
-import type { Statements } from '../statements.ts';
+import type { StatementShape, Statements } from '../statements.ts';
 import type { AnyTable, Tables } from '../tables.ts';
 import type { Db, FieldValues, Principal, Tx } from '../types.ts';
 import { isUuid } from '../validate.ts';
@@ -276,11 +276,25 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     return { members: row!.members as string, total: Number(row!.total), ...ends, ...(cursor ? { more: Number(row!.fetched) > q.limit, behind: row!.behind === true } : {}) };
   }
 
+  // The item read's statement shape per projection and resource, made once: the request path
+  // then allocates no closure and no key. The row is named `t` (its children `t_<field>`): the
+  // statement's text is shorter, and the driver hashes that text on every execution.
+  const jsonReads = new Map<Projection, Map<ModelResource, StatementShape>>();
+  const jsonReadOf = (r: ModelResource, projection: Projection): StatementShape => {
+    let byResource = jsonReads.get(projection);
+    if (!byResource) jsonReads.set(projection, (byResource = new Map()));
+    let shape = byResource.get(r);
+    if (!shape) {
+      const build = () =>
+        sql`select "t"."company_id" as "companyId", "t"."version", ${recordJson(model, r, 't', projection, true)}::text as "body" from ${tables.get(r)} as "t" where "t"."id" = ${sql.placeholder('id')}`;
+      byResource.set(r, (shape = { key: `json-read|${projection.name}|${r.name}`, build }));
+    }
+    return shape;
+  };
+
   async function readJson(p: Principal, r: ModelResource, id: string, projection: Projection): Promise<{ text: string; version: number }> {
     if (!isUuid(id)) throw ApiError.notFound();
-    const t = tables.get(r);
-    const build = () => sql`select ${t.companyId} as "companyId", ${t.version} as "version", ${recordJson(model, r, r.table, projection, true)}::text as "body" from ${t} where ${t.id} = ${sql.placeholder('id')}`;
-    const [row] = await run(db, { key: `json-read|${projection.name}|${r.name}`, build }, { id: id.toLowerCase() });
+    const [row] = await run(db, jsonReadOf(r, projection), { id: id.toLowerCase() });
     if (!row) throw ApiError.notFound();
     if (row.companyId !== p.company.id) throw ApiError.forbidden('This record belongs to another company.');
     return { text: row.body as string, version: Number(row.version) };

@@ -109,16 +109,23 @@ export class MemoryStore implements RateLimitStore {
     return { ...this.hitSync(key, now), epoch: 0, stale: false };
   }
 
-  /** Evicts the least recently used key, preferring (among the first few) one whose window is empty. */
+  /**
+   * Evicts a key whose window is empty among the least recently used few, else the least
+   * recently used one.
+   */
   private evict(now: number): void {
     const horizon = now - this.o.windowMs;
+    let lru: string | undefined;
     let n = 0;
     for (const [k, r] of this.keys) {
-      if (r.size === 0 || r.buf[(r.head + r.size - 1) % r.buf.length]! <= horizon || ++n > 8) {
+      lru ??= k;
+      if (r.size === 0 || r.buf[(r.head + r.size - 1) % r.buf.length]! <= horizon) {
         this.keys.delete(k);
         return;
       }
+      if (++n >= 8) break;
     }
+    if (lru !== undefined) this.keys.delete(lru);
   }
 
   get size(): number {

@@ -138,3 +138,22 @@ describe('a small limit', () => {
     expect(history.body.member[1]).toMatchObject({ ipAddress: '203.0.113.30', date: new Date(T0 + 200_000).toISOString() });
   });
 });
+
+describe('the in-memory store keeps its most recently used keys', () => {
+  it('evicts the least recently used key; a use moves a key to the recent end at most once a second', async () => {
+    const { MemoryStore } = await import('../server/rate-limit.ts');
+    const store = new MemoryStore({ max: 10, windowMs: 60_000 }, 2);
+    store.hitSync('a', T0);
+    store.hitSync('b', T0 + 10);
+    // `a` used again within a second of its last move: it keeps its place, so `c` evicts it.
+    store.hitSync('a', T0 + 500);
+    store.hitSync('c', T0 + 600);
+    expect(store.size).toBe(2);
+    expect(store.hitSync('b', T0 + 700).remaining).toBe(8); // b kept its two earlier requests
+    // More than a second after its last move, a use of `b` moves it behind `c`: `d` evicts `c`.
+    expect(store.hitSync('b', T0 + 1_100).remaining).toBe(7);
+    store.hitSync('d', T0 + 1_200);
+    expect(store.hitSync('b', T0 + 1_300).remaining).toBe(6);
+    expect(store.size).toBe(2);
+  });
+});

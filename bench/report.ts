@@ -39,6 +39,10 @@ export interface Measurement {
 }
 
 export interface WebhookQueue {
+  /** WAL PostgreSQL wrote per create, from the run's start until its deliveries were recorded (bytes). */
+  walPerCreate?: number;
+  /** Of the delivery rows' updates (claims and records), the share that were HOT. */
+  hotShare?: number;
   /** Pending deliveries, sampled every 250 ms during the timed run: the largest sample. */
   maxPending: number;
   /** Pending when the timed run ended, and after waiting for the queue to drain. */
@@ -132,5 +136,6 @@ export function markdownTable(r: Report): string {
 /** W1's queue in one sentence. */
 export function webhookLine(q: WebhookQueue): string {
   const drained = q.pendingFinal === 0 ? `drained ${(q.drainMs / 1000).toFixed(1)} s after the run` : `NOT drained: ${q.pendingFinal} still pending ${(q.drainMs / 1000).toFixed(1)} s after the run`;
-  return `pending max ${q.maxPending} during the run, ${q.pendingAtEnd} at its end, ${drained}; ${q.succeeded}/${q.queued} deliveries succeeded, ${q.received} received (${q.duplicates} duplicate webhook-ids, ${q.badSignatures} bad signatures)`;
+  const wal = q.walPerCreate !== undefined ? `; ${Math.round(q.walPerCreate)} B of WAL per create${q.hotShare !== undefined ? `, ${Math.round(q.hotShare * 100)} % of the delivery rows' updates HOT` : ''}` : '';
+  return `pending max ${q.maxPending} during the run, ${q.pendingAtEnd} at its end, ${drained}; ${q.succeeded}/${q.queued} deliveries succeeded, ${q.received} received (${q.duplicates} duplicate webhook-ids, ${q.badSignatures} bad signatures)${wal}`;
 }

@@ -19,7 +19,7 @@ import postgres from 'postgres';
 import { CountingProxy, perRequest } from './pgcount.ts';
 import { markdownTable, ratioOf, webhookLine, type Measurement, type Report, type ScenarioResult } from './report.ts';
 import { SCENARIOS, workload, WRITES, type ScenarioId, type Workload } from './scenarios.ts';
-import { BenchReceiver, createWebhook, deleteWebhook, drain, queue, sampleQueue } from './webhooks.ts';
+import { BenchReceiver, createWebhook, deleteWebhook, deliveryUpdates, drain, queue, sampleQueue, walPosition } from './webhooks.ts';
 import { createBenchDatabase, seed, type BenchDatabase, type Seeded } from './seed.ts';
 import { cpuMsOf, oursEnv, postgraphileRuntime, ROOT, startBaseline, startOurs, startPostGraphile, type ServerName, type ServerProcess } from './servers.ts';
 import { summariseProfile } from './profile.ts';
@@ -369,11 +369,19 @@ async function webhookScenario(c: Ctx, server: ServerProcess, wl: Workload, sr: 
   const pairs = smoke ? 1 : Math.max(1, Number(flags.pairs ?? 2));
   const runsWithout: Measurement[] = [];
   const runsWith: Measurement[] = [];
+  // WAL per create: without the webhook over the timed run, with it until the run's deliveries
+  // are recorded (the queue drained), so that the claims and records count.
+  let walStart = 0n;
+  const walWithout: number[] = [];
+  const walWith: number[] = [];
+  const hotShares: number[] = [];
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const timed = async (into: Measurement[], label: string) => {
     const m: Measurement = { server: 'ours', status: 'ok', label };
     await resetWrites(c);
     await sleep(500);
     into.push(m);
+    walStart = await walPosition(c.admin);
     return timedRun(c, server, wl, 'W1', m);
   };
   const receiver = new BenchReceiver();
@@ -383,7 +391,10 @@ async function webhookScenario(c: Ctx, server: ServerProcess, wl: Workload, sr: 
   const runWithout = async () => {
     if (opts.warmup > 0 && !warm) await hammer(server, wl, opts.warmup);
     warm = true;
-    return timed(runsWithout, `ours, no webhook (${runsWithout.length + 1})`);
+    const ok = await timed(runsWithout, `ours, no webhook (${runsWithout.length + 1})`);
+    const m = runsWithout.at(-1)!;
+    if (ok && m.ok) walWithout.push(Number((await walPosition(c.admin)) - walStart) / m.ok);
+    return ok;
   };
   const runWith = async (): Promise<boolean> => {
     const made = await createWebhook(server.url, c.data.token, receiver.url);
@@ -395,14 +406,21 @@ async function webhookScenario(c: Ctx, server: ServerProcess, wl: Workload, sr: 
       receiver.reset();
       const i = runsWith.length + 1;
       const sampler = sampleQueue(c.admin, 250);
+      const updates = await deliveryUpdates(c.admin);
       const ran = await timed(runsWith, `ours + webhook (${i})`);
       const { max } = await sampler.stop();
       const atEnd = (await queue(c.admin)).pending;
       const drained = await drain(c.admin, smoke ? 10_000 : 30_000);
       await sleep(200);
+      const walBytes = Number((await walPosition(c.admin)) - walStart);
       const q = await queue(c.admin);
       if (!ran) return false;
-      const run = { maxPending: Math.max(max, atEnd), pendingAtEnd: atEnd, pendingFinal: drained.pending, drainMs: drained.ms, queued: q.total, succeeded: q.succeeded, received: receiver.received, badSignatures: receiver.bad, duplicates: receiver.duplicates };
+      // Backends report their tables' statistics within a second or so of their transactions.
+      await sleep(1200);
+      const after = await deliveryUpdates(c.admin);
+      const upd = after.updates - updates.updates;
+      const creates = runsWith.at(-1)!.ok ?? 0;
+      const run = { maxPending: Math.max(max, atEnd), pendingAtEnd: atEnd, pendingFinal: drained.pending, drainMs: drained.ms, queued: q.total, succeeded: q.succeeded, received: receiver.received, badSignatures: receiver.bad, duplicates: receiver.duplicates, ...(creates ? { walPerCreate: walBytes / creates } : {}), ...(upd > 0 ? { hotShare: (after.hot - updates.hot) / upd } : {}) };
       log(`  W1 webhook queue (${i}): ${webhookLine(run)}`);
       if (receiver.bad) failures.push(`W1: ${receiver.bad} deliveries whose signature did not verify`);
       // The worst of the runs: the largest queue, the longest drain; the deliveries summed.
@@ -417,6 +435,8 @@ async function webhookScenario(c: Ctx, server: ServerProcess, wl: Workload, sr: 
         badSignatures: queueStats.badSignatures + run.badSignatures,
         duplicates: queueStats.duplicates + run.duplicates,
       };
+      if (run.walPerCreate !== undefined) walWith.push(run.walPerCreate);
+      if (run.hotShare !== undefined) hotShares.push(run.hotShare);
       return true;
     } finally {
       await deleteWebhook(server.url, c.data.token, made.iri).catch(() => {});
@@ -436,7 +456,8 @@ async function webhookScenario(c: Ctx, server: ServerProcess, wl: Workload, sr: 
   merged(withHook, runsWith);
   without.label = 'ours, no webhook';
   withHook.label = 'ours + webhook';
-  if (queueStats) withHook.webhooks = queueStats;
+  if (queueStats) withHook.webhooks = { ...queueStats, ...(walWith.length ? { walPerCreate: mean(walWith) } : {}), ...(hotShares.length ? { hotShare: mean(hotShares) } : {}) };
+  if (walWithout.length) (without.notes ??= []).push(`${Math.round(mean(walWithout))} B of WAL per create`);
 }
 
 async function main(): Promise<number> {

@@ -103,6 +103,18 @@ export async function queue(admin: postgres.Sql): Promise<{ pending: number; suc
   return { pending: r!.pending as number, succeeded: r!.succeeded as number, total: r!.total as number };
 }
 
+/** Where PostgreSQL's write-ahead log stands (bytes): the difference over a run is the WAL it wrote. */
+export async function walPosition(admin: postgres.Sql): Promise<bigint> {
+  const [r] = await admin`select (pg_current_wal_lsn() - '0/0'::pg_lsn)::text as b`;
+  return BigInt(r!.b as string);
+}
+
+/** Updates of delivery rows so far, and how many were HOT (no index touched); read after the backends reported them. */
+export async function deliveryUpdates(admin: postgres.Sql): Promise<{ updates: number; hot: number }> {
+  const [r] = await admin`select coalesce(n_tup_upd, 0)::int as u, coalesce(n_tup_hot_upd, 0)::int as h from pg_stat_user_tables where relname = 'webhook_deliveries'`;
+  return { updates: (r?.u as number) ?? 0, hot: (r?.h as number) ?? 0 };
+}
+
 /** Deliveries pending: read from the queue's partial index (the samples must cost the machine little). */
 async function pending(admin: postgres.Sql): Promise<number> {
   const [r] = await admin`select count(*)::int as n from webhook_deliveries where status = 'pending'`;

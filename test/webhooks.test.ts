@@ -607,6 +607,28 @@ describe('durability', () => {
     }
   }, 60_000);
 
+  it.skipIf(!process.env.DATABASE_URL)('a claim writes no index entry: the lease is in no index, so the claims are HOT updates', async () => {
+    const db = await freshDatabase();
+    const s = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s' }, { db });
+    try {
+      const c = client(s, await tokenFor(s, { email: 'h@hooks.test', company: 'Hot' }));
+      const res = await c.post('/api/webhooks', { url: `${receiver.url}/hot`, events: ['client.created'] });
+      receiver.secrets.set('/hot', res.body.secret);
+      for (let i = 0; i < 20; i++) expect((await c.post('/api/clients', { name: `Hot ${i}` })).status).toBe(201);
+      await receiver.waitFor('/hot', 20);
+      // Each delivery is updated twice: claimed (its lease, HOT) and recorded (its status, which
+      // its queue's partial index follows). The server's backends report their counts within a second or so.
+      const counts = async () => rowsOf<{ upd: number; hot: number }>(await db.database.db.execute(sql`select n_tup_upd::int as upd, n_tup_hot_upd::int as hot from pg_stat_user_tables where relname = 'webhook_deliveries'`))[0]!;
+      await waitUntil(async () => (await counts()).upd >= 40, 15_000);
+      const { upd, hot } = await counts();
+      expect(upd).toBe(40);
+      expect(hot).toBeGreaterThanOrEqual(20);
+    } finally {
+      await s.close();
+      await db.drop();
+    }
+  });
+
   it.skipIf(!process.env.DATABASE_URL)('two instances deliver each event once', async () => {
     const db = await freshDatabase();
     const pool2 = await openDatabase({ databaseUrl: db.url, maxConnections: 4 });

@@ -19,8 +19,13 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   /** pending | succeeded | failed */
   status: text('status').notNull().default('pending'),
   attempts: integer('attempts').notNull().default(0),
-  /** When the next attempt is due; while an attempt runs, when it may be taken over (its lease). */
+  /** When the next attempt is due (null once the delivery succeeded or failed). */
   nextAttemptAt: ts('next_attempt_at'),
+  /**
+   * While an attempt runs: until when it is its instance's (its lease); another instance may take
+   * it over after that. Not indexed, so that a claim changes no indexed column: a HOT update.
+   */
+  leasedUntil: ts('leased_until'),
   lastStatus: integer('last_status'),
   lastError: text('last_error'),
   lastDurationMs: integer('last_duration_ms'),

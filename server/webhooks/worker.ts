@@ -1,7 +1,8 @@
 // Delivers webhook events after commit (CONTRACT §11). Each instance claims due deliveries with
-// one statement (FOR UPDATE SKIP LOCKED), which also counts the attempt and moves the delivery's
-// next attempt one lease ahead: two instances never claim the same attempt, and an attempt whose
-// instance died is taken over when its lease ends, so a delivery is never lost (at least once).
+// one statement (FOR UPDATE SKIP LOCKED), which also counts the attempt and leases the delivery
+// (`leased_until`): two instances never claim the same attempt, and an attempt whose instance
+// died is taken over when its lease ends, so a delivery is never lost (at least once). The lease
+// is a column of its own, in no index: a claim is a HOT update that writes no index entry.
 // Attempts run concurrently up to a bound; their outcomes are recorded in batches, so that with a
 // backlog a look and a record serve many attempts. Shutdown stops claiming, hands back what it
 // had not attempted, and waits for the attempts running and their records.
@@ -142,7 +143,7 @@ export class WebhookWorker {
     const unstarted = this.buffer.splice(0).map((b) => b.c);
     if (!unstarted.length) return;
     await this.db.execute(sql`
-      update webhook_deliveries as d set attempts = d.attempts - 1, next_attempt_at = now(), updated_at = now()
+      update webhook_deliveries as d set attempts = d.attempts - 1, leased_until = null, updated_at = now()
       from jsonb_to_recordset(${JSON.stringify(unstarted.map((c) => ({ id: c.id, attempts: c.attempts })))}::jsonb) as v(id uuid, attempts int)
       where d.id = v.id and d.attempts = v.attempts`).catch((e) => this.log.warn({ err: e }, 'webhooks: could not hand back claimed deliveries (they are attempted when their lease ends)'));
   }
@@ -219,10 +220,10 @@ export class WebhookWorker {
     return rowsOf<Claimed>(await this.db.execute(sql`
       with due as (
         select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id and w.active
-        where d.status = 'pending' and d.next_attempt_at <= now()
+        where d.status = 'pending' and d.next_attempt_at <= now() and (d.leased_until is null or d.leased_until <= now())
         order by d.next_attempt_at limit ${n}
         for update of d skip locked)
-      update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = now() + ${lease}::interval, updated_at = now()
+      update webhook_deliveries d set attempts = d.attempts + 1, leased_until = now() + ${lease}::interval, updated_at = now()
       from due, webhooks w where d.id = due.id and w.id = d.webhook_id
       returning d.id, d.event_id, d.body, d.attempts, d.webhook_id, w.url, w.secret`));
   }
@@ -281,7 +282,7 @@ export class WebhookWorker {
     // Guarded by the attempt count: a takeover after a lost lease is not overwritten.
     await this.db.execute(sql`
       update webhook_deliveries as d set status = v.status,
-        next_attempt_at = case when v.delay is null then null else now() + v.delay * interval '1 millisecond' end,
+        next_attempt_at = case when v.delay is null then null else now() + v.delay * interval '1 millisecond' end, leased_until = null,
         last_status = v.last_status, last_error = v.last_error, last_duration_ms = v.duration, updated_at = now()
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         as v(id uuid, attempts int, status text, delay int, last_status int, last_error text, duration int)

@@ -30,10 +30,25 @@ let allowPrivate = process.env.WEBHOOK_ALLOW_PRIVATE === 'true';
 /** Sets WEBHOOK_ALLOW_PRIVATE for this process (the server does it from its configuration). */
 export function setAllowPrivate(allow: boolean): void {
   allowPrivate = allow;
+  verdicts.clear();
 }
+
+/**
+ * Verdicts per address, kept: each attempt checks its address again, and a BlockList check costs
+ * microseconds (it makes a SocketAddress). Endpoints are few; the map is bounded anyway.
+ */
+const verdicts = new Map<string, string | undefined>();
 
 /** Why `address` (an IP) may not be called, or undefined when it may. */
 export function addressProblem(address: string): string | undefined {
+  if (verdicts.has(address)) return verdicts.get(address);
+  const problem = checkAddress(address);
+  if (verdicts.size >= 1000) verdicts.clear();
+  verdicts.set(address, problem);
+  return problem;
+}
+
+function checkAddress(address: string): string | undefined {
   let a = address.startsWith('[') ? address.slice(1, -1) : address;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a);
   if (mapped) a = mapped[1]!;

@@ -2,9 +2,21 @@
 // "<webhook-id>.<webhook-timestamp>.<body>", keyed with the base64-decoded secret after "whsec_".
 import { createHmac } from 'node:crypto';
 
+/** Secrets' decoded keys, kept for the next attempts (a few per company; bounded anyway). */
+const keys = new Map<string, Buffer>();
+
+function keyOf(secret: string): Buffer {
+  let key = keys.get(secret);
+  if (!key) {
+    key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+    if (keys.size >= 1000) keys.clear();
+    keys.set(secret, key);
+  }
+  return key;
+}
+
 export function signature(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+  return `v1,${createHmac('sha256', keyOf(secret)).update(`${id}.${timestamp}.`).update(body).digest('base64')}`;
 }
 
 /** The headers of one attempt. */

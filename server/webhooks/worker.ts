@@ -307,48 +307,68 @@ export class WebhookWorker {
 
   /** One POST: signed, at most `timeoutMs`, to an address the URL policy allows, no redirects. */
   private attempt(c: Claimed): Promise<Outcome> {
-    const started = Date.now();
-    const done = (ok: boolean, status: number | null, error: string | null): Outcome => ({ ok, status, error: error?.slice(0, MAX_ERROR) ?? null, durationMs: Date.now() - started });
     return new Promise<Outcome>((resolve) => {
-      let url: URL;
-      try {
-        url = new URL(c.url);
-      } catch {
-        return resolve(done(false, null, 'The URL is not valid.'));
-      }
+      const a = new Attempt(resolve);
+      const url = parsedUrl(c.url);
+      if (!url) return a.finish(false, null, 'The URL is not valid.');
       // An address in the URL is not looked up, so it is checked here (names in checkedLookup).
       const literal = url.hostname.replace(/^\[|\]$/g, '');
       const problem = isIP(literal) ? addressProblem(literal) : undefined;
-      if (problem) return resolve(done(false, null, problem));
+      if (problem) return a.finish(false, null, problem);
       const headers = { ...signedHeaders(c.secret, c.event_id, c.body), 'content-length': String(Buffer.byteLength(c.body)) };
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      let settled = false;
-      const finish = (o: Outcome) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(o);
-      };
       const req = send(url, { method: 'POST', headers, lookup: checkedLookup, agent: agents[url.protocol as 'http:' | 'https:'] }, (res: IncomingMessage) => {
         const status = res.statusCode ?? 0;
+        const ok = status >= 200 && status < 300;
         // The body is read (up to a bound) and dropped: only the status counts.
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (size > 65_536) res.destroy();
         });
-        res.on('end', () => finish(done(status >= 200 && status < 300, status, status >= 200 && status < 300 ? null : `HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`)));
-        res.on('error', () => finish(done(status >= 200 && status < 300, status, status >= 200 && status < 300 ? null : `HTTP ${status}`)));
-        res.on('close', () => finish(done(status >= 200 && status < 300, status, status >= 200 && status < 300 ? null : `HTTP ${status}`)));
+        res.on('end', () => a.finish(ok, status, ok ? null : `HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`));
+        res.on('error', () => a.finish(ok, status, ok ? null : `HTTP ${status}`));
+        res.on('close', () => a.finish(ok, status, ok ? null : `HTTP ${status}`));
       });
-      const timer = setTimeout(() => {
-        finish(done(false, null, `No response within ${this.settings.timeoutMs / 1000} s.`));
+      a.timer = setTimeout(() => {
+        a.finish(false, null, `No response within ${this.settings.timeoutMs / 1000} s.`);
         req.destroy();
       }, this.settings.timeoutMs);
-      req.on('error', (e: Error) => finish(done(false, null, e.message)));
+      req.on('error', (e: Error) => a.finish(false, null, e.message));
       req.end(c.body);
     });
   }
+}
+
+/** One attempt's outcome, settled once (by the response, an error or the timeout). */
+class Attempt {
+  private readonly started = Date.now();
+  private settled = false;
+  timer: NodeJS.Timeout | undefined;
+  constructor(private readonly resolve: (o: Outcome) => void) {}
+
+  finish(ok: boolean, status: number | null, error: string | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.resolve({ ok, status, error: error?.slice(0, MAX_ERROR) ?? null, durationMs: Date.now() - this.started });
+  }
+}
+
+/** Endpoints' URLs parsed once (null: not a valid URL); a few per company, bounded anyway. */
+const urls = new Map<string, URL | null>();
+function parsedUrl(text: string): URL | null {
+  let u = urls.get(text);
+  if (u === undefined) {
+    try {
+      u = new URL(text);
+    } catch {
+      u = null;
+    }
+    if (urls.size >= 1000) urls.clear();
+    urls.set(text, u);
+  }
+  return u;
 }
 
 /** dns.lookup that refuses addresses the URL policy forbids (checked on the address connected to). */

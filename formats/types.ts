@@ -104,3 +104,15 @@ export interface ItemDocument {
   /** Renders the record `id` as seen by `principal` (the same checks as a read: 404, 403). */
   render(principal: Principal, id: string): Promise<{ body: Buffer | string; contentType?: string; headers?: Record<string, string> }>;
 }
+
+const contentTypes = new Map<string, string>();
+
+/**
+ * The Content-Type of a response in `mediaType` (UTF-8), one string per media type made once:
+ * fastify looks each Content-Type value up in a cache, which hashes a new string every time.
+ */
+export function contentTypeOf(mediaType: string): string {
+  let value = contentTypes.get(mediaType);
+  if (value === undefined) contentTypes.set(mediaType, (value = `${mediaType}; charset=utf-8`));
+  return value;
+}

@@ -8,6 +8,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Model } from '../engine/model.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
+import { contentTypeOf } from '../formats/types.ts';
 import { openapiComponents, openapiTags, SECURITY_SCHEME } from './openapi.ts';
 
 const DESCRIPTION = `Every resource of the installation, generated from its descriptors.
@@ -70,6 +71,6 @@ export async function registerDocs(app: FastifyInstance, o: { path: string; swag
   const types = ['application/json', 'application/vnd.oai.openapi+json'];
   app.get(`${o.path}.json`, { schema: { hide: true } }, async (req, reply) => {
     const type = negotiateType(req.headers.accept, types);
-    return reply.type(`${type}; charset=utf-8`).send(JSON.stringify(app.swagger()));
+    return reply.type(contentTypeOf(type)).send(JSON.stringify(app.swagger()));
   });
 }

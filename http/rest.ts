@@ -12,7 +12,7 @@ import { EDGE_CURSOR } from '../engine/keyset.ts';
 import { MAX_PAGE_OFFSET, parseRestFilters, type ListQuery, type PageCursors } from '../engine/query.ts';
 import { contextDocument } from '../formats/jsonld.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
-import type { CursorView, Format, ItemDocument, Rendered } from '../formats/types.ts';
+import { contentTypeOf, type CursorView, type Format, type ItemDocument, type Rendered } from '../formats/types.ts';
 import { contextDoc, entrypointDoc, operationDoc, problems } from './openapi.ts';
 import { etagOf, ifMatch, ifNoneMatch, noneMatchHits } from '../engine/versions.ts';
 
@@ -98,7 +98,7 @@ function negotiation(app: FastifyInstance, formats: Formats): onRequestHookHandl
 const formatOf = (formats: Formats, req: FastifyRequest): Format => req.apiFormat ?? formats.negotiate(req.headers.accept);
 
 function send(reply: FastifyReply, format: Format, status: number, rendered: Rendered) {
-  reply.code(status).header('content-type', `${format.mediaType}; charset=utf-8`).header('vary', 'Accept');
+  reply.code(status).header('content-type', contentTypeOf(format.mediaType)).header('vary', 'Accept');
   if (rendered.headers) reply.headers(rendered.headers);
   if (rendered.text !== undefined) return reply.send(rendered.text);
   return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
@@ -124,7 +124,7 @@ export function registerContexts(app: FastifyInstance, o: { models: readonly Mod
       let doc: Record<string, unknown> | null = null;
       for (const m of o.models) if ((doc = contextDocument(m, req.params.name, base))) break;
       if (!doc) throw ApiError.notFound();
-      return reply.type(`${negotiateType(req.headers.accept, types)}; charset=utf-8`).send(JSON.stringify(doc));
+      return reply.type(contentTypeOf(negotiateType(req.headers.accept, types))).send(JSON.stringify(doc));
     },
   );
 }

@@ -9,7 +9,7 @@ import type { FieldValues, Principal } from '../engine/types.ts';
 import { ApiError } from '../engine/errors.ts';
 import { openapiComponents, operationDoc, type RouteDoc } from '../http/openapi.ts';
 import type { Formats } from '../formats/negotiate.ts';
-import type { Format } from '../formats/types.ts';
+import { contentTypeOf, type Format } from '../formats/types.ts';
 import { COMPANY, companyModel, readCompany, updateCompany, type CompanyProfile } from './company.ts';
 
 export const COMPANY_PATH = COMPANY.iri;
@@ -32,7 +32,7 @@ export function registerCompanyApi(app: FastifyInstance, o: { db: Parameters<typ
   function send(reply: FastifyReply, format: Format, profile: CompanyProfile) {
     const rendered = format.item(companyModel, COMPANY, profile);
     const body = replaceString(rendered.body, `${COMPANY_PATH}/${profile.id}`, COMPANY_PATH);
-    reply.code(200).header('content-type', `${format.mediaType}; charset=utf-8`).header('vary', 'Accept');
+    reply.code(200).header('content-type', contentTypeOf(format.mediaType)).header('vary', 'Accept');
     return reply.send(format.stringify ? format.stringify(body) : JSON.stringify(body));
   }
 

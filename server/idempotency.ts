@@ -18,6 +18,7 @@ import type { Kept, Keep } from '../engine/idempotency.ts';
 import type { Engine } from '../engine/operations.ts';
 import { etagOf } from '../engine/versions.ts';
 import type { Formats } from '../formats/negotiate.ts';
+import { contentTypeOf } from '../formats/types.ts';
 import type { Clock } from './rate-limit.ts';
 import { withHook } from './route-hooks.ts';
 
@@ -105,7 +106,7 @@ export function installIdempotency(app: FastifyInstance, o: IdempotencyOptions):
     const rec = engine.decodeKept(r, kept.result!);
     const format = formats.all.find((f) => f.mediaType === kept.mediaType) ?? formats.negotiate(undefined);
     const rendered = format.item(engine.model, r, rec);
-    reply.header('content-type', `${format.mediaType}; charset=utf-8`).header('vary', 'Accept').header('etag', etagOf(rec.version, format.name));
+    reply.header('content-type', contentTypeOf(format.mediaType)).header('vary', 'Accept').header('etag', etagOf(rec.version, format.name));
     if (kept.status === 201) reply.header('location', `${r.iri}/${String(rec.id)}`);
     if (rendered.headers) reply.headers(rendered.headers);
     return reply.send(rendered.text ?? (format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body)));

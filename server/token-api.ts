@@ -17,7 +17,7 @@ import { registerRest } from '../http/rest.ts';
 import { json } from '../formats/json.ts';
 import { jsonld } from '../formats/jsonld.ts';
 import { Formats } from '../formats/negotiate.ts';
-import type { Format } from '../formats/types.ts';
+import { contentTypeOf, type Format } from '../formats/types.ts';
 import { apiToken } from '../resources/api-token.ts';
 import type { HistoryRecorder } from './history.ts';
 import { apiTokens } from './schema.ts';
@@ -107,7 +107,7 @@ export function registerTokenApi(app: FastifyInstance, o: TokenApiOptions): void
   const docs = tokenDocs(documentFormats);
 
   function send(reply: FastifyReply, format: Format, status: number, rendered: { body: unknown; headers?: Record<string, string> }) {
-    reply.code(status).header('content-type', `${format.mediaType}; charset=utf-8`);
+    reply.code(status).header('content-type', contentTypeOf(format.mediaType));
     if (rendered.headers) reply.headers(rendered.headers);
     return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
   }

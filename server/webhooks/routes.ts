@@ -12,6 +12,7 @@ import { parseIntParam } from '../../http/rest.ts';
 import { isUuid } from '../../engine/validate.ts';
 import { json } from '../../formats/json.ts';
 import type { Formats } from '../../formats/negotiate.ts';
+import { contentTypeOf } from '../../formats/types.ts';
 import { uuidv7 } from '../../engine/uuid.ts';
 import { newSecret } from '../../resources/rules/webhook.ts';
 import { webhookDeliveries as d } from './schema.ts';
@@ -166,7 +167,7 @@ export function registerWebhookRoutes(app: FastifyInstance, o: WebhookRoutesOpti
     const format = o.formats.negotiate(req.headers.accept);
     const rec = await ops.rotateSecret(o.principal(req), req.params.id);
     const rendered = format.item(engine.model, r, rec);
-    reply.code(200).header('content-type', `${format.mediaType}; charset=utf-8`).header('cache-control', 'no-store');
+    reply.code(200).header('content-type', contentTypeOf(format.mediaType)).header('cache-control', 'no-store');
     if (rendered.headers) reply.headers(rendered.headers);
     return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
   });

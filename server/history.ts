@@ -157,16 +157,16 @@ export class HistoryRecorder {
           ${pgArray(rows.map((e) => e.method))}::text[], ${pgArray(rows.map((e) => e.endpoint))}::text[], ${pgArray(rows.map((e) => e.status))}::int[],
           ${pgArray(rows.map((e) => e.ipAddress))}::text[], ${pgArray(rows.map((e) => e.userAgent))}::text[]) as u(token_id, ms, method, endpoint, status, ip_address, user_agent)`);
 
-      const perToken = new Map<string, { n: number; last: number }>();
-      const perMonth = new Map<string, number>();
+      // Per token: its count, its latest request and its count per month (a batch spans one month,
+      // rarely two).
+      const perToken = new Map<string, { n: number; last: number; months: Map<string, number> }>();
       for (const e of rows) {
-        const t = perToken.get(e.tokenId);
-        if (t) {
-          t.n++;
-          if (e.at > t.last) t.last = e.at;
-        } else perToken.set(e.tokenId, { n: 1, last: e.at });
-        const k = `${e.tokenId}|${month(e.at)}`;
-        perMonth.set(k, (perMonth.get(k) ?? 0) + 1);
+        let t = perToken.get(e.tokenId);
+        if (!t) perToken.set(e.tokenId, (t = { n: 0, last: e.at, months: new Map() }));
+        t.n++;
+        if (e.at > t.last) t.last = e.at;
+        const m = month(e.at);
+        t.months.set(m, (t.months.get(m) ?? 0) + 1);
       }
       const tokenIds = [...perToken.keys()];
       const counts = rowsOf<{ id: string; usage_count: string | number }>(
@@ -177,7 +177,8 @@ export class HistoryRecorder {
           where t.id = d.id
           returning t.id, t.usage_count`),
       );
-      const months = [...perMonth.entries()].map(([k, n]) => [...k.split('|'), n] as [string, string, number]);
+      const months: [string, string, number][] = [];
+      for (const [id, t] of perToken) for (const [m, n] of t.months) months.push([id, m, n]);
       await tx.execute(sql`
         insert into api_token_monthly (token_id, month, count)
         select * from unnest(${pgArray(months.map((m) => m[0]))}::uuid[], ${pgArray(months.map((m) => m[1]))}::text[], ${pgArray(months.map((m) => m[2]))}::bigint[])

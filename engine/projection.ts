@@ -62,18 +62,21 @@ function wireList(model: Model, f: ModelField, col: SQL): SQL {
 export function recordJson(model: Model, r: ModelResource, alias: string, projection: Projection, top: boolean): SQL {
   const col = (column: string) => sql`${sql.identifier(alias)}.${sql.identifier(column)}`;
   const members: SQL[] = [];
-  const add = (key: string, value: SQL) => members.push(sql`${value} as ${sql.identifier(key)}`);
-  // A column whose name is the member's key needs no `as`: the statement's text stays shorter.
-  const same = (key: string, column: string) => members.push(key === column ? col(column) : sql`${col(column)} as ${sql.identifier(key)}`);
+  // `column`: the value is that bare column; named like the member, it needs no `as` (the
+  // statement's text stays shorter).
+  const add = (key: string, value: SQL, column?: string) => members.push(key === column ? value : sql`${value} as ${sql.identifier(key)}`);
   for (const [key, value] of projection.leadingMembers(r, top)) add(key, value === 'iri' ? sql`${literal(`${r.iri}/`)} || ${col('id')}` : literal(value.text));
-  same('id', 'id');
+  add('id', col('id'), 'id');
   for (const f of shownFields(r)) {
     if (f.kind === 'children') add(f.name, childrenJson(model, r, f, alias, projection));
     else if (f.kind === 'list') add(f.name, wireList(model, f, col(f.column)));
     else if (f.def.kind === 'textList') add(f.name, col(f.column));
     else if (f.def.kind === 'text' && f.def.mask) add(f.name, masked(col(f.column), f.def.mask));
-    else if (f.kind === 'ref' || f.kind === 'timestamp' || f.kind === 'decimal') add(f.name, wireScalar(model, f.kind, f.target, col(f.column)));
-    else same(f.name, f.column);
+    else {
+      const column = col(f.column);
+      const value = wireScalar(model, f.kind as ScalarField['kind'], f.target, column);
+      add(f.name, value, value === column ? f.column : undefined);
+    }
   }
   add('createdAt', iso(col('created_at')));
   add('updatedAt', iso(col('updated_at')));

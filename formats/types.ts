@@ -4,6 +4,7 @@ import type { Principal, FieldValues } from '../engine/types.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
 import type { Projection } from '../engine/projection.ts';
 import type { WriteMode } from '../engine/json-schemas.ts';
+import { memo } from '../engine/memo.ts';
 
 export interface CollectionView {
   readonly resource: ModelResource;
@@ -105,14 +106,8 @@ export interface ItemDocument {
   render(principal: Principal, id: string): Promise<{ body: Buffer | string; contentType?: string; headers?: Record<string, string> }>;
 }
 
-const contentTypes = new Map<string, string>();
-
 /**
  * The Content-Type of a response in `mediaType` (UTF-8), one string per media type made once:
  * fastify looks each Content-Type value up in a cache, which hashes a new string every time.
  */
-export function contentTypeOf(mediaType: string): string {
-  let value = contentTypes.get(mediaType);
-  if (value === undefined) contentTypes.set(mediaType, (value = `${mediaType}; charset=utf-8`));
-  return value;
-}
+export const contentTypeOf = memo((mediaType: string) => `${mediaType}; charset=utf-8`);

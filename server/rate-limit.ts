@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../engine/errors.ts';
+import { touch, type Touched } from './lru.ts';
 
 export type Clock = () => number;
 
@@ -41,10 +42,8 @@ function verdict(o: RateLimitOptions, allowed: boolean, count: number, oldest: n
   return { allowed, limit: o.max, remaining: Math.max(0, o.max - count), resetAt, retryAfterMs: allowed ? 0 : Math.max(0, resetAt - now) };
 }
 
-const TOUCH_MS = 1000;
-
 /** The last `max` accepted request times of one key, oldest first, in a ring that grows on demand. */
-class Ring {
+class Ring implements Touched {
   buf: Float64Array;
   head = 0;
   size = 0;
@@ -92,12 +91,8 @@ export class MemoryStore implements RateLimitStore {
     if (!ring) {
       ring = new Ring(Math.max(1, Math.min(max, 16)));
       if (this.keys.size >= this.maxKeys) this.evict(now);
-    } else if (now - ring.touched >= TOUCH_MS) this.keys.delete(key);
-    // A used key moves to the recent end (re-inserted) at most once a second: LRU within a second.
-    if (now - ring.touched >= TOUCH_MS) {
-      this.keys.set(key, ring);
-      ring.touched = now;
     }
+    touch(this.keys, key, ring, now);
     const horizon = now - windowMs;
     while (ring.size > 0 && ring.oldest() <= horizon) ring.shift();
     const allowed = ring.size < max;

@@ -14,6 +14,7 @@
 //   cache is suspended (every request reads its token) until it has listened and read the epoch;
 // - with PGlite (one process) every change goes through this process: the direct drop suffices.
 import type { Db, Principal } from '../engine/types.ts';
+import { touch, type Touched } from './lru.ts';
 import { hashToken, lookupTokenHash, TOKEN_PREFIX } from './tokens.ts';
 
 export interface Resolved {
@@ -22,14 +23,9 @@ export interface Resolved {
   epoch: number;
 }
 
-interface Entry extends Resolved {
+interface Entry extends Resolved, Touched {
   expires: number;
-  /** When the entry last moved to the LRU's recent end (ms). */
-  touched: number;
 }
-
-/** A hit moves its entry to the LRU's recent end at most this often (ms): LRU within a second. */
-const TOUCH_MS = 1000;
 
 export interface TokenCacheOptions {
   /** 0 disables caching. */
@@ -72,12 +68,7 @@ export class TokenCache {
       this.entries.delete(hash);
       return undefined;
     }
-    if (now - hit.touched >= TOUCH_MS) {
-      // Re-inserting moves it to the recent end (a Map keeps insertion order).
-      this.entries.delete(hash);
-      this.entries.set(hash, hit);
-      hit.touched = now;
-    }
+    touch(this.entries, hash, hit, now);
     return hit;
   }
 

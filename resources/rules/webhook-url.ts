@@ -6,6 +6,7 @@
 // where the connection uses the addresses checked (no second resolution to rebind).
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { memo } from '../../engine/memo.ts';
 
 const always = new BlockList();
 always.addSubnet('169.254.0.0', 16, 'ipv4'); // link-local, cloud metadata
@@ -30,23 +31,15 @@ let allowPrivate = process.env.WEBHOOK_ALLOW_PRIVATE === 'true';
 /** Sets WEBHOOK_ALLOW_PRIVATE for this process (the server does it from its configuration). */
 export function setAllowPrivate(allow: boolean): void {
   allowPrivate = allow;
-  verdicts.clear();
+  addressProblem.clear();
 }
 
 /**
- * Verdicts per address, kept: each attempt checks its address again, and a BlockList check costs
- * microseconds (it makes a SocketAddress). Endpoints are few; the map is bounded anyway.
+ * Why `address` (an IP) may not be called, or undefined when it may. Verdicts are kept: each
+ * attempt checks its address again, and a BlockList check costs microseconds (it makes a
+ * SocketAddress). Endpoints are few.
  */
-const verdicts = new Map<string, string | undefined>();
-
-/** Why `address` (an IP) may not be called, or undefined when it may. */
-export function addressProblem(address: string): string | undefined {
-  if (verdicts.has(address)) return verdicts.get(address);
-  const problem = checkAddress(address);
-  if (verdicts.size >= 1000) verdicts.clear();
-  verdicts.set(address, problem);
-  return problem;
-}
+export const addressProblem = memo(checkAddress);
 
 function checkAddress(address: string): string | undefined {
   let a = address.startsWith('[') ? address.slice(1, -1) : address;

@@ -1,19 +1,10 @@
 // Standard Webhooks signatures (https://www.standardwebhooks.com): HMAC-SHA256 over
 // "<webhook-id>.<webhook-timestamp>.<body>", keyed with the base64-decoded secret after "whsec_".
 import { createHmac } from 'node:crypto';
+import { memo } from '../../engine/memo.ts';
 
-/** Secrets' decoded keys, kept for the next attempts (a few per company; bounded anyway). */
-const keys = new Map<string, Buffer>();
-
-function keyOf(secret: string): Buffer {
-  let key = keys.get(secret);
-  if (!key) {
-    key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
-    if (keys.size >= 1000) keys.clear();
-    keys.set(secret, key);
-  }
-  return key;
-}
+/** Secrets' decoded keys, kept for the next attempts (a few per company). */
+const keyOf = memo((secret: string) => Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64'));
 
 export function signature(secret: string, id: string, timestamp: number, body: string): string {
   return `v1,${createHmac('sha256', keyOf(secret)).update(`${id}.${timestamp}.`).update(body).digest('base64')}`;

@@ -12,6 +12,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
+import { memo } from '../../engine/memo.ts';
 import type { Db } from '../../engine/types.ts';
 import { addressProblem } from '../../resources/rules/webhook-url.ts';
 import { rowsOf } from '../db.ts';
@@ -355,21 +356,14 @@ class Attempt {
   }
 }
 
-/** Endpoints' URLs parsed once (null: not a valid URL); a few per company, bounded anyway. */
-const urls = new Map<string, URL | null>();
-function parsedUrl(text: string): URL | null {
-  let u = urls.get(text);
-  if (u === undefined) {
-    try {
-      u = new URL(text);
-    } catch {
-      u = null;
-    }
-    if (urls.size >= 1000) urls.clear();
-    urls.set(text, u);
+/** Endpoints' URLs parsed once (null: not a valid URL); a few per company. */
+const parsedUrl = memo((text: string): URL | null => {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
   }
-  return u;
-}
+});
 
 /** dns.lookup that refuses addresses the URL policy forbids (checked on the address connected to). */
 function checkedLookup(hostname: string, options: object, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void {

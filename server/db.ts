@@ -202,3 +202,17 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
 export function rowsOf<T>(result: unknown): T[] {
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
+
+/** A PostgreSQL array literal, so a whole column travels as one parameter with any driver. */
+export function pgArray(values: readonly (string | number | null)[]): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (i) out += ',';
+    // Numbers go bare; text is quoted, with its backslashes and quotes escaped (rarely any).
+    if (v === null) out += 'NULL';
+    else if (typeof v === 'number') out += String(v);
+    else out += v.includes('"') || v.includes('\\') ? `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"` : `"${v}"`;
+  }
+  return `${out}}`;
+}

@@ -14,7 +14,7 @@
 import type { FastifyBaseLogger, FastifyInstance, onResponseHookHandler } from 'fastify';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../engine/types.ts';
-import { rowsOf } from './db.ts';
+import { pgArray, rowsOf } from './db.ts';
 
 export interface HistoryEntry {
   tokenId: string;
@@ -35,20 +35,6 @@ export interface HistoryOptions {
   keep?: number;
   /** Relax fsync for these writes (PostgreSQL): a crash may lose the last fraction of a second. */
   asyncCommit?: boolean;
-}
-
-/** A PostgreSQL array literal, so a whole column travels as one parameter with any driver. */
-export function pgArray(values: readonly (string | number | null)[]): string {
-  let out = '{';
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    if (i) out += ',';
-    // Numbers go bare; text is quoted, with its backslashes and quotes escaped (rarely any).
-    if (v === null) out += 'NULL';
-    else if (typeof v === 'number') out += String(v);
-    else out += v.includes('"') || v.includes('\\') ? `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"` : `"${v}"`;
-  }
-  return `${out}}`;
 }
 
 /** The month (YYYY-MM, UTC) of a time in ms, computed once per month boundary crossed. */

@@ -15,7 +15,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { memo } from '../../engine/memo.ts';
 import type { Db } from '../../engine/types.ts';
 import { addressProblem } from '../../resources/rules/webhook-url.ts';
-import { rowsOf } from '../db.ts';
+import { pgArray, rowsOf } from '../db.ts';
 import { signedHeaders } from './signing.ts';
 
 export interface WebhookSettings {
@@ -145,7 +145,7 @@ export class WebhookWorker {
     if (!unstarted.length) return;
     await this.db.execute(sql`
       update webhook_deliveries as d set attempts = d.attempts - 1, leased_until = null, updated_at = now()
-      from jsonb_to_recordset(${JSON.stringify(unstarted.map((c) => ({ id: c.id, attempts: c.attempts })))}::jsonb) as v(id uuid, attempts int)
+      from unnest(${pgArray(unstarted.map((c) => c.id))}::uuid[], ${pgArray(unstarted.map((c) => c.attempts))}::int[]) as v(id, attempts)
       where d.id = v.id and d.attempts = v.attempts`).catch((e) => this.log.warn({ err: e }, 'webhooks: could not hand back claimed deliveries (they are attempted when their lease ends)'));
   }
 
@@ -216,17 +216,25 @@ export class WebhookWorker {
     }
   }
 
+  /**
+   * The due deliveries, oldest first, from the queue's partial index alone: the endpoint is looked
+   * up by its key for each row (a correlated subquery, never a join), so that no plan can read an
+   * endpoint's whole delivery log (a bitmap AND of the queue and `webhook_idx` did, under a
+   * statistics guess) and the cost stays that of the rows due, whatever the log's size.
+   */
   private async claim(n: number, leaseMs: number): Promise<Claimed[]> {
     const lease = `${leaseMs} milliseconds`;
     return rowsOf<Claimed>(await this.db.execute(sql`
       with due as (
-        select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id and w.active
+        select d.id from webhook_deliveries d
         where d.status = 'pending' and d.next_attempt_at <= now() and (d.leased_until is null or d.leased_until <= now())
+          and (select w.active from webhooks w where w.id = d.webhook_id)
         order by d.next_attempt_at limit ${n}
         for update of d skip locked)
       update webhook_deliveries d set attempts = d.attempts + 1, leased_until = now() + ${lease}::interval, updated_at = now()
-      from due, webhooks w where d.id = due.id and w.id = d.webhook_id
-      returning d.id, d.event_id, d.body, d.attempts, d.webhook_id, w.url, w.secret`));
+      where d.id in (select id from due)
+      returning d.id, d.event_id, d.body, d.attempts, d.webhook_id,
+        (select w.url from webhooks w where w.id = d.webhook_id) as url, (select w.secret from webhooks w where w.id = d.webhook_id) as secret`));
   }
 
   /**
@@ -268,25 +276,23 @@ export class WebhookWorker {
 
   private async write(batch: Made[]): Promise<void> {
     const schedule = this.settings.retrySchedule;
-    const rows = batch.map(({ c, outcome }) => {
+    const status: string[] = [];
+    const delay: (number | null)[] = [];
+    for (const { c, outcome } of batch) {
       const last = c.attempts > schedule.length;
-      return {
-        id: c.id,
-        attempts: c.attempts,
-        status: outcome.ok ? 'succeeded' : last ? 'failed' : 'pending',
-        delay: outcome.ok || last ? null : schedule[c.attempts - 1]!,
-        last_status: outcome.status,
-        last_error: outcome.error,
-        duration: outcome.durationMs,
-      };
-    });
-    // Guarded by the attempt count: a takeover after a lost lease is not overwritten.
+      status.push(outcome.ok ? 'succeeded' : last ? 'failed' : 'pending');
+      delay.push(outcome.ok || last ? null : schedule[c.attempts - 1]!);
+    }
+    const column = <T extends string | number | null>(f: (m: Made) => T) => pgArray(batch.map(f));
+    // Guarded by the attempt count: a takeover after a lost lease is not overwritten. The columns
+    // travel as arrays (no JSON to parse), and the rows are found by their key.
     await this.db.execute(sql`
       update webhook_deliveries as d set status = v.status,
         next_attempt_at = case when v.delay is null then null else now() + v.delay * interval '1 millisecond' end, leased_until = null,
         last_status = v.last_status, last_error = v.last_error, last_duration_ms = v.duration, updated_at = now()
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        as v(id uuid, attempts int, status text, delay int, last_status int, last_error text, duration int)
+      from unnest(${column((m) => m.c.id)}::uuid[], ${column((m) => m.c.attempts)}::int[], ${pgArray(status)}::text[], ${pgArray(delay)}::int[],
+          ${column((m) => m.outcome.status)}::int[], ${column((m) => m.outcome.error)}::text[], ${column((m) => m.outcome.durationMs)}::int[])
+        as v(id, attempts, status, delay, last_status, last_error, duration)
       where d.id = v.id and d.attempts = v.attempts`);
   }
 

@@ -353,7 +353,7 @@ describe('events of scheduled jobs and of GraphQL', () => {
     await api.post('/api/graphql', { query: `mutation { deleteTax(input: {id: "${taxId}"}) { tax { id } } }` }, { contentType: 'application/json' });
     const got = await receiver.waitFor('/gql', 2);
     // Deliveries run concurrently: the order they arrive in is not promised (as with Standard Webhooks).
-    const events = got.map((x) => [x.verified.type, x.verified.data['@id'] ?? `/api/taxes/${x.verified.data.id}`]).sort((a, b) => a[0]!.localeCompare(b[0]!));
+    const events = got.map((x) => [x.verified.type, x.verified.data['@id'] ?? `/api/taxes/${x.verified.data.id}`]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
     expect(events).toEqual([['tax.created', taxId], ['tax.deleted', taxId]]);
   });
 });

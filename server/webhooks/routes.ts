@@ -9,12 +9,14 @@ import { ApiError } from '../../engine/errors.ts';
 import { content, problems, type RouteDoc } from '../../http/openapi.ts';
 import type { Engine } from '../../engine/operations.ts';
 import { parseIntParam } from '../../http/rest.ts';
+import { MAX_PAGE_OFFSET } from '../../engine/query.ts';
 import { isUuid } from '../../engine/validate.ts';
 import { json } from '../../formats/json.ts';
 import type { Formats } from '../../formats/negotiate.ts';
 import { contentTypeOf } from '../../formats/types.ts';
 import { uuidv7 } from '../../engine/uuid.ts';
 import { newSecret } from '../../resources/rules/webhook.ts';
+import { rowsOf } from '../db.ts';
 import { webhookDeliveries as d } from './schema.ts';
 import type { WebhookWorker } from './worker.ts';
 
@@ -66,6 +68,20 @@ function deliveryJson(row: Record<string, unknown>) {
   };
 }
 
+/** Deliveries counted for a list's total; past this many, the total is not given (null). */
+export const MAX_COUNTED = 10_000;
+
+/** A list position: the creation time and id of the last delivery of a page, as an opaque string. */
+function cursorOf(row: Record<string, unknown>): string {
+  return Buffer.from(`${new Date(row.createdAt as string).toISOString()}|${String(row.id)}`).toString('base64url');
+}
+
+function cursorPosition(cursor: string): { createdAt: string; id: string } | undefined {
+  const [createdAt, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (rest.length || !createdAt || !id || !isUuid(id) || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(createdAt) || Number.isNaN(Date.parse(createdAt))) return undefined;
+  return { createdAt, id: id.toLowerCase() };
+}
+
 export interface WebhookOpsOptions {
   db: Db;
   engine: Engine;
@@ -96,21 +112,40 @@ export function webhookOps(o: WebhookOpsOptions) {
       await db.update(t).set({ secret, updatedAt: new Date() }).where(and(eq(t.id, id.toLowerCase()), eq(t.companyId, p.company.id)));
       return { ...(await engine.read(p, r, id)), secret };
     },
-    /** A page of the webhook's deliveries, newest first, and their total. */
-    async deliveries(p: Principal, id: string, q: URLSearchParams): Promise<{ items: DeliveryJson[]; total: number }> {
+    /**
+     * A page of the webhook's deliveries, newest first: by page number (offsets up to
+     * MAX_PAGE_OFFSET) or after a cursor (`after`, from the previous page's `next`), which costs
+     * what the first page costs at any depth. Each filter is served by an index in the list's order
+     * (drizzle/0010). The total is exact up to MAX_COUNTED and null beyond it: counting an
+     * endpoint's whole log would cost what the log holds, not what the page returns.
+     */
+    async deliveries(p: Principal, id: string, q: URLSearchParams): Promise<{ items: DeliveryJson[]; total: number | null; next: string | null }> {
       const hook = await engine.read(p, r, id);
-      const page = parseIntParam('page', q.get('page'), 1) ?? 1;
       const ipp = Math.min(parseIntParam('itemsPerPage', q.get('itemsPerPage'), 1) ?? 30, 100);
-      if ((page - 1) * ipp > 10_000) throw ApiError.badRequest('Page parameter is too large.');
       const where: SQL[] = [eq(d.webhookId, String(hook.id)), eq(d.companyId, p.company.id)];
       const statuses = [...q.getAll('status'), ...q.getAll('status[]')];
       for (const s of statuses) if (!(STATUSES as readonly string[]).includes(s)) throw ApiError.badRequest(`status must be one of ${STATUSES.join(', ')}.`);
       if (statuses.length) where.push(inArray(d.status, statuses));
       const types = [...q.getAll('type'), ...q.getAll('type[]')];
       if (types.length) where.push(inArray(d.type, types));
-      const rows = (await db.select().from(d).where(and(...where)).orderBy(desc(d.createdAt), desc(d.id)).limit(ipp).offset((page - 1) * ipp)) as Record<string, unknown>[];
-      const [{ n }] = (await db.select({ n: sql<number>`count(*)::int` }).from(d).where(and(...where))) as [{ n: number }];
-      return { items: rows.map(deliveryJson), total: n };
+      const after = q.get('after');
+      let offset = 0;
+      let page = where;
+      if (after !== null) {
+        const at = cursorPosition(after);
+        if (!at) throw ApiError.badRequest('"after" is not a cursor of this list: use the "next" link of a previous page.');
+        page = [...where, sql`(${d.createdAt}, ${d.id}) < (${at.createdAt}::timestamptz, ${at.id}::uuid)`];
+      } else {
+        const n = parseIntParam('page', q.get('page'), 1) ?? 1;
+        offset = (n - 1) * ipp;
+        if (offset > MAX_PAGE_OFFSET) throw ApiError.badRequest(`Page parameter is too large: page numbers reach offsets ((page - 1) × itemsPerPage) up to ${MAX_PAGE_OFFSET.toLocaleString('en-US')}. Follow the "next" links (cursors in "after") to read further.`);
+      }
+      const rows = (await db.select().from(d).where(and(...page)).orderBy(desc(d.createdAt), desc(d.id)).limit(ipp + 1).offset(offset)) as Record<string, unknown>[];
+      const items = rows.slice(0, ipp);
+      const last = items.at(-1);
+      const next = rows.length > ipp && last ? cursorOf(last) : null;
+      const n = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from (select 1 from ${d} where ${and(...where)} limit ${MAX_COUNTED + 1}) as x`))[0]!.n;
+      return { items: items.map(deliveryJson), total: n > MAX_COUNTED ? null : n, next };
     },
     /** Queues a delivery for an attempt now. */
     async retry(p: Principal, id: string, delivery: string): Promise<DeliveryJson> {
@@ -175,20 +210,30 @@ export function registerWebhookRoutes(app: FastifyInstance, o: WebhookRoutesOpti
   app.get<{ Params: { id: string }; Querystring: Record<string, string | string[]> }>('/webhooks/:id/deliveries', {
     config: {
       openapi: doc('The deliveries of a webhook, newest first', 'api_webhooks_deliveries', {
-        200: { description: 'Deliveries (the total is in X-Total-Count)', content: { 'application/json': { schema: Type.Array(Delivery) } } },
+        200: {
+          description: `Deliveries. X-Total-Count gives their number up to ${MAX_COUNTED.toLocaleString('en-US')} (beyond it the header is absent); a Link header (rel="next") names the next page by a cursor while there is one.`,
+          content: { 'application/json': { schema: Type.Array(Delivery) } },
+        },
         ...problems(400, 401, 403, 404),
       }, {
         querystring: Type.Object({
           status: Type.Optional(Type.Union(STATUSES.map((s) => Type.Literal(s)) as TSchema[])),
           type: Type.Optional(Type.String({ description: 'An event type' })),
-          page: Type.Optional(Type.Integer({ minimum: 1 })),
+          page: Type.Optional(Type.Integer({ minimum: 1, description: `Up to offsets ((page - 1) × itemsPerPage) of ${MAX_PAGE_OFFSET.toLocaleString('en-US')}; follow the next links beyond` })),
+          after: Type.Optional(Type.String({ description: 'A cursor: the page after it (from the Link header rel="next")' })),
           itemsPerPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
         }),
       }),
     },
   }, async (req, reply) => {
-    const { items, total } = await ops.deliveries(o.principal(req), req.params.id, new URL(req.url, 'http://x').searchParams);
-    reply.header('x-total-count', String(total));
+    const url = new URL(req.url, 'http://x');
+    const { items, total, next } = await ops.deliveries(o.principal(req), req.params.id, url.searchParams);
+    if (total !== null) reply.header('x-total-count', String(total));
+    if (next) {
+      url.searchParams.delete('page');
+      url.searchParams.set('after', next);
+      reply.header('link', `<${url.pathname}?${url.searchParams}>; rel="next"`);
+    }
     return sendJson(reply, 200, items);
   });
 

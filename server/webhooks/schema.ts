@@ -36,5 +36,8 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [
   index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+  // The log newest first, unfiltered and by each filter (status, type): a page costs what it returns.
   index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt, t.id),
+  index('webhook_deliveries_status_idx').on(t.webhookId, t.status, t.createdAt, t.id),
+  index('webhook_deliveries_type_idx').on(t.webhookId, t.type, t.createdAt, t.id),
 ]);

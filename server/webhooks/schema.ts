@@ -37,7 +37,9 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
 }, (t) => [
   index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
   // The log newest first, unfiltered and by each filter (status, type): a page costs what it returns.
+  // The status index holds the unsettled (pending, failed) only: a succeeded delivery, most of a
+  // log, leaves it, and `status=succeeded` pages read the log's own index, which they mostly match.
   index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt, t.id),
-  index('webhook_deliveries_status_idx').on(t.webhookId, t.status, t.createdAt, t.id),
+  index('webhook_deliveries_status_idx').on(t.webhookId, t.status, t.createdAt, t.id).where(sql`status <> 'succeeded'`),
   index('webhook_deliveries_type_idx').on(t.webhookId, t.type, t.createdAt, t.id),
 ]);

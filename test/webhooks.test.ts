@@ -265,7 +265,11 @@ describe('events and deliveries', () => {
     expect(pings.headers.get('x-total-count')).toBe('24');
     expect(pings.headers.get('link')).toBeNull();
     // A forged or foreign cursor, and a page past the offset bound, are refused.
-    expect((await api.get(`${w['@id']}/deliveries?after=bm90LWEtY3Vyc29y`)).status).toBe(400);
+    for (const forged of ['bm90LWEtY3Vyc29y', Buffer.from(`0000-01-01T00:00:00.000Z|${w.id}`).toString('base64url'), Buffer.from(`2026-02-30T00:00:00.000Z|${w.id}`).toString('base64url'), '%%%']) {
+      const res = await api.get(`${w['@id']}/deliveries?after=${forged}`);
+      expect(res.status, forged).toBe(400);
+      expect(res.body.detail).toMatch(/cursor/);
+    }
     const deep = await api.get(`${w['@id']}/deliveries?page=500&itemsPerPage=100`);
     expect(deep.status).toBe(400);
     expect(deep.body.detail).toMatch(/next/);

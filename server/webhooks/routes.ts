@@ -78,7 +78,10 @@ function cursorOf(row: Record<string, unknown>): string {
 
 function cursorPosition(cursor: string): { createdAt: string; id: string } | undefined {
   const [createdAt, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (rest.length || !createdAt || !id || !isUuid(id) || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(createdAt) || Number.isNaN(Date.parse(createdAt))) return undefined;
+  if (rest.length || !createdAt || !id || !isUuid(id)) return undefined;
+  // Exactly as cursorOf writes it, and a time PostgreSQL takes (it refuses year 0, for one).
+  const at = Date.parse(createdAt);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(createdAt) || Number.isNaN(at) || new Date(at).toISOString() !== createdAt || at < 0) return undefined;
   return { createdAt, id: id.toLowerCase() };
 }
 

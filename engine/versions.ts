@@ -45,12 +45,21 @@ END $$;`);
       const child = model.get(f.target!);
       const via = child.byName.get((f.def as { via: string }).via)!.column;
       const fn = `${child.table}_bumps_${owner.table}`;
+      // Owner by owner, each found by its key: PL/pgSQL keeps a statement's plan for the session,
+      // and a join of the transition table with the owners' table, planned while that table was
+      // small, read the whole of it on every later write (on PGlite, which never analyses, for
+      // good). An update by primary key has no cheaper plan to get stuck on.
       const bump = (rows: string) =>
-        `UPDATE ${ident(owner.table)} SET version = version + 1 WHERE id IN (SELECT ${ident(via)} FROM ${rows}) AND xmin <> pg_current_xact_id()::xid;`;
+        `FOR owner_id IN SELECT DISTINCT ${ident(via)} FROM ${rows} WHERE ${ident(via)} IS NOT NULL LOOP
+      UPDATE ${ident(owner.table)} SET version = version + 1 WHERE id = owner_id AND xmin <> pg_current_xact_id()::xid;
+    END LOOP;`;
       out.push(`CREATE OR REPLACE FUNCTION ${ident(fn)}() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE owner_id uuid;
 BEGIN
-  IF TG_OP = 'DELETE' THEN ${bump('old_rows')}
-  ELSE ${bump('new_rows')}
+  IF TG_OP = 'DELETE' THEN
+    ${bump('old_rows')}
+  ELSE
+    ${bump('new_rows')}
   END IF;
   RETURN NULL;
 END $$;`);

@@ -98,9 +98,16 @@ END $$;
 DROP TRIGGER IF EXISTS "webhooks_version" ON "webhooks";
 CREATE TRIGGER "webhooks_version" BEFORE UPDATE ON "webhooks" FOR EACH ROW EXECUTE FUNCTION "webhooks_version"();
 CREATE OR REPLACE FUNCTION "invoice_lines_bumps_invoices"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE owner_id uuid;
 BEGIN
-  IF TG_OP = 'DELETE' THEN UPDATE "invoices" SET version = version + 1 WHERE id IN (SELECT "invoice_id" FROM old_rows) AND xmin <> pg_current_xact_id()::xid;
-  ELSE UPDATE "invoices" SET version = version + 1 WHERE id IN (SELECT "invoice_id" FROM new_rows) AND xmin <> pg_current_xact_id()::xid;
+  IF TG_OP = 'DELETE' THEN
+    FOR owner_id IN SELECT DISTINCT "invoice_id" FROM old_rows WHERE "invoice_id" IS NOT NULL LOOP
+      UPDATE "invoices" SET version = version + 1 WHERE id = owner_id AND xmin <> pg_current_xact_id()::xid;
+    END LOOP;
+  ELSE
+    FOR owner_id IN SELECT DISTINCT "invoice_id" FROM new_rows WHERE "invoice_id" IS NOT NULL LOOP
+      UPDATE "invoices" SET version = version + 1 WHERE id = owner_id AND xmin <> pg_current_xact_id()::xid;
+    END LOOP;
   END IF;
   RETURN NULL;
 END $$;
@@ -111,9 +118,16 @@ CREATE TRIGGER "invoice_lines_bumps_invoices_on_update" AFTER UPDATE ON "invoice
 DROP TRIGGER IF EXISTS "invoice_lines_bumps_invoices_on_delete" ON "invoice_lines";
 CREATE TRIGGER "invoice_lines_bumps_invoices_on_delete" AFTER DELETE ON "invoice_lines" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION "invoice_lines_bumps_invoices"();
 CREATE OR REPLACE FUNCTION "quote_lines_bumps_quotes"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE owner_id uuid;
 BEGIN
-  IF TG_OP = 'DELETE' THEN UPDATE "quotes" SET version = version + 1 WHERE id IN (SELECT "quote_id" FROM old_rows) AND xmin <> pg_current_xact_id()::xid;
-  ELSE UPDATE "quotes" SET version = version + 1 WHERE id IN (SELECT "quote_id" FROM new_rows) AND xmin <> pg_current_xact_id()::xid;
+  IF TG_OP = 'DELETE' THEN
+    FOR owner_id IN SELECT DISTINCT "quote_id" FROM old_rows WHERE "quote_id" IS NOT NULL LOOP
+      UPDATE "quotes" SET version = version + 1 WHERE id = owner_id AND xmin <> pg_current_xact_id()::xid;
+    END LOOP;
+  ELSE
+    FOR owner_id IN SELECT DISTINCT "quote_id" FROM new_rows WHERE "quote_id" IS NOT NULL LOOP
+      UPDATE "quotes" SET version = version + 1 WHERE id = owner_id AND xmin <> pg_current_xact_id()::xid;
+    END LOOP;
   END IF;
   RETURN NULL;
 END $$;

@@ -64,10 +64,13 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
 
   /**
    * The first counter value from `start` whose number no record of the company has: numbers a
-   * user chose are skipped, so the counter never hands out a taken number.
+   * user chose are skipped, so the counter never hands out a taken number. Each candidate is
+   * probed by the (company, number) index: a correlated scalar subquery, which PostgreSQL cannot
+   * turn into a join (an EXISTS it did: a hash of every number of the company, built at each
+   * create by a plan that assumed few, on PGlite and wherever statistics lag).
    */
   function firstFree(r: ModelResource, f: ModelField, start: SQL): SQL {
-    return sql`(with recursive f(n) as (select ${start} union all select f.n + 1 from f where exists (select 1 from ${q(r.table)} as taken where taken.company_id = ${company} and taken.${q(f.column)} = ${formatted(f, sql`f.n`)})) select max(f.n) from f)`;
+    return sql`(with recursive f(n) as (select ${start} union all select f.n + 1 from f where (select true from ${q(r.table)} as taken where taken.company_id = ${company} and taken.${q(f.column)} = ${formatted(f, sql`f.n`)} limit 1)) select max(f.n) from f)`;
   }
 
   /**

@@ -147,7 +147,9 @@ export function webhookOps(o: WebhookOpsOptions) {
       const items = rows.slice(0, ipp);
       const last = items.at(-1);
       const next = rows.length > ipp && last ? cursorOf(last) : null;
-      const n = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from (select 1 from ${d} where ${and(...where)} limit ${MAX_COUNTED + 1}) as x`))[0]!.n;
+      // A page by number that reached the end of the list has its total already (most logs fit one page).
+      const ended = after === null && rows.length <= ipp && (rows.length > 0 || offset === 0);
+      const n = ended ? offset + rows.length : rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from (select 1 from ${d} where ${and(...where)} limit ${MAX_COUNTED + 1}) as x`))[0]!.n;
       return { items: items.map(deliveryJson), total: n > MAX_COUNTED ? null : n, next };
     },
     /** Queues a delivery for an attempt now. */

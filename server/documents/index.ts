@@ -6,10 +6,18 @@ import type { ModelResource } from '../../engine/model.ts';
 import type { Engine } from '../../engine/operations.ts';
 import type { ItemDocument } from '../../formats/types.ts';
 import { loadDocument, type DocumentKind } from './data.ts';
-import { renderPdf } from './pdf.ts';
+import type { renderPdf as RenderPdf } from './pdf.ts';
 import { renderUbl, UBL_TYPE, ublProblems } from './ubl.ts';
 
 export const PDF_TYPE = 'application/pdf';
+
+/**
+ * PDFKit and fontkit (with the fonts, about 25 MB of an instance's memory) are loaded with the
+ * first PDF asked for: an instance that never renders one does not carry them, and the garbage
+ * collector does not walk them at every major collection.
+ */
+let pdfModule: Promise<{ renderPdf: typeof RenderPdf }> | undefined;
+const renderPdf: typeof RenderPdf = async (d) => (await (pdfModule ??= import('./pdf.ts'))).renderPdf(d);
 
 const KINDS: Record<string, DocumentKind> = { Invoice: 'invoice', Quote: 'quote' };
 

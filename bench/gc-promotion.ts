@@ -5,9 +5,10 @@
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/gc-promotion.ts
 //
-// Each mode runs in a child process (`--trace-gc-nvp`), a minimal fastify server on its own
-// database, loaded by one autocannon connection for 8 s; the median `promoted=` of its young
-// collections in the second half of the run is printed. Not part of `npm run bench`.
+// Each mode runs in a child process (`--trace-gc-nvp`, and the node flags in GC_FLAGS, such as
+// `--no-opt`), a minimal fastify server on its own database, loaded by one autocannon connection
+// for 8 s; the median `promoted=` of its young collections in the second half of the run is
+// printed. Not part of `npm run bench`.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';

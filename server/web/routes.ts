@@ -35,7 +35,7 @@ import { readCompany, updateCompany } from '../company.ts';
 import type { Principal } from '../../engine/types.ts';
 import type { Engine } from '../../engine/operations.ts';
 import { json as jsonFormat } from '../../formats/json.ts';
-import type { WebhookOps } from '../webhooks/routes.ts';
+import { MAX_COUNTED, type WebhookOps } from '../webhooks/routes.ts';
 import { CONTENT_SECURITY_POLICY, loginPage, messagePage, profilePage, setupPage } from './pages.ts';
 import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, SessionStore, setSessionCookie, type Session } from './sessions.ts';
 import { checkSetup, currencies, hasUsers, MAX_PASSWORD, runSetup } from './setup.ts';
@@ -364,7 +364,8 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     });
     scope.get<{ Params: { id: string } }>(`${PROFILE_PATH}/webhooks/:id/deliveries`, async (req, reply) => {
       const q = new URL(req.url, 'http://x').searchParams;
-      return json(reply, 200, await hooks.deliveries(await principal(req), req.params.id, q));
+      // The page words a missing total from the bound it stops counting at.
+      return json(reply, 200, { ...(await hooks.deliveries(await principal(req), req.params.id, q)), countedUpTo: MAX_COUNTED });
     });
     scope.post<{ Params: { id: string; delivery: string } }>(`${PROFILE_PATH}/webhooks/:id/deliveries/:delivery/retry`, async (req, reply) => {
       return json(reply, 202, await hooks.retry(await principal(req), req.params.id, req.params.delivery));

@@ -174,7 +174,7 @@ function DeliveriesDialog({ hook, canWrite, onClose }) {
 
   return html`<${Dialog} title=${`Deliveries to ${hook.url}`} wide onClose=${onClose}>
     <div class="deliveries-head">
-      <p class="muted small">${list ? (list.total === null ? 'More than 10,000 deliveries' : `${list.total} ${list.total === 1 ? 'delivery' : 'deliveries'}`) : 'Loading…'}${pending ? ' · refreshing while some are pending' : ''}</p>
+      <p class="muted small">${list ? (list.total === null ? `More than ${list.countedUpTo.toLocaleString('en-US')} deliveries` : `${list.total} ${list.total === 1 ? 'delivery' : 'deliveries'}`) : 'Loading…'}${pending ? ' · refreshing while some are pending' : ''}</p>
       <div class="toolbar">
         <button type="button" class="btn small" onClick=${() => setReloads((n) => n + 1)}>Refresh</button>
         ${canWrite ? html`<button type="button" class="btn small primary" onClick=${() => act(`/profile/api/webhooks/${hook.id}/ping`, 'Ping queued.')}>Send ping</button>` : null}

@@ -96,7 +96,7 @@ function statementCounter() {
  * load; without it a query can receive another query's result and a transaction's remaining
  * statements can run in autocommit. Change it here and in the patch together.
  */
-export const POSTGRES_PATCH = 'postgres@3.4.9 invoicing-1';
+export const POSTGRES_PATCH = 'postgres@3.4.9 invoicing-2';
 
 /** Refuses a postgres.js that does not carry our patch (an `npm install` without its postinstall, another version). */
 export function assertPatchedDriver(driver: unknown): void {

@@ -22,8 +22,16 @@ export interface Outbox {
   /**
    * A data-modifying statement, usable as a CTE, recording the rows of `events`: columns
    * `event` (uuid, the event's id), `company`, `type` and `body` (the payload's JSON text).
+   * With `handed`, what it records is for `handOff` (below): its rows come back to this process.
    */
-  record(events: SQL): SQL;
+  record(events: SQL, handed: boolean): SQL;
+  /**
+   * Optional: the outbox takes what a write recorded straight from the write, once it has
+   * committed, rather than looking for it in the database afterwards. `rows(recorded)` selects
+   * what it needs from the CTE named `recorded` (record()'s rows); `committed` receives those rows
+   * after the commit, and only then: a write that rolls back hands over nothing.
+   */
+  handOff?: { rows(recorded: SQL): SQL; committed(rows: Record<string, unknown>[]): void };
 }
 
 /** The payload's record: the plain JSON representation (no leading members), as a GET returns it. */
@@ -52,7 +60,7 @@ export interface Events {
    * The statement recording events `types` for the records of `r` matching `where` (a condition
    * on the table named as `r.table`), or undefined when there is nothing to record.
    */
-  statement(r: ModelResource, types: readonly string[], where: SQL): SQL | undefined;
+  statement(r: ModelResource, types: readonly string[], where: SQL, handed?: boolean): SQL | undefined;
 }
 
 export function createEvents(model: Model, outbox: Outbox | undefined): Events {
@@ -72,7 +80,7 @@ export function createEvents(model: Model, outbox: Outbox | undefined): Events {
       }
       return types;
     },
-    statement(r, types, where) {
+    statement(r, types, where, handed = false) {
       if (!outbox || !types.length) return undefined;
       const t = sql.identifier(r.table);
       const type = sql.identifier('__type');
@@ -84,13 +92,24 @@ export function createEvents(model: Model, outbox: Outbox | undefined): Events {
         json_build_object('type', ${typed}, 'timestamp', ${iso(sql`now()`)}, 'data', ${recordJson(model, r, r.table, PLAIN, true)})::text as "body"
         from ${t} cross join (values ${values}) as ${sql.identifier('__types')}(${type})
         where ${where} and ${outbox.listening(sql`${t}."company_id"`, typed)}`;
-      return outbox.record(events);
+      return outbox.record(events, handed);
     },
   };
 }
 
 /** Events as the writes record them, in their statement or transaction. */
 export interface EventWriter extends Events {
+  /** Whether writes hand what they record to the outbox (Outbox.handOff). */
+  readonly handsOff: boolean;
+  /** The select-list column of the single-statement create carrying the rows its `__events` CTE recorded. */
+  handedColumn(): SQL;
+  /** Hands the rows of a committed single-statement create (its handedColumn) to the outbox. */
+  committedRow(row: Record<string, unknown>): void;
+  /**
+   * Runs `fn` in transaction-opening `open`, then hands what its writes recorded to the outbox
+   * once it has committed.
+   */
+  transaction<T>(open: (fn: (tx: Tx) => Promise<T>) => Promise<T>, fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Records the events of a write of record `id`: one statement, in `tx` (none without events). */
   write(tx: Tx, r: ModelResource, id: string, kind: WriteKind, existing: FieldValues | null, data: FieldValues): Promise<void>;
   /** Records events `types` for records `ids` of `r`, as they are now: one statement, in `tx`. */
@@ -99,21 +118,62 @@ export interface EventWriter extends Events {
   byId(r: ModelResource): SQL;
 }
 
+const HANDED = '__handed';
+
 export function eventWriter(model: Model, outbox: Outbox | undefined, statements: Statements): EventWriter {
   const events = createEvents(model, outbox);
+  const handOff = outbox?.handOff;
   const byId = (r: ModelResource): SQL => sql`${sql.identifier(r.table)}.${sql.identifier('id')} = ${sql.placeholder('id')}`;
+  /** The rows recorded in each open transaction (of transaction() below), handed over at its commit. */
+  const open = new WeakMap<Tx, Record<string, unknown>[]>();
+
+  /** Runs statement `key` recording events; in a transaction of ours, its rows are handed over at the commit. */
+  async function record(tx: Tx, key: string, build: (handed: boolean) => SQL, values: Record<string, unknown>): Promise<void> {
+    const held = handOff ? open.get(tx) : undefined;
+    if (!held) {
+      await statements.run(tx, { key, build: () => build(false) }, values);
+      return;
+    }
+    const recorded = sql`${sql.identifier('__recorded')}`;
+    const rows = await statements.run(tx, { key: `${key}|handed`, build: () => sql`with ${recorded} as (${build(true)}) ${handOff!.rows(recorded)}` }, values);
+    held.push(...rows);
+  }
+
   return {
     ...events,
     byId,
+    handsOff: handOff !== undefined,
+    handedColumn: () => {
+      const recorded = sql`${sql.identifier('__events')}`;
+      return sql`(select coalesce(json_agg(${sql.identifier('__h')}), '[]'::json)::text from (${handOff!.rows(recorded)}) as ${sql.identifier('__h')}) as ${sql.identifier(HANDED)}`;
+    },
+    committedRow(row) {
+      const text = row[HANDED];
+      delete row[HANDED];
+      if (typeof text !== 'string' || text === '[]') return;
+      handOff!.committed(JSON.parse(text) as Record<string, unknown>[]);
+    },
+    async transaction(begin, fn) {
+      if (!handOff) return begin(fn);
+      let held: Record<string, unknown>[] = [];
+      const result = await begin((tx) => {
+        // A transaction retried by its opener starts again with nothing recorded.
+        held = [];
+        open.set(tx, held);
+        return fn(tx);
+      });
+      if (held.length) handOff.committed(held);
+      return result;
+    },
     async write(tx, r, id, kind, existing, data) {
       const types = events.forWrite(r, kind, existing, data);
       if (!types.length) return;
-      await statements.run(tx, { key: `events|${r.name}|${types.join(',')}`, build: () => events.statement(r, types, byId(r))! }, { id });
+      await record(tx, `events|${r.name}|${types.join(',')}`, (handed) => events.statement(r, types, byId(r), handed)!, { id });
     },
     async emit(tx, r, ids, types) {
       if (!outbox || !ids.length || !types.length) return;
       const where = sql`${sql.identifier(r.table)}.${sql.identifier('id')} in (select jsonb_array_elements_text(${sql.placeholder('ids')}::text::jsonb)::uuid)`;
-      await statements.run(tx, { key: `emit|${r.name}|${types.join(',')}`, build: () => events.statement(r, types, where)! }, { ids: JSON.stringify(ids) });
+      await record(tx, `emit|${r.name}|${types.join(',')}`, (handed) => events.statement(r, types, where, handed)!, { ids: JSON.stringify(ids) });
     },
   };
 }

@@ -172,7 +172,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
   /** Runs a write in a transaction and turns constraint violations into API errors. */
   async function write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     try {
-      return await db.transaction(fn);
+      return await parts.events.transaction((f) => db.transaction(f), fn);
     } catch (e) {
       throw parts.translateDbError(e);
     }

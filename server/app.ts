@@ -12,7 +12,6 @@ import { problem, PROBLEM } from '../formats/problem.ts';
 import { registerDocs, registerOpenapi } from '../http/docs.ts';
 import { htmlPage, registerGraphiqlAssets } from '../http/graphiql.ts';
 import { API_PREFIX, apiPlugin, GRAPHQL_PATH } from './api.ts';
-import { withHook } from './route-hooks.ts';
 import { assetDir, readAsset } from './assets.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db.ts';
@@ -93,23 +92,17 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
   // Webhooks: events written with each change (the outbox), delivered by the worker after commit.
   setAllowPrivate(o.config.webhooks.allowPrivate);
-  const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw, outbox: webhookOutbox });
   // The worker has connections of its own: under load its claims and records would otherwise
   // wait behind every request's queries, and deliveries fall behind the writes.
   const deliveryDb = o.database.separate('invoicing:webhooks', 2);
   const webhooks = new WebhookWorker(deliveryDb.db, o.config.webhooks, app.log);
+  // Where the worker runs, the deliveries of this server's writes are handed to it at their commit.
+  const outbox = webhookOutbox(o.config.webhooks.worker ? webhooks : undefined);
+  const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw, outbox });
   // Stopped when the server closes: claims stop, attempts in flight finish (pending ones stay queued).
   app.addHook('onClose', async () => {
     await webhooks.stop();
     await deliveryDb.close();
-  });
-  // A write may have queued deliveries: look now rather than at the next poll.
-  // (Added to the routes that can write only: reads pay nothing for it.)
-  const wake = async () => webhooks.wake();
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (methods.every((m) => m === 'GET' || m === 'HEAD')) return;
-    route.onResponse = withHook(route.onResponse, wake as never);
   });
   const formats = defaultFormats();
 

@@ -71,8 +71,15 @@ export function creates({ parts, checkReferences, hooks, owners, children }: Cre
   async function insert(tx: Tx, r: ModelResource, statement: { shape: CreateShape; values: Record<string, unknown> }, events: readonly string[] = []): Promise<FieldValues> {
     const { shape, values } = statement;
     const key = `${createShapeKey(r, shape)}|${events.join(',')}`;
-    const build = () => writeSql.create(r, shape, parts.events.statement(r, events, parts.events.byId(r)));
+    // Only the single-statement create records events here (`tx` is then no transaction): what it
+    // records is handed over with its row, the statement having committed.
+    const handed = events.length > 0 && parts.events.handsOff;
+    const build = () => {
+      const recorded = parts.events.statement(r, events, parts.events.byId(r), handed);
+      return writeSql.create(r, shape, recorded, recorded && handed ? parts.events.handedColumn() : undefined);
+    };
     const [row] = await statements.run(tx, { key, build }, values);
+    if (handed) parts.events.committedRow(row!);
     return columns.decode(r, row!);
   }
 

@@ -39,7 +39,8 @@ export interface WriteStatements {
    * the next numbers of its sequences in one statement, which PostgreSQL runs atomically, and
    * returns the record as `rawColumnsOf(r, true)` shapes it.
    */
-  create(r: ModelResource, shape: CreateShape, events?: SQL): SQL;
+  /** `events`: a CTE recording the write's events; `handed`: a select-list column returning what it recorded. */
+  create(r: ModelResource, shape: CreateShape, events?: SQL, handed?: SQL): SQL;
   /**
    * Sets the columns of record `id` to `v0`, `v1`, …, its sequence fields `numbered` to the next
    * numbers of their counters (as a create does), and its updatedAt to `now`.
@@ -129,7 +130,7 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
       return sql`select ${sql.join(parts, sql`, `)}`;
     },
 
-    create(r, shape, events) {
+    create(r, shape, events, handed) {
       const t = tables.get(r);
       const ctes: SQL[] = shape.numbered.map((f, i) => sql`${q(`__n${i}`)} as (${nextValue(r, f)})`);
       const columns = [q('id'), q('company_id'), ...shape.columns.map((f) => q(f.column)), ...shape.numbered.map((f) => q(f.column)), q('created_at'), q('updated_at')];
@@ -149,7 +150,7 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
       // The kept result is the record as this statement returns it, in the same statement: kept
       // exactly when the record is written (a taken key fails the whole statement).
       if (shape.keep) ctes.push(sql`${q('__kept')} as (${keepInsert(tables.idempotency, sql`select row_to_json(x)::text from (select ${rawColumnsOf(r, true)} from ${q(r.table)}) as x`)})`);
-      return sql`with ${sql.join(ctes, sql`, `)} select ${rawColumnsOf(r, true)} from ${q(r.table)}`;
+      return sql`with ${sql.join(ctes, sql`, `)} select ${rawColumnsOf(r, true)}${handed ? sql`, ${handed}` : sql``} from ${q(r.table)}`;
     },
 
     update(r, columns, numbered) {

@@ -3,6 +3,12 @@
 // statement or transaction of the change. Nobody listening: nothing is written, and the event's
 // payload is not even built. The subscribers are found for each event (a lateral subquery, kept
 // apart by `offset 0`): the event's row, payload included, is made once and never hashed for a join.
+//
+// In a server whose worker runs, the deliveries a write records are handed to that worker (its
+// first attempt counted and leased to it by the insert itself, as a claim would), and come back
+// to it with the write's result once the write has committed: the first attempt is made without
+// looking for it in the database. If the server dies first, the lease ends and any instance's
+// worker takes the delivery over (server/webhooks/worker.ts).
 import { sql, type SQL } from 'drizzle-orm';
 import type { Outbox } from '../../engine/events.ts';
 
@@ -12,9 +18,28 @@ const subscribed = (as: string, type: SQL): SQL => {
   return sql`${w}."active" and (${w}."events" @> jsonb_build_array(${type}) or ${w}."events" @> '["*"]'::jsonb)`;
 };
 
-export const webhookOutbox: Outbox = {
-  listening: (company, type) => sql`exists (select 1 from "webhooks" as "__w" where "__w"."company_id" = ${company} and ${subscribed('__w', type)})`,
-  record: (events) => sql`insert into "webhook_deliveries" ("id", "company_id", "webhook_id", "event_id", "type", "body", "status", "attempts", "next_attempt_at", "created_at", "updated_at")
-    select gen_random_uuid(), "__e"."company", "__hw"."id", "__e"."event", "__e"."type", "__e"."body", 'pending', 0, now(), now(), now()
-    from (${events}) as "__e" cross join lateral (select "__hw"."id" from "webhooks" as "__hw" where "__hw"."company_id" = "__e"."company" and ${subscribed('__hw', sql`"__e"."type"`)} offset 0) as "__hw"`,
-};
+/** What takes the deliveries handed over: a running worker. */
+export interface DeliveryTaker {
+  /** How long a delivery handed over is its taker's (its lease, in ms). */
+  readonly handOffLeaseMs: number;
+  /** Takes the deliveries of a committed write (rows as the claim returns them). */
+  take(rows: Record<string, unknown>[]): void;
+}
+
+/** The outbox; with `taker`, deliveries are handed to it (see above). */
+export function webhookOutbox(taker?: DeliveryTaker): Outbox {
+  return {
+    listening: (company, type) => sql`exists (select 1 from "webhooks" as "__w" where "__w"."company_id" = ${company} and ${subscribed('__w', type)})`,
+    record(events, handed) {
+      const lease = handed ? sql`1, now() + ${sql.raw(`interval '${Math.round(taker!.handOffLeaseMs)} milliseconds'`)}` : sql`0, null`;
+      return sql`insert into "webhook_deliveries" ("id", "company_id", "webhook_id", "event_id", "type", "body", "status", "attempts", "leased_until", "next_attempt_at", "created_at", "updated_at")
+    select gen_random_uuid(), "__e"."company", "__hw"."id", "__e"."event", "__e"."type", "__e"."body", 'pending', ${lease}, now(), now(), now()
+    from (${events}) as "__e" cross join lateral (select "__hw"."id" from "webhooks" as "__hw" where "__hw"."company_id" = "__e"."company" and ${subscribed('__hw', sql`"__e"."type"`)} offset 0) as "__hw"${handed ? sql` returning "id", "event_id", "body", "attempts", "webhook_id"` : sql``}`;
+    },
+    handOff: taker && {
+      // The endpoint's URL and secret as the write saw them (a rotation commits before or after it).
+      rows: (recorded) => sql`select "__r".*, "__w"."url", "__w"."secret" from ${recorded} as "__r" join "webhooks" as "__w" on "__w"."id" = "__r"."webhook_id"`,
+      committed: (rows) => taker.take(rows),
+    },
+  };
+}

@@ -2,12 +2,15 @@
 // node:http client POSTing a 2.9 KB signed payload to a node:http server that verifies its HMAC,
 // 16 in flight (the worker's default concurrency is 8), both in this process. Prints the CPU time
 // per exchange (client and receiver together): what any delivery costs a machine that also runs
-// its receiver, before the outbox, the queue and the database.
+// its receiver, before the outbox, the queue and the database. Each client in turn: node:http's,
+// and undici's Agent as the worker uses it (its handler API, a timer per attempt); the difference
+// between the two lines is the clients' difference.
 //
 //   npx tsx bench/http-floor.ts [exchanges]
 import { createHmac } from 'node:crypto';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Agent as UndiciAgent } from 'undici';
 
 const total = Number(process.argv[2] ?? 20_000);
 const key = Buffer.alloc(32, 7);
@@ -26,27 +29,61 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const port = (server.address() as AddressInfo).port;
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
-let sent = 0;
+const dispatcher = new UndiciAgent({ keepAliveTimeout: 5000 });
+const origin = `http://127.0.0.1:${port}`;
 let bad = 0;
-const exchange = (n: number) =>
-  new Promise<void>((resolve, reject) => {
-    const id = `msg_${n}`;
-    const ts = String(Math.floor(Date.now() / 1000));
-    const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${sign(id, ts, body)}` };
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/hook', agent, headers }, (res) => {
-      if (res.statusCode !== 200) bad++;
-      res.resume().on('end', () => resolve());
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+const signed = (n: number) => {
+  const id = `msg_${n}`;
+  const ts = String(Math.floor(Date.now() / 1000));
+  return { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${sign(id, ts, body)}` };
+};
+const clients: Record<string, (n: number) => Promise<void>> = {
+  'node:http': (n) =>
+    new Promise<void>((resolve, reject) => {
+      const headers = { ...signed(n), 'content-length': String(Buffer.byteLength(body)) };
+      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/hook', agent, headers }, (res) => {
+        if (res.statusCode !== 200) bad++;
+        res.resume().on('end', () => resolve());
+      });
+      req.on('error', reject);
+      req.end(body);
+    }),
+  undici: (n) =>
+    new Promise<void>((resolve, reject) => {
+      let abort: (() => void) | undefined;
+      const timer = setTimeout(() => abort?.(), 10_000);
+      dispatcher.dispatch({ origin, path: '/hook', method: 'POST', headers: signed(n), body, headersTimeout: 10_000, bodyTimeout: 10_000 }, {
+        onConnect: (a: () => void) => (abort = a),
+        onHeaders: (status: number) => {
+          if (status !== 200) bad++;
+          return true;
+        },
+        onData: () => true,
+        onComplete: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        onError: (e: Error) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
+    }),
+};
 
-const cpu = process.cpuUsage();
-const started = Date.now();
-await Promise.all(Array.from({ length: 16 }, async () => {
-  while (sent < total) await exchange(sent++);
-}));
-const used = process.cpuUsage(cpu);
-console.log(`${total} exchanges in ${Date.now() - started} ms, ${bad} refused; CPU ${((used.user + used.system) / 1000 / total).toFixed(3)} ms per exchange (client and receiver)`);
+for (const round of [1, 2]) {
+  for (const [name, exchange] of Object.entries(clients)) {
+    let sent = 0;
+    bad = 0;
+    const cpu = process.cpuUsage();
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (sent < total) await exchange(sent++);
+    }));
+    const used = process.cpuUsage(cpu);
+    console.log(`${name.padEnd(9)} (${round}) ${total} exchanges in ${Date.now() - started} ms, ${bad} refused; CPU ${((used.user + used.system) / 1000 / total).toFixed(3)} ms per exchange (client and receiver)`);
+  }
+}
 agent.destroy();
+await dispatcher.close();
 server.close();

@@ -101,8 +101,8 @@ export function createEvents(model: Model, outbox: Outbox | undefined): Events {
 export interface EventWriter extends Events {
   /** Whether writes hand what they record to the outbox (Outbox.handOff). */
   readonly handsOff: boolean;
-  /** The select-list column of the single-statement create carrying the rows its `__events` CTE recorded. */
-  handedColumn(): SQL;
+  /** The select-list column of the single-statement create carrying the rows its CTE `recorded` (named as in SQL) recorded. */
+  handedColumn(recorded: SQL): SQL;
   /** Hands the rows of a committed single-statement create (its handedColumn) to the outbox. */
   committedRow(row: Record<string, unknown>): void;
   /**
@@ -143,10 +143,8 @@ export function eventWriter(model: Model, outbox: Outbox | undefined, statements
     ...events,
     byId,
     handsOff: handOff !== undefined,
-    handedColumn: () => {
-      const recorded = sql`${sql.identifier('__events')}`;
-      return sql`(select coalesce(json_agg(${sql.identifier('__h')}), '[]'::json)::text from (${handOff!.rows(recorded)}) as ${sql.identifier('__h')}) as ${sql.identifier(HANDED)}`;
-    },
+    handedColumn: (recorded) =>
+      sql`(select coalesce(json_agg(${sql.identifier('__h')}), '[]'::json)::text from (${handOff!.rows(recorded)}) as ${sql.identifier('__h')}) as ${sql.identifier(HANDED)}`,
     committedRow(row) {
       const text = row[HANDED];
       delete row[HANDED];

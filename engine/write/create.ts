@@ -76,7 +76,7 @@ export function creates({ parts, checkReferences, hooks, owners, children }: Cre
     const handed = events.length > 0 && parts.events.handsOff;
     const build = () => {
       const recorded = parts.events.statement(r, events, parts.events.byId(r), handed);
-      return writeSql.create(r, shape, recorded, recorded && handed ? parts.events.handedColumn() : undefined);
+      return writeSql.create(r, shape, recorded, handed ? parts.events.handedColumn : undefined);
     };
     const [row] = await statements.run(tx, { key, build }, values);
     if (handed) parts.events.committedRow(row!);

@@ -39,8 +39,8 @@ export interface WriteStatements {
    * the next numbers of its sequences in one statement, which PostgreSQL runs atomically, and
    * returns the record as `rawColumnsOf(r, true)` shapes it.
    */
-  /** `events`: a CTE recording the write's events; `handed`: a select-list column returning what it recorded. */
-  create(r: ModelResource, shape: CreateShape, events?: SQL, handed?: SQL): SQL;
+  /** `events`: a CTE recording the write's events; `handed`: the select-list column returning what that CTE (named as given) recorded. */
+  create(r: ModelResource, shape: CreateShape, events?: SQL, handed?: (recorded: SQL) => SQL): SQL;
   /**
    * Sets the columns of record `id` to `v0`, `v1`, …, its sequence fields `numbered` to the next
    * numbers of their counters (as a create does), and its updatedAt to `now`.
@@ -146,11 +146,12 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
       ctes.push(shadowingCte(r.table, sql`insert into ${t} (${sql.join(columns, sql`, `)}) values (${sql.join(values, sql`, `)}) returning *`));
       shape.children.forEach((f, i) => ctes.push(shadowingCte(model.get(f.target!).table, childrenInsert(model.get(f.target!), `c${i}`, true))));
       // The events (engine/events.ts) read the record and its children through the CTEs above.
-      if (events) ctes.push(sql`${q('__events')} as (${events})`);
+      const recorded = sql`${q('__events')}`;
+      if (events) ctes.push(sql`${recorded} as (${events})`);
       // The kept result is the record as this statement returns it, in the same statement: kept
       // exactly when the record is written (a taken key fails the whole statement).
       if (shape.keep) ctes.push(sql`${q('__kept')} as (${keepInsert(tables.idempotency, sql`select row_to_json(x)::text from (select ${rawColumnsOf(r, true)} from ${q(r.table)}) as x`)})`);
-      return sql`with ${sql.join(ctes, sql`, `)} select ${rawColumnsOf(r, true)}${handed ? sql`, ${handed}` : sql``} from ${q(r.table)}`;
+      return sql`with ${sql.join(ctes, sql`, `)} select ${rawColumnsOf(r, true)}${events && handed ? sql`, ${handed(recorded)}` : sql``} from ${q(r.table)}`;
     },
 
     update(r, columns, numbered) {

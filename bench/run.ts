@@ -456,6 +456,14 @@ async function webhookScenario(c: Ctx, server: ServerProcess, wl: Workload, sr: 
   merged(withHook, runsWith);
   without.label = 'ours, no webhook';
   withHook.label = 'ours + webhook';
+  // Each pair's own ratio: its two runs are seconds apart, so a drift of the machine's speed
+  // between pairs (a third, on the bench's VM) cancels out, which it does not in the ratio of the
+  // medians above. Many short pairs (--pairs 10 --duration 4) compare two builds best.
+  const ratios = runsWith.flatMap((w, i) => {
+    const wo = runsWithout[i];
+    return w.reqPerSec && wo?.reqPerSec ? [w.reqPerSec / wo.reqPerSec] : [];
+  });
+  if (ratios.length > 1) (withHook.notes ??= []).push(`with ÷ without in each pair: ${ratios.map((r) => r.toFixed(2)).join(', ')}; their median ${median(ratios).toFixed(2)}`);
   if (queueStats) withHook.webhooks = { ...queueStats, ...(walWith.length ? { walPerCreate: mean(walWith) } : {}), ...(hotShares.length ? { hotShare: mean(hotShares) } : {}) };
   if (walWithout.length) (without.notes ??= []).push(`${Math.round(mean(walWithout))} B of WAL per create`);
 }

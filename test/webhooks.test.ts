@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
@@ -380,6 +381,60 @@ describe('events and deliveries', () => {
     expect((await deliveryRows(mine)).length).toBe(n);
     // Both may be attempted at once (their arrival order is not promised).
     expect(receiver.at('/none').map((r) => r.verified.type).sort()).toEqual(['invoice.created', 'webhook.created']);
+  });
+
+  it('deletes an endpoint\'s deliveries with it (through the API or by a statement of its own), and never claims one whose endpoint is gone', async () => {
+    const db = t.db.database.db;
+    for (const how of ['api', 'sql'] as const) {
+      const c = client(t, await tokenFor(t, { email: `gone-${how}@hooks.test`, company: `Hooks gone ${how}` }));
+      const w = await hook(c, `/gone-${how}`, ['client.created']);
+      expect((await c.post('/api/clients', { name: 'Gone' })).status).toBe(201);
+      await receiver.waitFor(`/gone-${how}`, 1);
+      const mine = sql`webhook_id = ${w.id}`;
+      expect(await deliveryRows(mine)).toHaveLength(1);
+      if (how === 'api') expect((await c.delete(w['@id'])).status).toBe(204);
+      else await db.execute(sql`delete from webhooks where company_id = (select company_id from webhooks where id = ${w.id})`);
+      expect(rowsOf(await db.execute(sql`select 1 from webhooks where id = ${w.id}`))).toHaveLength(0);
+      expect(await deliveryRows(mine)).toHaveLength(0);
+    }
+    // A delivery written by a write that read its endpoint before the endpoint's deletion
+    // committed outlives it (there is no foreign key): it is never claimed.
+    const orphan = '00000000-0000-4000-8000-0000000000a1';
+    await db.execute(sql`insert into webhook_deliveries (id, company_id, webhook_id, event_id, type, body, status, attempts, next_attempt_at)
+      values (${orphan}, gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'client.created', '{}', 'pending', 0, now())`);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await deliveryRows(sql`id = ${orphan}`))[0]).toMatchObject({ status: 'pending', attempts: 0 });
+    await db.execute(sql`delete from webhook_deliveries where id = ${orphan}`);
+  });
+
+  // PostgreSQL only: a second connection holds the invoice number's row meanwhile.
+  it.runIf(process.env.DATABASE_URL)('an invoice create whose endpoint is deleted while it runs succeeds, and its delivery is made', async () => {
+    const c = client(t, await tokenFor(t, { email: 'race@hooks.test', company: 'Hooks race' }));
+    const cl = (await c.post('/api/clients', { name: 'Race' })).body['@id'];
+    expect((await c.post('/api/invoices', { client: cl })).status).toBe(201);
+    const w = await hook(c, '/race', ['invoice.created']);
+    const db = t.db.database.db;
+    const [{ company_id: company }] = rowsOf<{ company_id: string }>(await db.execute(sql`select company_id from webhooks where id = ${w.id}`)) as [{ company_id: string }];
+    const locker = postgres(t.db.url!, { max: 1, onnotice: () => {} });
+    try {
+      let create!: Promise<{ status: number; text: string }>;
+      await locker.begin(async (tx) => {
+        await tx`select 1 from engine_sequences where company_id = ${company} and name = 'Invoice.number' for update`;
+        // The create starts (its snapshot sees the endpoint) and waits for the number.
+        create = c.post('/api/invoices', { client: cl });
+        const waiting = async () => rowsOf(await db.execute(sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).length;
+        for (let i = 0; i < 200 && !(await waiting()); i++) await new Promise((r) => setTimeout(r, 10));
+        expect(await waiting()).toBeGreaterThan(0);
+        expect((await c.delete(w['@id'])).status).toBe(204);
+      });
+      // With a foreign key from the delivery to its endpoint, this create failed (409).
+      const res = await create;
+      expect(res.status, res.text).toBe(201);
+      const [got] = await receiver.waitFor('/race', 1);
+      expect(got!.verified.type).toBe('invoice.created');
+    } finally {
+      await locker.end();
+    }
   });
 
   it('adds no statement to the single-statement create, with or without a webhook listening', async () => {

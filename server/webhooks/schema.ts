@@ -2,7 +2,6 @@
 // own statement or transaction (server/webhooks/outbox.ts) and worked by server/webhooks/worker.ts.
 import { sql } from 'drizzle-orm';
 import { index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { tables } from '../model.ts';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 });
 
@@ -13,7 +12,16 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
    * company already, and each key checked is one more lookup and row lock per delivery written.
    */
   companyId: uuid('company_id').notNull(),
-  webhookId: uuid('webhook_id').notNull().references(() => tables.get('Webhook').id, { onDelete: 'cascade' }),
+  /**
+   * The endpoint. No foreign key: its check would lock the webhook's row (FOR KEY SHARE) and log
+   * the lock in every write that records an event, inside the write's section that holds the
+   * company's invoice number, and a write whose endpoint was deleted meanwhile would fail with the
+   * key's error (a 409 on an invoice create). A trigger on `webhooks` deletes an endpoint's
+   * deliveries with it (drizzle/0012_delivery_webhook_trigger.sql); a delivery written by a write
+   * that began before the endpoint's deletion committed outlives it, attempted at most once (when
+   * handed over by its write) and never claimed (server/webhooks/worker.ts).
+   */
+  webhookId: uuid('webhook_id').notNull(),
   /** The event's id: the `webhook-id` header, the same on every attempt. */
   eventId: uuid('event_id').notNull(),
   type: text('type').notNull(),

@@ -1,8 +1,8 @@
 ALTER TABLE "webhook_deliveries" DROP CONSTRAINT "webhook_deliveries_webhook_id_webhooks_id_fk";
 
 --> statement-breakpoint
--- Hand-written: an endpoint's deliveries go with it (the foreign key's cascade did this), whether
--- the webhook is deleted through the API or with its company.
+-- Hand-written: an endpoint's deliveries go with it (the foreign key's cascade did this), whatever
+-- statement deletes the webhook (the API's, or any other).
 CREATE OR REPLACE FUNCTION "webhook_deliveries_of_deleted"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   DELETE FROM "webhook_deliveries" WHERE "webhook_id" IN (SELECT "id" FROM "deleted_webhooks");

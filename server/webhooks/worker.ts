@@ -78,8 +78,9 @@ const ROUNDS = 4;
 
 /**
  * The attempts' HTTP client: undici's handler API, which costs less CPU per exchange than
- * node:http's client (bench/http-floor.ts: 0.11 against 0.13–0.15 ms, client and receiver). Connections to receivers are kept open a few seconds between
- * attempts (a busy endpoint is not dialled again for each event); redirects are never followed.
+ * node:http's client (bench/http-floor.ts: 0.11 against 0.13–0.15 ms, client and receiver).
+ * Connections to receivers are kept open a few seconds between attempts (a busy endpoint is not
+ * dialled again for each event); redirects are never followed.
  * The address policy is checked when a connection is made (checkedLookup, given to net.connect
  * and tls.connect) and, for an address in the URL, before each attempt.
  */

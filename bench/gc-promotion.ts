@@ -28,7 +28,7 @@ async function serve(mode: Mode, url: string, port: number, companyId: string): 
   const { webhookOutbox } = await import('../server/webhooks/outbox.ts');
   const d = await openDatabase({ databaseUrl: url, maxConnections: 4 });
   let text: string | undefined;
-  const engine = createEngine(d.db, model, tables, { raw: (t, p) => ((text ??= t), d.raw(t, p)), outbox: webhookOutbox() });
+  const engine = createEngine(d.db, model, tables, { raw: (t, p) => ((text ??= t), d.raw(t, p)), outbox: webhookOutbox(model) });
   const projection = defaultFormats().negotiate('application/json').projection!;
   const invoice = model.resources.find((r) => r.name === 'Invoice')!;
   const principal = { company: { id: companyId } } as never;

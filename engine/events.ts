@@ -21,7 +21,8 @@ export interface Outbox {
   listening(company: SQL, type: SQL): SQL;
   /**
    * A data-modifying statement, usable as a CTE, recording the rows of `events`: columns
-   * `event` (uuid, the event's id), `company`, `type` and `body` (the payload's JSON text).
+   * `event` (uuid, the event's id), `company`, `type`, `record` (the record's id) and `body` (the
+   * payload's JSON text; null when the write hands its record over with its events, see below).
    * With `handed`, what it records is for `handOff` (below): its rows come back to this process.
    */
   record(events: SQL, handed: boolean): SQL;
@@ -29,9 +30,18 @@ export interface Outbox {
    * Optional: the outbox takes what a write recorded straight from the write, once it has
    * committed, rather than looking for it in the database afterwards. `rows(recorded)` selects
    * what it needs from the CTE named `recorded` (record()'s rows); `committed` receives those rows
-   * after the commit, and only then: a write that rolls back hands over nothing.
+   * after the commit, and only then: a write that rolls back hands over nothing. The
+   * single-statement create gives `written` too, the record as its statement wrote and returned
+   * it: its events were recorded without a body, which the outbox makes from that record
+   * (outside the statement, whose section holds the company's invoice number until its commit).
    */
-  handOff?: { rows(recorded: SQL): SQL; committed(rows: Record<string, unknown>[]): void };
+  handOff?: { rows(recorded: SQL): SQL; committed(rows: Record<string, unknown>[], written?: Written): void };
+}
+
+/** A record as its write wrote it (decoded as a read decodes it), for the payloads of its events. */
+export interface Written {
+  readonly resource: ModelResource;
+  readonly record: FieldValues;
 }
 
 /** The payload's record: the plain JSON representation (no leading members), as a GET returns it. */
@@ -58,12 +68,47 @@ export interface Events {
   forWrite(r: ModelResource, kind: WriteKind, existing: FieldValues | null, data: FieldValues): string[];
   /**
    * The statement recording events `types` for the records of `r` matching `where` (a condition
-   * on the table named as `r.table`), or undefined when there is nothing to record.
+   * on the table named as `r.table`), or undefined when there is nothing to record. `handed`:
+   * its rows are handed over (Outbox.handOff).
    */
   statement(r: ModelResource, types: readonly string[], where: SQL, handed?: boolean): SQL | undefined;
+  /**
+   * The statement recording events `types` of the record being created, `$id` of company
+   * `$company`, handed over (Outbox.handOff) with no body: the write hands the record it wrote
+   * over with them. It reads nothing the write writes, and asks nothing more of the outbox than
+   * record() does (which writes nothing where nobody listens).
+   */
+  ofNew(r: ModelResource, types: readonly string[]): SQL | undefined;
+  /**
+   * The payload of event `type` of record `id` of company `company` as the record is now, built
+   * by the statement that builds the bodies of events recorded in a transaction: for an event
+   * recorded without a body whose write's process stopped before the body was saved. Null when
+   * the record is gone (or the type is not a record's).
+   */
+  bodyNow(db: Tx, type: string, company: string, id: string, timestamp: string): Promise<string | null>;
 }
 
-export function createEvents(model: Model, outbox: Outbox | undefined): Events {
+/** The resource whose records event `type` carries, by type. */
+function resourcesByType(model: Model): Map<string, ModelResource> {
+  const by = new Map<string, ModelResource>();
+  for (const r of model.resources) {
+    const p = eventPrefix(r);
+    const e = r.events;
+    for (const t of [`${p}.created`, `${p}.updated`, `${p}.deleted`, ...(e?.states ?? []).map((s) => s.type), ...(e?.deleted ?? []), ...(e?.emitted ?? [])]) if (!by.has(t)) by.set(t, r);
+  }
+  return by;
+}
+
+/** Event types `types` as a relation, its column `typed`. */
+const typesOf = (types: readonly string[]): SQL =>
+  sql`(values ${sql.join(types.map((x) => sql`(${literal(x)})`), sql`, `)}) as ${sql.identifier('__types')}(${sql.identifier('__type')})`;
+const typed = sql`${sql.identifier('__types')}.${sql.identifier('__type')}`;
+
+/** The payload's JSON: `{"type", "timestamp", "data"}`, `data` the record's JSON. */
+const payloadSql = (type: SQL, timestamp: SQL, data: SQL): SQL => sql`json_build_object('type', ${type}, 'timestamp', ${timestamp}, 'data', ${data})::text`;
+
+export function createEvents(model: Model, outbox: Outbox | undefined, statements: Statements): Events {
+  const byType = resourcesByType(model);
   return {
     forWrite(r, kind, existing, data) {
       if (!outbox) return [];
@@ -83,16 +128,31 @@ export function createEvents(model: Model, outbox: Outbox | undefined): Events {
     statement(r, types, where, handed = false) {
       if (!outbox || !types.length) return undefined;
       const t = sql.identifier(r.table);
-      const type = sql.identifier('__type');
-      const typed = sql`${sql.identifier('__types')}.${type}`;
-      const values = sql.join(types.map((x) => sql`(${literal(x)})`), sql`, `);
       // gen_random_uuid() keeps the subquery from being flattened: one id per event, whatever
       // the number of subscribers the outbox fans it out to.
-      const events = sql`select gen_random_uuid() as "event", ${t}."company_id" as "company", ${typed} as "type",
-        json_build_object('type', ${typed}, 'timestamp', ${iso(sql`now()`)}, 'data', ${recordJson(model, r, r.table, PLAIN, true)})::text as "body"
-        from ${t} cross join (values ${values}) as ${sql.identifier('__types')}(${type})
+      const events = sql`select gen_random_uuid() as "event", ${t}."company_id" as "company", ${typed} as "type", ${t}."id" as "record",
+        ${payloadSql(typed, iso(sql`now()`), recordJson(model, r, r.table, PLAIN, true))} as "body"
+        from ${t} cross join ${typesOf(types)}
         where ${where} and ${outbox.listening(sql`${t}."company_id"`, typed)}`;
       return outbox.record(events, handed);
+    },
+    ofNew(r, types) {
+      if (!outbox?.handOff || !types.length) return undefined;
+      const company = sql`${sql.placeholder('company')}::uuid`;
+      const events = sql`select gen_random_uuid() as "event", ${company} as "company", ${typed} as "type", ${sql.placeholder('id')}::uuid as "record", null::text as "body"
+        from ${typesOf(types)}`;
+      return outbox.record(events, true);
+    },
+    async bodyNow(db, type, company, id, timestamp) {
+      const r = byType.get(type);
+      if (!r) return null;
+      const t = sql.identifier(r.table);
+      const [row] = await statements.run(db, {
+        key: `event-body|${r.name}`,
+        build: () => sql`select ${payloadSql(sql`${sql.placeholder('type')}::text`, sql`${sql.placeholder('timestamp')}::text`, recordJson(model, r, r.table, PLAIN, true))} as "body"
+          from ${t} where ${t}."id" = ${sql.placeholder('id')} and ${t}."company_id" = ${sql.placeholder('company')}`,
+      }, { type, timestamp, id, company });
+      return row ? String(row.body) : null;
     },
   };
 }
@@ -103,8 +163,11 @@ export interface EventWriter extends Events {
   readonly handsOff: boolean;
   /** The select-list column of the single-statement create carrying the rows its CTE `recorded` (named as in SQL) recorded. */
   handedColumn(recorded: SQL): SQL;
-  /** Hands the rows of a committed single-statement create (its handedColumn) to the outbox. */
-  committedRow(row: Record<string, unknown>): void;
+  /**
+   * Takes the rows of a single-statement create's handedColumn out of its row `row`; `commit`
+   * hands them to the outbox with the record the statement wrote (decoded from what is left).
+   */
+  handedOf(row: Record<string, unknown>): { commit(written: Written): void };
   /**
    * Runs `fn` in transaction-opening `open`, then hands what its writes recorded to the outbox
    * once it has committed.
@@ -121,7 +184,7 @@ export interface EventWriter extends Events {
 const HANDED = '__handed';
 
 export function eventWriter(model: Model, outbox: Outbox | undefined, statements: Statements): EventWriter {
-  const events = createEvents(model, outbox);
+  const events = createEvents(model, outbox, statements);
   const handOff = outbox?.handOff;
   const byId = (r: ModelResource): SQL => sql`${sql.identifier(r.table)}.${sql.identifier('id')} = ${sql.placeholder('id')}`;
   /** The rows recorded in each open transaction (of transaction() below), handed over at its commit. */
@@ -145,11 +208,15 @@ export function eventWriter(model: Model, outbox: Outbox | undefined, statements
     handsOff: handOff !== undefined,
     handedColumn: (recorded) =>
       sql`(select coalesce(json_agg(${sql.identifier('__h')}), '[]'::json)::text from (${handOff!.rows(recorded)}) as ${sql.identifier('__h')}) as ${sql.identifier(HANDED)}`,
-    committedRow(row) {
+    handedOf(row) {
       const text = row[HANDED];
       delete row[HANDED];
-      if (typeof text !== 'string' || text === '[]') return;
-      handOff!.committed(JSON.parse(text) as Record<string, unknown>[]);
+      return {
+        commit(written) {
+          if (typeof text !== 'string' || text === '[]') return;
+          handOff!.committed(JSON.parse(text) as Record<string, unknown>[], written);
+        },
+      };
     },
     async transaction(begin, fn) {
       if (!handOff) return begin(fn);

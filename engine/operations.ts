@@ -103,6 +103,11 @@ export interface Engine {
   emit(tx: Tx, r: ModelResource, ids: readonly string[], types: readonly string[]): Promise<void>;
   /** Every event type the model can emit. */
   eventTypes(): string[];
+  /**
+   * The payload of event `type` of record `id` (of company `company`) as the record is now, or
+   * null when it is gone: for an event recorded without a body whose body was never saved.
+   */
+  eventBody(type: string, company: string, id: string, timestamp: string): Promise<string | null>;
   /** The hook API (reads, locks, creates with validation and hooks) in `tx`, acting as `p`. */
   bind(tx: Tx, p: Principal, r: ModelResource): HookApi;
 }
@@ -238,6 +243,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     transaction: (fn) => write(fn),
     emit: (tx, r, ids, types) => parts.events.emit(tx, r, ids, types),
     eventTypes: () => eventTypes(model),
+    eventBody: (type, company, id, timestamp) => parts.events.bodyNow(db, type, company, id, timestamp),
     bind: (tx, p, r) => hooks.inTransaction(tx, p, r),
   };
   // Resources with their own provider and processor are served by engine/custom.ts.

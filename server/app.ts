@@ -97,8 +97,10 @@ export async function buildApp(o: AppOptions): Promise<App> {
   const deliveryDb = o.database.separate('invoicing:webhooks', 2);
   const webhooks = new WebhookWorker(deliveryDb.db, o.config.webhooks, app.log);
   // Where the worker runs, the deliveries of this server's writes are handed to it at their commit.
-  const outbox = webhookOutbox(o.config.webhooks.worker ? webhooks : undefined);
+  const outbox = webhookOutbox(model, o.config.webhooks.worker ? webhooks : undefined);
   const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw, outbox });
+  // A delivery recorded without a body whose body was never saved gets it from the record as it is.
+  webhooks.bodies = async (c) => (c.record_id ? engine.eventBody(c.type, c.company_id, c.record_id, new Date(c.created_at).toISOString()) : null);
   // Stopped when the server closes: claims stop, attempts in flight finish (pending ones stay queued).
   app.addHook('onClose', async () => {
     await webhooks.stop();

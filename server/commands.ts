@@ -107,7 +107,7 @@ export async function scheduleRun(ctx: CommandContext, args: Args): Promise<Sche
   const date = args.date?.trim() || today();
   if (!isDate(date)) throw new CommandError(`--date "${date}" is not a date (YYYY-MM-DD).`);
   // With the webhooks' outbox: a CLI run's events are delivered by the running servers.
-  const engine = ctx.engine ?? createEngine(ctx.db, model, tables, { outbox: webhookOutbox() });
+  const engine = ctx.engine ?? createEngine(ctx.db, model, tables, { outbox: webhookOutbox(model) });
   return runSchedule(engine, date, systemPrincipals(ctx.db));
 }
 

@@ -297,6 +297,40 @@ describe('events and deliveries', () => {
     expect((await api.get(`${w['@id']}/deliveries?type=tax.created`)).body).toHaveLength(1);
   });
 
+  it('a create\'s payload is made from the record it wrote and saved with its first attempt; a delivery whose body was never saved gets the record as it is then, or its id once deleted', async () => {
+    const w = await hook(api, '/bodies', ['client.created']);
+    const made = await api.post('/api/clients', { name: 'Bodies Ltd' });
+    expect(made.status, made.text).toBe(201);
+    const [first] = await receiver.waitFor('/bodies', 1);
+    expect(first!.verified.data).toEqual((await api.get(made.body['@id'], { accept: 'application/json' })).body);
+    // The create recorded the delivery without a body; its first attempt's outcome saved the body sent.
+    await waitUntil(async () => (await deliveryRows(sql`webhook_id = ${w.id}`))[0]?.status === 'succeeded');
+    const [row] = await deliveryRows(sql`webhook_id = ${w.id}`);
+    expect(row!.body).toBe(first!.body);
+    expect(row!.record_id).toBe(made.body.id);
+
+    // As after a server stopped between the create's commit and that outcome: no body saved. A
+    // retry makes it from the record as it is now (renamed since), with the event's own type,
+    // id and time, and saves it.
+    await t.db.database.db.execute(sql`update webhook_deliveries set body = null where id = ${row!.id}`);
+    expect((await api.patch(made.body['@id'], { name: 'Bodies Renamed' })).status).toBe(200);
+    expect((await api.post(`${w['@id']}/deliveries/${row!.id}/retry`, undefined)).status).toBe(202);
+    const [, second] = await receiver.waitFor('/bodies', 2);
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(second!.verified.type).toBe('client.created');
+    expect(second!.verified.timestamp).toBe(first!.verified.timestamp);
+    expect(second!.verified.data).toEqual((await api.get(made.body['@id'], { accept: 'application/json' })).body);
+    expect(second!.verified.data.name).toBe('Bodies Renamed');
+    await waitUntil(async () => (await deliveryRows(sql`id = ${row!.id}`))[0]?.body === second!.body);
+
+    // Deleted meanwhile: what is left of the record is its id.
+    await t.db.database.db.execute(sql`update webhook_deliveries set body = null where id = ${row!.id}`);
+    expect((await api.delete(made.body['@id'])).status).toBe(204);
+    expect((await api.post(`${w['@id']}/deliveries/${row!.id}/retry`, undefined)).status).toBe(202);
+    const [, , third] = await receiver.waitFor('/bodies', 3);
+    expect(third!.verified).toEqual({ type: 'client.created', timestamp: first!.verified.timestamp, data: { id: made.body.id } });
+  });
+
   it('retries an endpoint that answers too late, and gives up after the schedule', async () => {
     const slow = await hook(api, '/slow', ['contact.created']);
     receiver.plan.set('/slow', ['hang', 200]);
@@ -767,7 +801,10 @@ describe('durability', () => {
       await receiver.waitFor('/hot', 30);
       const second = await settled(first.upd + 30);
       expect(second.upd - first.upd).toBe(30);
-      expect(second.hot - first.hot).toBeGreaterThanOrEqual(10);
+      // A claim is HOT when the row's page has room for its new version. A create's delivery is
+      // written without its body, which the first outcome adds (about 1 kB): a row that grew so
+      // may have left its page's room to its neighbours, and one claim in five finds none here.
+      expect(second.hot - first.hot).toBeGreaterThanOrEqual(7);
     } finally {
       await s.close();
       await db.drop();

@@ -72,15 +72,21 @@ export function creates({ parts, checkReferences, hooks, owners, children }: Cre
     const { shape, values } = statement;
     const key = `${createShapeKey(r, shape)}|${events.join(',')}`;
     // Only the single-statement create records events here (`tx` is then no transaction): what it
-    // records is handed over with its row, the statement having committed.
+    // records is handed over with its row, the statement having committed, and without a body:
+    // the outbox makes the payloads from the record the statement returns (the record as written),
+    // so that the statement, which holds the company's next invoice number until its commit,
+    // builds no JSON for them.
     const handed = events.length > 0 && parts.events.handsOff;
-    const build = () => {
-      const recorded = parts.events.statement(r, events, parts.events.byId(r), handed);
-      return writeSql.create(r, shape, recorded, handed ? parts.events.handedColumn : undefined);
-    };
+    const build = () =>
+      handed
+        ? writeSql.create(r, shape, parts.events.ofNew(r, events), parts.events.handedColumn)
+        : writeSql.create(r, shape, parts.events.statement(r, events, parts.events.byId(r)));
     const [row] = await statements.run(tx, { key, build }, values);
-    if (handed) parts.events.committedRow(row!);
-    return columns.decode(r, row!);
+    const taken = handed ? parts.events.handedOf(row!) : undefined;
+    const record = columns.decode(r, row!);
+    // Before the response reveals its secrets in it: the payloads show them masked, as reads do.
+    taken?.commit({ resource: r, record });
+    return record;
   }
 
   /** Validation, the reference check, the record's own rules and beforeWrite: the write's values. */

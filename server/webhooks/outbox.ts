@@ -9,8 +9,17 @@
 // to it with the write's result once the write has committed: the first attempt is made without
 // looking for it in the database. If the server dies first, the lease ends and any instance's
 // worker takes the delivery over (server/webhooks/worker.ts).
+//
+// A single-statement create records its deliveries without a body: the payload is made here,
+// after the commit, from the record the statement returned (the record as written, rendered as
+// the plain JSON format renders a GET), and saved by the worker with the first attempt's outcome.
+// The create's statement holds the company's invoice number until its commit; building the JSON
+// and writing its bytes there made every create of a company with a webhook wait longer for the
+// one before it.
 import { sql, type SQL } from 'drizzle-orm';
-import type { Outbox } from '../../engine/events.ts';
+import type { Outbox, Written } from '../../engine/events.ts';
+import type { Model } from '../../engine/model.ts';
+import { present } from '../../formats/present.ts';
 
 /** Active webhooks (aliased `as`) subscribed to `type`. */
 const subscribed = (as: string, type: SQL): SQL => {
@@ -22,24 +31,39 @@ const subscribed = (as: string, type: SQL): SQL => {
 export interface DeliveryTaker {
   /** How long a delivery handed over is its taker's (its lease, in ms). */
   readonly handOffLeaseMs: number;
-  /** Takes the deliveries of a committed write (rows as the claim returns them). */
-  take(rows: Record<string, unknown>[]): void;
+  /**
+   * Takes the deliveries of a committed write (rows as the claim returns them). `fresh`: their
+   * bodies were made here, not read from the database, and are saved by the taker.
+   */
+  take(rows: Record<string, unknown>[], fresh: boolean): void;
+}
+
+/** The payload of a delivery row (`type`, `created_at`) whose record `data` (JSON text) is. */
+export const payloadText = (type: string, createdAt: unknown, data: string): string =>
+  `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(new Date(String(createdAt)).toISOString())},"data":${data}}`;
+
+/** Gives handed rows recorded without a body the payload made from the record written. */
+function withBodies(model: Model, rows: Record<string, unknown>[], written: Written | undefined): boolean {
+  if (!written || rows.every((row) => row.body !== null)) return false;
+  const data = JSON.stringify(present(model, written.resource, written.record));
+  for (const row of rows) if (row.body === null) row.body = payloadText(String(row.type), row.created_at, data);
+  return true;
 }
 
 /** The outbox; with `taker`, deliveries are handed to it (see above). */
-export function webhookOutbox(taker?: DeliveryTaker): Outbox {
+export function webhookOutbox(model: Model, taker?: DeliveryTaker): Outbox {
   return {
     listening: (company, type) => sql`exists (select 1 from "webhooks" as "__w" where "__w"."company_id" = ${company} and ${subscribed('__w', type)})`,
     record(events, handed) {
       const lease = handed ? sql`1, now() + ${sql.raw(`interval '${Math.round(taker!.handOffLeaseMs)} milliseconds'`)}` : sql`0, null`;
-      return sql`insert into "webhook_deliveries" ("id", "company_id", "webhook_id", "event_id", "type", "body", "status", "attempts", "leased_until", "next_attempt_at", "created_at", "updated_at")
-    select gen_random_uuid(), "__e"."company", "__hw"."id", "__e"."event", "__e"."type", "__e"."body", 'pending', ${lease}, now(), now(), now()
-    from (${events}) as "__e" cross join lateral (select "__hw"."id" from "webhooks" as "__hw" where "__hw"."company_id" = "__e"."company" and ${subscribed('__hw', sql`"__e"."type"`)} offset 0) as "__hw"${handed ? sql` returning "id", "event_id", "body", "attempts", "webhook_id"` : sql``}`;
+      return sql`insert into "webhook_deliveries" ("id", "company_id", "webhook_id", "event_id", "type", "record_id", "body", "status", "attempts", "leased_until", "next_attempt_at", "created_at", "updated_at")
+    select gen_random_uuid(), "__e"."company", "__hw"."id", "__e"."event", "__e"."type", "__e"."record", "__e"."body", 'pending', ${lease}, now(), now(), now()
+    from (${events}) as "__e" cross join lateral (select "__hw"."id" from "webhooks" as "__hw" where "__hw"."company_id" = "__e"."company" and ${subscribed('__hw', sql`"__e"."type"`)} offset 0) as "__hw"${handed ? sql` returning "id", "event_id", "type", "created_at", "body", "attempts", "webhook_id"` : sql``}`;
     },
     handOff: taker && {
       // The endpoint's URL and secret as the write saw them (a rotation commits before or after it).
       rows: (recorded) => sql`select "__r".*, "__w"."url", "__w"."secret" from ${recorded} as "__r" join "webhooks" as "__w" on "__w"."id" = "__r"."webhook_id"`,
-      committed: (rows) => taker.take(rows),
+      committed: (rows, written) => taker.take(rows, withBodies(model, rows, written)),
     },
   };
 }

@@ -68,6 +68,20 @@ function deliveryJson(row: Record<string, unknown>) {
   };
 }
 
+/** The columns a log entry shows (not the payload: a page reads none). */
+const LOG_COLUMNS = {
+  id: d.id,
+  eventId: d.eventId,
+  type: d.type,
+  status: d.status,
+  attempts: d.attempts,
+  lastStatus: d.lastStatus,
+  lastError: d.lastError,
+  lastDurationMs: d.lastDurationMs,
+  nextAttemptAt: d.nextAttemptAt,
+  createdAt: d.createdAt,
+};
+
 /** Deliveries counted for a list's total; past this many, the total is not given (null). */
 export const MAX_COUNTED = 10_000;
 
@@ -143,7 +157,7 @@ export function webhookOps(o: WebhookOpsOptions) {
         offset = (n - 1) * ipp;
         if (offset > MAX_PAGE_OFFSET) throw ApiError.badRequest(`Page parameter is too large: page numbers reach offsets ((page - 1) × itemsPerPage) up to ${MAX_PAGE_OFFSET.toLocaleString('en-US')}. Follow the "next" links (cursors in "after") to read further.`);
       }
-      const rows = (await db.select().from(d).where(and(...page)).orderBy(desc(d.createdAt), desc(d.id)).limit(ipp + 1).offset(offset)) as Record<string, unknown>[];
+      const rows = (await db.select(LOG_COLUMNS).from(d).where(and(...page)).orderBy(desc(d.createdAt), desc(d.id)).limit(ipp + 1).offset(offset)) as Record<string, unknown>[];
       const items = rows.slice(0, ipp);
       const last = items.at(-1);
       const next = rows.length > ipp && last ? cursorOf(last) : null;

@@ -25,8 +25,16 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   /** The event's id: the `webhook-id` header, the same on every attempt. */
   eventId: uuid('event_id').notNull(),
   type: text('type').notNull(),
-  /** The payload exactly as it is sent (and signed). */
-  body: text('body').notNull(),
+  /** The record the event is about (null for a ping). */
+  recordId: uuid('record_id'),
+  /**
+   * The payload exactly as it is sent (and signed). Null until saved for an event that its write
+   * handed to this server's worker without a body (a single-statement create): the worker saves
+   * the body it made from the written record with the first attempt's outcome (or when it hands
+   * the delivery back). Still null when the delivery is claimed (its server stopped before): the
+   * body is made from the record as it is then (Engine.eventBody).
+   */
+  body: text('body'),
   /** pending | succeeded | failed */
   status: text('status').notNull().default('pending'),
   attempts: integer('attempts').notNull().default(0),

@@ -17,6 +17,7 @@ import { memo } from '../../engine/memo.ts';
 import type { Db } from '../../engine/types.ts';
 import { addressProblem } from '../../resources/rules/webhook-url.ts';
 import { pgArray, rowsOf } from '../db.ts';
+import { payloadText } from './outbox.ts';
 import { signedHeaders } from './signing.ts';
 
 export interface WebhookSettings {
@@ -29,14 +30,22 @@ export interface WebhookSettings {
   disableAfterMs: number;
 }
 
-interface Claimed {
+export interface Claimed {
   id: string;
   event_id: string;
-  body: string;
+  type: string;
+  company_id: string;
+  /** The event's record (null for a ping). */
+  record_id: string | null;
+  created_at: string | Date;
+  /** Null: recorded without a body, which was never saved (see `bodies`). */
+  body: string | null;
   attempts: number;
   webhook_id: string;
   url: string;
   secret: string;
+  /** The body was made by this process and is saved with the attempt's outcome. */
+  fresh?: boolean;
 }
 
 /** The outcome of one attempt. */
@@ -108,6 +117,13 @@ export class WebhookWorker {
   private overflow: { c: Claimed; leaseEnd: number }[] = [];
   private returning = false;
 
+  /**
+   * The payload of a delivery recorded without a body whose body was never saved (its write's
+   * server stopped before the first attempt's outcome was recorded): the record as it is now
+   * (null when it is gone).
+   */
+  bodies: ((c: Claimed) => Promise<string | null>) | undefined;
+
   constructor(private readonly db: Db, private readonly settings: WebhookSettings, private readonly log: FastifyBaseLogger) {}
 
   /** How long claimed attempts are their instance's before another may take them over: `rounds` of attempts, each within the timeout. */
@@ -127,13 +143,16 @@ export class WebhookWorker {
    * Takes the deliveries a write of this server recorded, once it has committed: their first
    * attempt is counted and leased to this worker by the insert (as a claim would), so they are
    * attempted without a claim. Those beyond what the worker may hold go back to the queue.
+   * `fresh`: their bodies were made by this process (server/webhooks/outbox.ts) and are saved
+   * with the first attempt's outcome, or when they are handed back.
    */
-  take(rows: Record<string, unknown>[]): void {
+  take(rows: Record<string, unknown>[], fresh: boolean): void {
     // The lease began at the insert, a moment ago: counted from a little earlier.
     const leaseEnd = Date.now() + this.handOffLeaseMs - 1000;
     const room = this.stopped ? 0 : ROUNDS * this.settings.concurrency - this.buffer.length - this.inFlight;
     for (let i = 0; i < rows.length; i++) {
       const c = rows[i] as unknown as Claimed;
+      c.fresh = fresh;
       if (i < room) this.buffer.push({ c, leaseEnd });
       else this.overflow.push({ c, leaseEnd });
     }
@@ -210,12 +229,12 @@ export class WebhookWorker {
     await this.handBackRows(this.buffer.splice(0).map((b) => b.c));
   }
 
-  /** `raise`: a failure is thrown (otherwise logged: the lease returns them). */
+  /** `raise`: a failure is thrown (otherwise logged: the lease returns them). Bodies made here are saved. */
   private async handBackRows(unstarted: Claimed[], raise = false): Promise<void> {
     if (!unstarted.length) return;
     await this.db.execute(sql`
-      update webhook_deliveries as d set attempts = d.attempts - 1, leased_until = null, updated_at = now()
-      from unnest(${pgArray(unstarted.map((c) => c.id))}::uuid[], ${pgArray(unstarted.map((c) => c.attempts))}::int[]) as v(id, attempts)
+      update webhook_deliveries as d set attempts = d.attempts - 1, leased_until = null, body = coalesce(d.body, v.body), updated_at = now()
+      from unnest(${pgArray(unstarted.map((c) => c.id))}::uuid[], ${pgArray(unstarted.map((c) => c.attempts))}::int[], ${pgArray(unstarted.map(savedBody))}::text[]) as v(id, attempts, body)
       where d.id = v.id and d.attempts = v.attempts`).catch((e) => {
       if (raise) throw e;
       this.log.warn({ err: e }, 'webhooks: could not hand back claimed deliveries (they are attempted when their lease ends)');
@@ -307,7 +326,7 @@ export class WebhookWorker {
         for update of d skip locked)
       update webhook_deliveries d set attempts = d.attempts + 1, leased_until = now() + ${lease}::interval, updated_at = now()
       where d.id in (select id from due)
-      returning d.id, d.event_id, d.body, d.attempts, d.webhook_id,
+      returning d.id, d.event_id, d.type, d.company_id, d.record_id, d.created_at, d.body, d.attempts, d.webhook_id,
         (select w.url from webhooks w where w.id = d.webhook_id) as url, (select w.secret from webhooks w where w.id = d.webhook_id) as secret`));
   }
 
@@ -359,14 +378,15 @@ export class WebhookWorker {
     }
     const column = <T extends string | number | null>(f: (m: Made) => T) => pgArray(batch.map(f));
     // Guarded by the attempt count: a takeover after a lost lease is not overwritten. The columns
-    // travel as arrays (no JSON to parse), and the rows are found by their key.
+    // travel as arrays (no JSON to parse), and the rows are found by their key. A body made by
+    // this process is saved (the first attempt's); one saved already is kept.
     await this.db.execute(sql`
-      update webhook_deliveries as d set status = v.status,
+      update webhook_deliveries as d set status = v.status, body = coalesce(d.body, v.body),
         next_attempt_at = case when v.delay is null then null else now() + v.delay * interval '1 millisecond' end, leased_until = null,
         last_status = v.last_status, last_error = v.last_error, last_duration_ms = v.duration, updated_at = now()
       from unnest(${column((m) => m.c.id)}::uuid[], ${column((m) => m.c.attempts)}::int[], ${pgArray(status)}::text[], ${pgArray(delay)}::int[],
-          ${column((m) => m.outcome.status)}::int[], ${column((m) => m.outcome.error)}::text[], ${column((m) => m.outcome.durationMs)}::int[])
-        as v(id, attempts, status, delay, last_status, last_error, duration)
+          ${column((m) => m.outcome.status)}::int[], ${column((m) => m.outcome.error)}::text[], ${column((m) => m.outcome.durationMs)}::int[], ${column((m) => savedBody(m.c))}::text[])
+        as v(id, attempts, status, delay, last_status, last_error, duration, body)
       where d.id = v.id and d.attempts = v.attempts`);
   }
 
@@ -386,8 +406,24 @@ export class WebhookWorker {
         and not exists (select 1 from webhook_deliveries d where d.webhook_id = ${webhookId} and d.status = 'succeeded' and d.updated_at > ${since})`);
   }
 
+  /** Makes the body of a delivery claimed without one (see `bodies`), then attempts it. */
+  private async attempt(c: Claimed): Promise<Outcome> {
+    if (c.body === null) {
+      const started = Date.now();
+      try {
+        const body = this.bodies && c.record_id ? await this.bodies(c) : null;
+        // The record is gone: its id is what is left of it.
+        c.body = body ?? payloadText(c.type, c.created_at, JSON.stringify(c.record_id ? { id: c.record_id } : {}));
+        c.fresh = true;
+      } catch (e) {
+        return { ok: false, status: null, error: `The payload could not be made: ${(e as Error).message}`.slice(0, MAX_ERROR), durationMs: Date.now() - started };
+      }
+    }
+    return this.post(c as Claimed & { body: string });
+  }
+
   /** One POST: signed, at most `timeoutMs`, to an address the URL policy allows, no redirects. */
-  private attempt(c: Claimed): Promise<Outcome> {
+  private post(c: Claimed & { body: string }): Promise<Outcome> {
     return new Promise<Outcome>((resolve) => {
       const a = new Attempt(resolve);
       const url = parsedUrl(c.url);
@@ -438,6 +474,9 @@ export class WebhookWorker {
     });
   }
 }
+
+/** The body to save with a delivery's record: one this process made, otherwise none (null). */
+const savedBody = (c: Claimed): string | null => (c.fresh ? c.body : null);
 
 /** One attempt's outcome, settled once (by the response, an error or the timeout). */
 class Attempt {

@@ -309,7 +309,7 @@ async function timedRun(c: Ctx, server: ServerProcess, wl: Workload, id: Scenari
     cpuMsPerRequest: result['2xx'] ? { server: cpu.server / result['2xx'], postgres: cpu.db / result['2xx'], loadGenerator: cpu.harness / result['2xx'] } : undefined,
     statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([k, v]) => [k, v.count ?? 0])),
   });
-  log(`  ${id} ${m.label ?? m.server}: ${Math.round(m.reqPerSec!)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors (statuses ${JSON.stringify(m.statuses)}), peak RSS ${Math.round(m.peakRssMb!)} MB, CPU ms/request: server ${m.cpuMsPerRequest?.server.toFixed(2)}, PostgreSQL ${m.cpuMsPerRequest?.postgres.toFixed(2)}`);
+  log(`  ${id} ${m.label ?? m.server}: ${Math.round(m.reqPerSec!)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors (statuses ${JSON.stringify(m.statuses)}), peak RSS ${Math.round(m.peakRssMb!)} MB, CPU ms/request: server ${m.cpuMsPerRequest?.server.toFixed(2)}, PostgreSQL ${m.cpuMsPerRequest?.postgres.toFixed(2)}, harness ${m.cpuMsPerRequest?.loadGenerator.toFixed(2)}`);
   if (result['2xx'] === 0) {
     m.status = 'failed';
     m.reason = `no successful response (${result.non2xx} non-2xx, ${result.errors} errors)`;

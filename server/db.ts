@@ -209,10 +209,11 @@ export function pgArray(values: readonly (string | number | null)[]): string {
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;
     if (i) out += ',';
-    // Numbers go bare; text is quoted, with its backslashes and quotes escaped (rarely any).
+    // Numbers go bare; text is quoted, with its backslashes and quotes escaped (a payload's JSON
+    // has many: a replacement pattern, not a function called for each).
     if (v === null) out += 'NULL';
     else if (typeof v === 'number') out += String(v);
-    else out += v.includes('"') || v.includes('\\') ? `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"` : `"${v}"`;
+    else out += v.includes('"') || v.includes('\\') ? `"${v.replace(/[\\"]/g, '\\$&')}"` : `"${v}"`;
   }
   return `${out}}`;
 }

@@ -7,7 +7,7 @@ import { memo } from '../../engine/memo.ts';
 const keyOf = memo((secret: string) => Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64'));
 
 export function signature(secret: string, id: string, timestamp: number, body: string): string {
-  return `v1,${createHmac('sha256', keyOf(secret)).update(`${id}.${timestamp}.`).update(body).digest('base64')}`;
+  return `v1,${createHmac('sha256', keyOf(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
 /** The headers of one attempt. */

@@ -678,6 +678,42 @@ describe('durability', () => {
     }
   });
 
+  it('deliveries handed back (more than the worker holds, or not attempted when it stops) keep the payload their create made: the next server sends the record as it was written', async () => {
+    const db = await freshDatabase();
+    const first = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s', WEBHOOK_CONCURRENCY: '1' }, { db });
+    const c = client(first, await tokenFor(first, { email: 'hb@hooks.test', company: 'Handed back' }));
+    const res = await c.post('/api/webhooks', { url: `${receiver.url}/handback`, events: ['client.created'] });
+    receiver.secrets.set('/handback', res.body.secret);
+    // One attempt at a time, held by the receiver: the worker holds 3 more (4 rounds of 1), and
+    // hands the other 4 back at once; those 3 it hands back when it stops.
+    receiver.plan.set('/handback', ['hold']);
+    const made: { iri: string; name: string }[] = [];
+    for (let i = 0; i < 8; i++) {
+      const r = await c.post('/api/clients', { name: `Written ${i}` });
+      expect(r.status).toBe(201);
+      made.push({ iri: r.body['@id'], name: `Written ${i}` });
+    }
+    await receiver.waitFor('/handback', 1);
+    const closing = first.close();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.release()).toBe(1);
+    await closing;
+    // Every delivery not yet made has the body its create made, saved when it was handed back.
+    const waiting = rowsOf<{ body: string | null }>(await db.database.db.execute(sql`select body from webhook_deliveries where status = 'pending'`));
+    expect(waiting).toHaveLength(7);
+    expect(waiting.every((w) => typeof w.body === 'string')).toBe(true);
+    // Renamed before the next server delivers them: the payloads are the records as written.
+    for (const m of made) await db.database.db.execute(sql`update clients set name = ${`Renamed ${m.name}`} where id = ${m.iri.split('/').pop()!}`);
+    const second = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s' }, { db });
+    try {
+      const got = await receiver.waitFor('/handback', 8);
+      expect(got.map((r) => r.verified.data.name).sort()).toEqual(made.map((m) => m.name).sort());
+    } finally {
+      await second.close();
+      await db.drop();
+    }
+  });
+
   it.skipIf(!process.env.DATABASE_URL)('a server killed (SIGKILL) with attempts in flight loses nothing: another takes them over', async () => {
     const db = await freshDatabase();
     const seed = await startTestServer(ENV, { db });

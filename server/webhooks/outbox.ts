@@ -38,15 +38,15 @@ export interface DeliveryTaker {
   take(rows: Record<string, unknown>[], fresh: boolean): void;
 }
 
-/** The payload of a delivery row (`type`, `created_at`) whose record `data` (JSON text) is. */
-export const payloadText = (type: string, createdAt: unknown, data: string): string =>
-  `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(new Date(String(createdAt)).toISOString())},"data":${data}}`;
+/** A payload: event `type` at `at` (a Date, or a time as text), its record `data` (JSON text). */
+export const payloadText = (type: string, at: Date | string, data: string): string =>
+  `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify((at instanceof Date ? at : new Date(at)).toISOString())},"data":${data}}`;
 
 /** Gives handed rows recorded without a body the payload made from the record written. */
 function withBodies(model: Model, rows: Record<string, unknown>[], written: Written | undefined): boolean {
   if (!written || rows.every((row) => row.body !== null)) return false;
   const data = JSON.stringify(present(model, written.resource, written.record));
-  for (const row of rows) if (row.body === null) row.body = payloadText(String(row.type), row.created_at, data);
+  for (const row of rows) if (row.body === null) row.body = payloadText(String(row.type), row.created_at as string, data);
   return true;
 }
 

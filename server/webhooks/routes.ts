@@ -17,6 +17,7 @@ import { contentTypeOf } from '../../formats/types.ts';
 import { uuidv7 } from '../../engine/uuid.ts';
 import { newSecret } from '../../resources/rules/webhook.ts';
 import { rowsOf } from '../db.ts';
+import { payloadText } from './outbox.ts';
 import { webhookDeliveries as d } from './schema.ts';
 import type { WebhookWorker } from './worker.ts';
 
@@ -68,7 +69,7 @@ function deliveryJson(row: Record<string, unknown>) {
   };
 }
 
-/** The columns a log entry shows (not the payload: a page reads none). */
+/** The columns a log entry shows (not the payload: a page, a retry or a ping returns none). */
 const LOG_COLUMNS = {
   id: d.id,
   eventId: d.eventId,
@@ -176,7 +177,7 @@ export function webhookOps(o: WebhookOpsOptions) {
         .update(d)
         .set({ status: 'pending', nextAttemptAt: sql`now()`, updatedAt: sql`now()` })
         .where(and(eq(d.id, delivery.toLowerCase()), eq(d.webhookId, String(hook.id)), eq(d.companyId, p.company.id)))
-        .returning()) as Record<string, unknown>[];
+        .returning(LOG_COLUMNS)) as Record<string, unknown>[];
       if (!row) throw ApiError.notFound();
       o.worker.wake();
       return deliveryJson(row);
@@ -188,11 +189,11 @@ export function webhookOps(o: WebhookOpsOptions) {
         ? await engine.json.read(p, r, id, json.projection!)
         : JSON.stringify((await engine.read(p, r, id)));
       const hookId = JSON.parse(hook).id as string;
-      const body = `{"type":"webhook.ping","timestamp":${JSON.stringify(new Date().toISOString())},"data":${hook}}`;
+      const body = payloadText('webhook.ping', new Date(), hook);
       const [row] = (await db
         .insert(d)
         .values({ id: uuidv7(), companyId: p.company.id, webhookId: hookId, eventId: uuidv7(), type: 'webhook.ping', body, status: 'pending', attempts: 0, nextAttemptAt: sql`now()` as never })
-        .returning()) as Record<string, unknown>[];
+        .returning(LOG_COLUMNS)) as Record<string, unknown>[];
       o.worker.wake();
       return deliveryJson(row!);
     },

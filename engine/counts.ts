@@ -6,7 +6,8 @@
 // picks one) so concurrent writers of one company do not queue on a single row; readers sum
 // the slots. Derived from the model: every resource gets it, and `countSql` says which
 // collection reads it can serve (no filter, or only the state field's filter).
-import { sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { getTableName, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn, AnyPgTable } from 'drizzle-orm/pg-core';
 import type { Model, ModelResource } from './model.ts';
 import type { Condition } from './query.ts';
 
@@ -64,12 +65,21 @@ function keysOf(r: ModelResource): string {
   return s ? `(values (${literal(ALL)}), (${literal(`${s.name}:`)} || "${s.column}")) as k(key)` : `(values (${literal(ALL)})) as k(key)`;
 }
 
-/** Adds the signed counts of a transition table to the counters, in a fixed order (no deadlocks). */
-function applyDelta(r: ModelResource, rows: string): string {
+/**
+ * Adds the signed counts of a transition table to the counters, in a fixed order (no deadlocks).
+ * With `alive` (a condition on `delta.company_id`), only the companies it holds for are counted.
+ */
+function applyDelta(r: ModelResource, rows: string, alive = ''): string {
   return `insert into ${COUNTS_TABLE} (company_id, resource, key, slot, n)
       select company_id, ${literal(r.name)}, key, pg_backend_pid() % ${COUNT_SLOTS}, sum(d) from (${rows}) as delta
-      group by company_id, key having sum(d) <> 0 order by company_id, key
+      group by company_id, key having sum(d) <> 0${alive ? ` and ${alive}` : ''} order by company_id, key
       on conflict (company_id, resource, key, slot) do update set n = ${COUNTS_TABLE}.n + excluded.n`;
+}
+
+/** The table that scopes every record (the company) and its key column. */
+export interface CountsScope {
+  readonly table: AnyPgTable;
+  readonly column: AnyPgColumn;
 }
 
 /**
@@ -77,8 +87,11 @@ function applyDelta(r: ModelResource, rows: string): string {
  * idempotent (`create or replace`, `drop … if exists`), then the counts of the rows already
  * there. The checked-in migration carries it (drizzle/generate.ts).
  */
-export function countsDdl(model: Model): string[] {
+export function countsDdl(model: Model, scope: CountsScope): string[] {
   const out: string[] = [];
+  // A deletion counts only for a company still there: when a company is deleted, the cascade
+  // deletes its records (and its counters), and their count would refer to the company gone.
+  const alive = `exists (select 1 from "${getTableName(scope.table)}" as scope where scope."${scope.column.name}" = delta.company_id)`;
   for (const r of model.resources) {
     const plus = `select company_id, key, 1 as d from new_rows, lateral ${keysOf(r)} where key is not null`;
     const minus = `select company_id, key, -1 as d from old_rows, lateral ${keysOf(r)} where key is not null`;
@@ -88,7 +101,7 @@ begin
   if tg_op = 'INSERT' then
     ${applyDelta(r, plus)};
   elsif tg_op = 'DELETE' then
-    ${applyDelta(r, minus)};
+    ${applyDelta(r, minus, alive)};
   else
     ${applyDelta(r, `${plus} union all ${minus}`)};
   end if;

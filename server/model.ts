@@ -5,4 +5,6 @@ import { descriptors } from '../resources/index.ts';
 import { companies } from './schema.ts';
 
 export const model = buildModel(descriptors);
-export const tables = buildTables(model, { table: companies, column: companies.id });
+/** The table that scopes every record: the company. */
+export const scope = { table: companies, column: companies.id };
+export const tables = buildTables(model, scope);

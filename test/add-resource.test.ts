@@ -41,7 +41,7 @@ beforeAll(async () => {
   db = await freshDatabase();
   // The migration the new descriptor calls for, as drizzle/generate.ts writes it: what
   // drizzle-kit derives, the counters' DDL of the new table, and the version triggers.
-  const counters = countsDdl(model).filter((s) => s.includes('expenses'));
+  const counters = countsDdl(model, anchor).filter((s) => s.includes('expenses'));
   const ddl = [...(await generateMigration(snapshot(before), snapshot(tables))), ...counters, ...versionTriggers(model)];
   expect(ddl.some((s) => /CREATE TABLE "expenses"/.test(s))).toBe(true);
   await db.database.db.transaction(async (tx) => {

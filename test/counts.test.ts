@@ -120,4 +120,22 @@ describe('collection sizes kept by the writes', () => {
     expect(await drift()).toEqual([]);
     expect((await b.get('/api/invoices')).body.totalItems).toBe(all);
   });
+
+  it("go with their company: a company deleted by SQL takes its records and their counters, and leaves the others' as they were", async () => {
+    const c = client(t, await tokenFor(t, { email: 'c@counts.test', company: 'Counts C' }));
+    const initech = (await c.post('/api/clients', { name: 'Initech' })).body['@id'];
+    for (let i = 0; i < 3; i++) expect((await c.post('/api/invoices', { client: initech, lines: [line(100 + i), line(7)] })).status).toBe(201);
+    expect((await c.post('/api/quotes', { client: initech, lines: [line(500)] })).status).toBe(201);
+    const id = (await rows<{ id: string }>(sql`select id::text as id from companies where name = 'Counts C'`))[0]!.id;
+    const counters = () => rows<{ company: string; resource: string; key: string; n: number }>(sql`select company_id::text as company, resource, key, sum(n)::int as n from engine_counts group by 1, 2, 3 order by 1, 2, 3`);
+    const before = await counters();
+    expect(before.filter((r) => r.company === id).length).toBeGreaterThan(0);
+    // The cascade deletes the company's rows, and their statement-level triggers count those
+    // deletions: for a company that is gone, whose counters' foreign key refused them once.
+    await t.db.database.db.execute(sql`delete from companies where id = ${id}`);
+    expect(await countOf(sql`select count(*)::int as n from invoices where company_id = ${id}`)).toBe(0);
+    expect(await countOf(sql`select count(*)::int as n from clients where company_id = ${id}`)).toBe(0);
+    expect(await counters()).toEqual(before.filter((r) => r.company !== id));
+    expect(await drift()).toEqual([]);
+  });
 });

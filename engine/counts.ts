@@ -7,9 +7,9 @@
 // the slots. Derived from the model: every resource gets it, and `countSql` says which
 // collection reads it can serve (no filter, or only the state field's filter).
 import { getTableName, sql, type Placeholder, type SQL } from 'drizzle-orm';
-import type { AnyPgColumn, AnyPgTable } from 'drizzle-orm/pg-core';
 import type { Model, ModelResource } from './model.ts';
 import type { Condition } from './query.ts';
+import type { Scope } from './tables.ts';
 
 export const COUNTS_TABLE = 'engine_counts';
 export const COUNT_SLOTS = 8;
@@ -76,18 +76,12 @@ function applyDelta(r: ModelResource, rows: string, alive = ''): string {
       on conflict (company_id, resource, key, slot) do update set n = ${COUNTS_TABLE}.n + excluded.n`;
 }
 
-/** The table that scopes every record (the company) and its key column. */
-export interface CountsScope {
-  readonly table: AnyPgTable;
-  readonly column: AnyPgColumn;
-}
-
 /**
  * DDL for the counters: one trigger function per resource and its statement-level triggers,
  * idempotent (`create or replace`, `drop … if exists`), then the counts of the rows already
  * there. The checked-in migration carries it (drizzle/generate.ts).
  */
-export function countsDdl(model: Model, scope: CountsScope): string[] {
+export function countsDdl(model: Model, scope: Scope): string[] {
   const out: string[] = [];
   // A deletion counts only for a company still there: when a company is deleted, the cascade
   // deletes its records (and its counters), and their count would refer to the company gone.

@@ -66,7 +66,13 @@ function column(f: ModelField, tableOf: (name: string) => AnyTable): PgColumnBui
   return notNull ? c.notNull() : c;
 }
 
-export function buildTables(model: Model, scope: { table: AnyTable; column: AnyPgColumn }): Tables {
+/** The table that scopes every record (the company) and its key column. */
+export interface Scope {
+  readonly table: AnyTable;
+  readonly column: AnyPgColumn;
+}
+
+export function buildTables(model: Model, scope: Scope): Tables {
   const byResource = new Map<string, AnyTable>();
   const tableOf = (name: string): AnyTable => byResource.get(name)!;
   for (const r of model.resources) {

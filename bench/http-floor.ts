@@ -11,6 +11,8 @@ import { createHmac } from 'node:crypto';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent as UndiciAgent } from 'undici';
+import { signedHeaders } from '../server/webhooks/signing.ts';
+import { undiciPost } from './undici-post.ts';
 
 const total = Number(process.argv[2] ?? 20_000);
 const key = Buffer.alloc(32, 7);
@@ -32,11 +34,8 @@ const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 const dispatcher = new UndiciAgent({ keepAliveTimeout: 5000 });
 const origin = `http://127.0.0.1:${port}`;
 let bad = 0;
-const signed = (n: number) => {
-  const id = `msg_${n}`;
-  const ts = String(Math.floor(Date.now() / 1000));
-  return { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${sign(id, ts, body)}` };
-};
+// Signed as the worker signs (the receiver checks with its own HMAC above).
+const signed = (n: number) => signedHeaders(key.toString('base64'), `msg_${n}`, body);
 const clients: Record<string, (n: number) => Promise<void>> = {
   'node:http': (n) =>
     new Promise<void>((resolve, reject) => {
@@ -48,27 +47,9 @@ const clients: Record<string, (n: number) => Promise<void>> = {
       req.on('error', reject);
       req.end(body);
     }),
-  undici: (n) =>
-    new Promise<void>((resolve, reject) => {
-      let abort: (() => void) | undefined;
-      const timer = setTimeout(() => abort?.(), 10_000);
-      dispatcher.dispatch({ origin, path: '/hook', method: 'POST', headers: signed(n), body, headersTimeout: 10_000, bodyTimeout: 10_000 }, {
-        onConnect: (a: () => void) => (abort = a),
-        onHeaders: (status: number) => {
-          if (status !== 200) bad++;
-          return true;
-        },
-        onData: () => true,
-        onComplete: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        onError: (e: Error) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      });
-    }),
+  undici: async (n) => {
+    if ((await undiciPost(dispatcher, origin, signed(n), body)) !== 200) bad++;
+  },
 };
 
 for (const round of [1, 2]) {

@@ -14,6 +14,8 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
+import { signedHeaders } from '../server/webhooks/signing.ts';
+import { undiciPost } from './undici-post.ts';
 
 const key = Buffer.alloc(32, 7);
 const sign = (id: string, ts: string, b: string) => createHmac('sha256', key).update(`${id}.${ts}.${b}`).digest('base64');
@@ -48,33 +50,14 @@ if (process.argv[2] === '--receiver') {
   const dispatcher = new Agent({ keepAliveTimeout: 5000 });
   const origin = `http://127.0.0.1:${port}`;
   const body = JSON.stringify({ type: 'invoice.created', timestamp: new Date().toISOString(), data: { notes: 'x'.repeat(1350) } });
-  const exchange = (n: number) =>
-    new Promise<void>((resolve, reject) => {
-      const id = `msg_${n}`;
-      const ts = String(Math.floor(Date.now() / 1000));
-      const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${sign(id, ts, body)}` };
-      let abort: (() => void) | undefined;
-      const timer = setTimeout(() => abort?.(), 10_000);
-      dispatcher.dispatch({ origin, path: '/hook', method: 'POST', headers, body, headersTimeout: 10_000, bodyTimeout: 10_000 }, {
-        onConnect: (a: () => void) => (abort = a),
-        onHeaders: () => true,
-        onData: () => true,
-        onComplete: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        onError: (e: Error) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      });
-    });
+  // Signed as the worker signs (the receiver checks with its own HMAC above).
+  const exchange = (n: number) => undiciPost(dispatcher, origin, signedHeaders(key.toString('base64'), `msg_${n}`, body), body);
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   let n = 0;
   /** One exchange every `pace` ms (each started on time, not after the last one ended). */
   const paced = async (pace: number, send: boolean) => {
     const started = Date.now();
-    const running: Promise<void>[] = [];
+    const running: Promise<unknown>[] = [];
     for (let i = 0; i < total; i++) {
       if (send) running.push(exchange(n++));
       const wait = started + (i + 1) * pace - Date.now();

@@ -2,7 +2,8 @@
 // a Unix socket in DATA_DIR (mode 0600: only the owner of the data can use it).
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import { CommandError, commands, type Args, type CommandContext } from './commands.ts';
+import { CommandError, type Args, type CommandContext } from './commands.ts';
+import { commands } from './command-list.ts';
 
 export async function startAdminSocket(path: string, ctx: CommandContext): Promise<Server> {
   rmSync(path, { force: true });

@@ -8,8 +8,7 @@ import { COUNTS_TABLE, rebuildCountsSql } from '../engine/counts.ts';
 import { rowsOf } from './db.ts';
 import { uuidv7 } from '../engine/uuid.ts';
 import { today } from '../resources/rules/calendar.ts';
-import { describeSummary, runSchedule, type ScheduleSummary } from '../resources/rules/schedule.ts';
-import { demo } from './demo.ts';
+import { runSchedule, type ScheduleSummary } from '../resources/rules/schedule.ts';
 import { model, tables } from './model.ts';
 import { hashPassword } from './passwords.ts';
 import { apiTokens, companies, memberships, users } from './schema.ts';
@@ -126,11 +125,3 @@ export async function countsRebuild(ctx: CommandContext): Promise<string> {
   }
   return `Recounted ${lines.join(', ')}.\n`;
 }
-
-export const commands: Record<string, (ctx: CommandContext, args: Args) => Promise<string>> = {
-  'user:create': userCreate,
-  'token:create': tokenCreate,
-  'schedule:run': async (ctx, args) => describeSummary(await scheduleRun(ctx, args)),
-  'counts:rebuild': (ctx) => countsRebuild(ctx),
-  demo,
-};

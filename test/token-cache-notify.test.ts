@@ -37,7 +37,7 @@ describe.runIf(PG)('token cache on PostgreSQL without Redis', () => {
     second = await openDatabase({ databaseUrl: url, maxConnections: 4, connectTimeoutSeconds: 2 });
     // The environment of these instances is exactly this: no REDIS_URL, whatever the CI exports.
     a = await startTestServer({}, { db });
-    b = await startTestServer({}, { db: { database: second, url, drop: async () => {} } });
+    b = await startTestServer({}, { db: { ...db, database: second, url, drop: async () => {} } });
     expect([a.config.redisUrl, b.config.redisUrl, a.config.tokenCache, b.config.tokenCache]).toEqual([undefined, undefined, 'auto', 'auto']);
     admin = postgres(PG!, { max: 1, onnotice: () => {} });
   });

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { scheduleRun } from '../server/commands.ts';
 import { openDatabase, rowsOf } from '../server/db.ts';
-import { call, client, freePort, freshDatabase, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
+import { call, client, databaseOptionsOf, freePort, freshDatabase, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { Relay } from './support/pg-relay.ts';
 
 const ENV = {
@@ -755,7 +755,7 @@ describe('durability', () => {
     const url = relay.url(new URL(db.url!).pathname.slice(1));
     // The server reaches PostgreSQL through the relay; `db` (direct) is the test's view.
     const database = await openDatabase({ databaseUrl: url, maxConnections: 4, connectTimeoutSeconds: 2 });
-    const s = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '5s', WEBHOOK_CONCURRENCY: '4' }, { db: { database, url, drop: async () => {} } });
+    const s = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '5s', WEBHOOK_CONCURRENCY: '4' }, { db: { ...db, database, url, drop: async () => {} } });
     const warnings: string[] = [];
     const log = s.running.fastify.log;
     const warn = log.warn.bind(log);
@@ -895,9 +895,9 @@ describe('durability', () => {
 
   it.skipIf(!process.env.DATABASE_URL)('two instances deliver each event once', async () => {
     const db = await freshDatabase();
-    const pool2 = await openDatabase({ databaseUrl: db.url, maxConnections: 4 });
+    const pool2 = await openDatabase({ ...databaseOptionsOf(db), maxConnections: 4 });
     const a = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s' }, { db });
-    const b = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s' }, { db: { database: pool2, url: db.url, drop: async () => {} } });
+    const b = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s' }, { db: { ...db, database: pool2, drop: async () => {} } });
     try {
       const ca = client(a, await tokenFor(a, { email: 'e@hooks.test', company: 'Twice' }));
       const cb = client(b, ca.token);

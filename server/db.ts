@@ -285,7 +285,7 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
         const own = connect(max, name, { plan_cache_mode: 'force_custom_plan', synchronous_commit: 'off' });
         return { db: drizzle(wrapped(own, w)) as unknown as Db, close: () => own.end({ timeout: 5 }) };
       },
-      raw: (text, params) => {
+      raw: async (text, params) => {
         counter.logger.logQuery();
         if (pooled) assertNoSessionState(text);
         return client.unsafe(text, params as never[], { prepare: !pooled }) as unknown as Promise<Record<string, unknown>[]>;
@@ -312,7 +312,10 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
         try {
           await one.begin(async (tx) => {
             await tx`select pg_advisory_xact_lock(7263011)`;
-            const inline = new Proxy(tx, { get: (t, p, r) => (p === 'begin' ? (fn: (c: unknown) => unknown) => fn(t) : Reflect.get(t, p, r)) });
+            // (drizzle reads the client's options, which a transaction's handle does not carry.)
+            const inline = new Proxy(tx, {
+              get: (t, p, r) => (p === 'begin' ? (fn: (c: unknown) => unknown) => fn(t) : p === 'options' ? one.options : Reflect.get(t, p, r)),
+            });
             await migrate(drizzle(inline as unknown as Client), { migrationsFolder: migrations() });
           });
         } finally {

@@ -650,6 +650,16 @@ describe('durability', () => {
     const own = db.database.separate('invoicing:webhooks-test', 1);
     try {
       const [row] = rowsOf<{ plan_cache_mode: string }>(await own.db.execute(sql`show plan_cache_mode`));
+      if (db.database.pooled) {
+        // Behind a transaction pooler nothing is prepared (unnamed statements are planned at each
+        // execution), and no session setting is made.
+        const [left] = rowsOf<{ n: number }>(await own.db.transaction(async (tx) => {
+          await tx.execute(sql`select count(*) from webhook_deliveries where id = ${'00000000-0000-7000-8000-000000000000'}`);
+          return tx.execute(sql`select count(*)::int as n from pg_prepared_statements`);
+        }));
+        expect([row!.plan_cache_mode, left!.n]).toEqual(['auto', 0]);
+        return;
+      }
       expect(row!.plan_cache_mode).toBe('force_custom_plan');
       const [req] = rowsOf<{ plan_cache_mode: string }>(await db.database.db.execute(sql`show plan_cache_mode`));
       expect(req!.plan_cache_mode).toBe('auto');

@@ -250,7 +250,12 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     // statement stuck on a lock or a runaway query is cancelled by the server (57014 → 503).
     // Behind a transaction pooler nothing is sent as a startup parameter but the application's
     // name (PgBouncer refuses the others, and a session setting would not follow the statements
-    // anyway): the statement timeout is set by each transaction (see wrapped).
+    // anyway): the statement timeout is set by each transaction (see wrapped). Nor does a
+    // connection send a statement before the previous one's answer (`max_pipeline: 0`): PgBouncer
+    // 1.18 hands the server connection back to its pool at the first statement's end while the
+    // next one is already on its way to it, and that answer is lost (the request waits for ever)
+    // or read by whichever client gets the connection next (seen: 20 concurrent creations
+    // through a pool of 10, one never answered).
     const connect = (max: number, name: string, settings: Record<string, string> = {}) => postgres(o.databaseUrl!, {
       max,
       onnotice: () => {},
@@ -260,7 +265,7 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
       // the service is back within half a second of the database.
       backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
       ...(pooled
-        ? { prepare: false, connection: { application_name: name } }
+        ? { prepare: false, max_pipeline: 0, connection: { application_name: name } }
         : { connection: { application_name: name, statement_timeout: statementTimeoutMs, ...settings } }),
     } as never) as Client;
     const client = connect(o.maxConnections ?? 10, 'invoicing');

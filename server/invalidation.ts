@@ -277,13 +277,13 @@ export class InvalidationListener {
 }
 
 /** Behind a transaction pooler without DATABASE_DIRECT_URL: how often each instance reads the revocation epoch (ms). */
-export const REVOCATION_POLL_MS = 200;
+export const REVOCATION_POLL_MS = 100;
 /**
  * …and how long a read epoch is trusted (ms): a revocation committed at T is refused by every
  * instance from T + this on (their cache then answers only under an epoch read after T), and the
  * revoking request answers once that time has passed.
  */
-export const REVOCATION_POLL_BOUND_MS = 500;
+export const REVOCATION_POLL_BOUND_MS = 300;
 
 /**
  * Token-cache invalidation without LISTEN (behind a transaction pooler, no DATABASE_DIRECT_URL):

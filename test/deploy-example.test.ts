@@ -29,6 +29,15 @@ function envFile(text: string): Record<string, string> {
   return env;
 }
 
+/** Waits until `done()` holds (expect.poll is for tests, not their hooks). */
+async function until(done: () => Promise<boolean>, timeoutMs: number, why: () => string = () => ''): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`not ready within ${timeoutMs} ms ${why()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe.skipIf(!PG || !hasPgbouncer)('deploy/: two instances behind PgBouncer, as the example runs them', () => {
   const unit = readFileSync('deploy/invoicing@.service', 'utf8');
   const fileEnv = envFile(readFileSync('deploy/invoicing.env', 'utf8'));
@@ -65,7 +74,7 @@ describe.skipIf(!PG || !hasPgbouncer)('deploy/: two instances behind PgBouncer, 
     const started = spawnSync(PGBOUNCER, ['-d', ...(root ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')], { encoding: 'utf8' });
     expect(started.status, started.stderr).toBe(0);
     const probe = postgres(`postgres://postgres@127.0.0.1:${bouncerPort}/invoicing`, { max: 1, prepare: false, onnotice: () => {} });
-    await expect.poll(async () => (await probe`select 1 as one`.catch(() => []))[0]?.one, { timeout: 10_000, interval: 100 }).toBe(1);
+    await until(async () => (await probe`select 1 as one`.catch(() => []))[0]?.one === 1, 10_000);
     await probe.end();
 
     // The unit's environment: the file's, PORT from the instance name; the addresses made this machine's.
@@ -100,11 +109,12 @@ describe.skipIf(!PG || !hasPgbouncer)('deploy/: two instances behind PgBouncer, 
       child.stderr!.on('data', (d) => (out += d));
       children.push(child);
       instances.push({ url: `http://127.0.0.1:${port}`, log: () => out });
-      await expect.poll(async () => (await call(instances[i]!, 'GET', '/readyz').catch(() => ({ status: 0 }))).status, { timeout: 60_000, interval: 200 }).toBe(200);
+      await until(async () => (await call(instances[i]!, 'GET', '/readyz').catch(() => ({ status: 0 }))).status === 200, 60_000, () => instances[i]!.log());
     }
   }, 120_000);
 
   afterAll(async () => {
+    if (process.env.DEBUG_DEPLOY) for (const i of instances) console.log(i.log());
     for (const child of children) {
       if (child.exitCode === null) {
         child.kill('SIGTERM');
@@ -155,5 +165,5 @@ describe.skipIf(!PG || !hasPgbouncer)('deploy/: two instances behind PgBouncer, 
     for (let i = 0; i < 42; i++) statuses.push((await call(instances[i % 2]!, 'GET', '/api/taxes', { token: fresh })).status);
     expect(statuses.filter((s) => s === 200).length).toBe(40);
     expect(statuses.slice(40)).toEqual([429, 429]);
-  }, 60_000);
+  }, 180_000);
 });

@@ -27,7 +27,8 @@ export interface Measurement {
   timeouts?: number;
   peakRssMb?: number;
   /** CPU time per successful request, ms: the server process, its PostgreSQL backends, autocannon. */
-  cpuMsPerRequest?: { server: number; postgres: number; loadGenerator: number };
+  /** pooler: a transaction pooler's CPU (bench --pooler-pid). */
+  cpuMsPerRequest?: { server: number; postgres: number; loadGenerator: number; pooler?: number };
   /** Responses per HTTP status in the timed run. */
   statuses?: Record<string, number>;
   sql?: SqlPerRequest;
@@ -88,7 +89,7 @@ function sqlCell(s: SqlPerRequest | undefined): string {
 
 function cpuCell(m: Measurement): string {
   const c = m.cpuMsPerRequest;
-  return c ? `${c.server.toFixed(2)} + ${c.postgres.toFixed(2)}` : '';
+  return c ? `${c.server.toFixed(2)} + ${c.postgres.toFixed(2)}${c.pooler !== undefined ? ` + ${c.pooler.toFixed(2)} pooler` : ''}` : '';
 }
 
 export function ratioOf(s: ScenarioResult): void {

@@ -42,6 +42,8 @@ const { values: flags } = parseArgs({
     binary: { type: 'boolean', default: false },
     out: { type: 'string' },
     'database-url': { type: 'string' },
+    'pooler-url': { type: 'string' },
+    'pooler-pid': { type: 'string' },
     'trace-sql': { type: 'boolean', default: false },
     size: { type: 'string' },
     reuse: { type: 'string' },
@@ -58,7 +60,8 @@ if (flags.help) {
   process.stdout.write(`Usage: npm run bench -- [--smoke] [--duration S] [--warmup S] [--connections N]
   [--clients N] [--invoices N] [--max-lines N] [--calibrate N] [--scenarios S1,S2,…]
   [--servers ours,baseline,postgraphile] [--keep] [--profile] [--binary] [--trace-sql] [--out FILE]
-  [--database-url URL] [--rounds N (alternating timed runs per server, default 3)] [--pg-statements] [--pairs N (W1: alternations without/with, default 2)]
+  [--database-url URL] [--pooler-url URL --pooler-pid PID (ours through a transaction pooler, e.g. PgBouncer, whose CPU is counted; with --servers ours)]
+  [--rounds N (alternating timed runs per server, default 3)] [--pg-statements] [--pairs N (W1: alternations without/with, default 2)]
        npm run bench -- --size N [--keep] [--reuse DATABASE] [--samples 7] [--invoices 20000]
   (scale mode: single-request latency for a company of N invoices and one of 20,000, and the ratio)
 `);
@@ -134,10 +137,10 @@ type Plan = Map<ScenarioId, Map<ServerName, Measurement>>;
  * endpoint on our service makes S4/S5 "n/a"), checks every response and counts statements.
  */
 async function calibrate(c: Ctx, servers: ServerName[], start: (name: ServerName, url: string) => Promise<ServerProcess>, plan: Plan) {
-  const target = new URL(c.db.url);
+  const target = new URL(throughPooler(c.db.url));
   const proxy = new CountingProxy({ host: target.hostname, port: Number(target.port || 5432) });
   await proxy.start();
-  const viaProxy = new URL(c.db.url);
+  const viaProxy = new URL(throughPooler(c.db.url));
   viaProxy.host = `127.0.0.1:${proxy.port}`;
   try {
     for (const name of servers) {
@@ -217,6 +220,19 @@ async function calibrate(c: Ctx, servers: ServerName[], start: (name: ServerName
   }
 }
 
+/**
+ * --pooler-url: the URL our service is given, a transaction pooler (PgBouncer) in front of the
+ * bench database (its name replaces the pooler URL's); --pooler-pid: that pooler's process, whose
+ * CPU is counted per request too.
+ */
+function throughPooler(url: string): string {
+  if (!flags['pooler-url']) return url;
+  const u = new URL(flags['pooler-url']);
+  u.pathname = new URL(url).pathname;
+  return u.toString();
+}
+const poolerPid = flags['pooler-pid'] ? Number(flags['pooler-pid']) : undefined;
+
 /** The PostgreSQL backends serving the bench database, other than the harness's own. */
 async function backends(admin: postgres.Sql): Promise<number[]> {
   const rows = await admin`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
@@ -226,7 +242,7 @@ async function backends(admin: postgres.Sql): Promise<number[]> {
 /** CPU used by the server process and by its PostgreSQL backends, in ms. */
 async function cpuNow(admin: postgres.Sql, server: ServerProcess) {
   const pids = await backends(admin);
-  return { server: cpuMsOf(server.pid), db: new Map(pids.map((p) => [p, cpuMsOf(p)])), harness: process.cpuUsage() };
+  return { server: cpuMsOf(server.pid), db: new Map(pids.map((p) => [p, cpuMsOf(p)])), pooler: poolerPid ? cpuMsOf(poolerPid) : 0, harness: process.cpuUsage() };
 }
 
 function cpuSpent(before: Awaited<ReturnType<typeof cpuNow>>, after: Awaited<ReturnType<typeof cpuNow>>) {
@@ -235,7 +251,7 @@ function cpuSpent(before: Awaited<ReturnType<typeof cpuNow>>, after: Awaited<Ret
   // pools keep their connections while busy).
   for (const [pid, ms] of after.db) db += ms - (before.db.get(pid) ?? 0);
   const h = process.cpuUsage(before.harness);
-  return { server: after.server - before.server, db, harness: (h.user + h.system) / 1000 };
+  return { server: after.server - before.server, db, pooler: after.pooler - before.pooler, harness: (h.user + h.system) / 1000 };
 }
 
 /**
@@ -306,10 +322,10 @@ async function timedRun(c: Ctx, server: ServerProcess, wl: Workload, id: Scenari
     errors: result.errors,
     timeouts: result.timeouts,
     peakRssMb: peakRss / 2 ** 20,
-    cpuMsPerRequest: result['2xx'] ? { server: cpu.server / result['2xx'], postgres: cpu.db / result['2xx'], loadGenerator: cpu.harness / result['2xx'] } : undefined,
+    cpuMsPerRequest: result['2xx'] ? { server: cpu.server / result['2xx'], postgres: cpu.db / result['2xx'], loadGenerator: cpu.harness / result['2xx'], ...(poolerPid ? { pooler: cpu.pooler / result['2xx'] } : {}) } : undefined,
     statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([k, v]) => [k, v.count ?? 0])),
   });
-  log(`  ${id} ${m.label ?? m.server}: ${Math.round(m.reqPerSec!)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors (statuses ${JSON.stringify(m.statuses)}), peak RSS ${Math.round(m.peakRssMb!)} MB, CPU ms/request: server ${m.cpuMsPerRequest?.server.toFixed(2)}, PostgreSQL ${m.cpuMsPerRequest?.postgres.toFixed(2)}, harness ${m.cpuMsPerRequest?.loadGenerator.toFixed(2)}`);
+  log(`  ${id} ${m.label ?? m.server}: ${Math.round(m.reqPerSec!)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors (statuses ${JSON.stringify(m.statuses)}), peak RSS ${Math.round(m.peakRssMb!)} MB, CPU ms/request: server ${m.cpuMsPerRequest?.server.toFixed(2)}, PostgreSQL ${m.cpuMsPerRequest?.postgres.toFixed(2)},${poolerPid ? ` pooler ${m.cpuMsPerRequest?.pooler?.toFixed(2)},` : ''} harness ${m.cpuMsPerRequest?.loadGenerator.toFixed(2)}`);
   if (result['2xx'] === 0) {
     m.status = 'failed';
     m.reason = `no successful response (${result.non2xx} non-2xx, ${result.errors} errors)`;
@@ -347,7 +363,7 @@ function merged(into: Measurement, runs: Measurement[]): void {
     timeouts: sum((m) => m.timeouts),
     peakRssMb: Math.max(...ok.map((m) => m.peakRssMb ?? 0)),
     cpuMsPerRequest: ok.every((m) => m.cpuMsPerRequest)
-      ? { server: mean((m) => m.cpuMsPerRequest!.server), postgres: mean((m) => m.cpuMsPerRequest!.postgres), loadGenerator: mean((m) => m.cpuMsPerRequest!.loadGenerator) }
+      ? { server: mean((m) => m.cpuMsPerRequest!.server), postgres: mean((m) => m.cpuMsPerRequest!.postgres), loadGenerator: mean((m) => m.cpuMsPerRequest!.loadGenerator), ...(poolerPid ? { pooler: mean((m) => m.cpuMsPerRequest!.pooler ?? 0) } : {}) }
       : undefined,
     statuses,
   });
@@ -524,7 +540,7 @@ async function main(): Promise<number> {
     const idleRssMb: Partial<Record<ServerName, number>> = {};
     for (const name of servers) {
       try {
-        const p = await start(name, db.url, name === 'ours' && flags.profile);
+        const p = await start(name, name === 'ours' ? throughPooler(db.url) : db.url, name === 'ours' && flags.profile);
         live.set(name, p);
         running.push(p);
         idleRssMb[name] = Math.round(p.rss() / 2 ** 20);

@@ -114,7 +114,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
 
   installErrorHandling(app);
   // The gate of /api: token → principal (cached), rate limit (see server/api.ts).
-  const gate = new Gate({ db: o.database.db, config: o.config, kind: o.database.kind, log: app.log, clock: o.clock });
+  const gate = new Gate({ db: o.database.db, config: o.config, kind: o.database.kind, sessionUrl: o.database.sessionUrl, background: o.database.background, log: app.log, clock: o.clock });
   await gate.start();
   app.addHook('onClose', () => gate.close());
   const history = new HistoryRecorder(o.database.background, app.log, { asyncCommit: o.database.kind === 'postgres' });

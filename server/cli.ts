@@ -8,7 +8,7 @@ import { CommandError, type Args } from './commands.ts';
 import { commands } from './command-list.ts';
 import { acquireLock, adminSocketPath, type Lock } from './lock.ts';
 import { runThroughSocket } from './admin-socket.ts';
-import { startServer } from './serve.ts';
+import { databaseOptions, startServer } from './serve.ts';
 
 const USAGE = `Usage: invoicing <command> [options]
 
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, maxConnections: 2 });
+  const database = await openDatabase({ ...databaseOptions(config), maxConnections: 2 });
   try {
     await database.migrate();
     if (command === 'migrate') process.stdout.write('Migrations applied.\n');

@@ -1,11 +1,23 @@
 // Configuration comes from the environment (CONTRACT §1); every setting has a working default.
 import { availableParallelism } from 'node:os';
+import type { PoolerMode } from './db.ts';
 import type { WebhookSettings } from './webhooks/worker.ts';
 
 export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /**
+   * PostgreSQL: a direct connection (DATABASE_DIRECT_URL, optional) for what needs a session of
+   * its own when DATABASE_URL is a transaction pooler: migrations under a session lock, LISTEN.
+   */
+  databaseDirectUrl: string | undefined;
+  /**
+   * PostgreSQL: DATABASE_POOLER — `auto` (default: a probe at start finds out whether
+   * DATABASE_URL is a transaction pooler), `transaction` (it is: no probe), `none` (it is not:
+   * the server refuses to start when the probe finds one).
+   */
+  databasePooler: PoolerMode;
   /** PostgreSQL: seconds to wait for a connection (DATABASE_CONNECT_TIMEOUT, default 5). */
   databaseConnectTimeout: number;
   /** PostgreSQL: connections in the pool (DATABASE_POOL_SIZE, default twice the CPU cores, at least 4). */
@@ -59,11 +71,19 @@ function poolSize(v: string | undefined): number {
   return v && n >= 1 ? n : Math.max(4, 2 * availableParallelism());
 }
 
+function pooler(v: string | undefined): PoolerMode {
+  if (v === undefined || v === '' || v === 'auto') return 'auto';
+  if (v === 'transaction' || v === 'none') return v;
+  throw new Error(`DATABASE_POOLER must be auto, transaction or none (not "${v}").`);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: Number(env.PORT ?? 8080),
     host: env.HOST ?? '127.0.0.1',
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseDirectUrl: env.DATABASE_DIRECT_URL || undefined,
+    databasePooler: pooler(env.DATABASE_POOLER),
     databaseConnectTimeout: Number(env.DATABASE_CONNECT_TIMEOUT || 5),
     databasePoolSize: poolSize(env.DATABASE_POOL_SIZE),
     databaseStatementTimeout: Number(env.DATABASE_STATEMENT_TIMEOUT || 30_000),

@@ -3,6 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { randomUUID } from 'node:crypto';
 import type { PGliteOptions } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import type { Db, RawQuery } from '../engine/types.ts';
@@ -33,6 +34,13 @@ export interface Database {
   /** The same connection(s) for work that is not part of a request (batched history writes), not counted. */
   readonly background: Db;
   readonly kind: 'pglite' | 'postgres';
+  /** PostgreSQL through a transaction pooler: no session state outside a transaction (see wrapped). */
+  readonly pooled: boolean;
+  /**
+   * A URL whose connections are sessions of their own (LISTEN): DATABASE_DIRECT_URL, else
+   * DATABASE_URL when it is no transaction pooler; undefined otherwise (and with PGlite).
+   */
+  readonly sessionUrl: string | undefined;
   /**
    * Connections of their own for background work that must not wait behind the requests' queries
    * (the webhook worker): on PostgreSQL a pool of at most `max` connections named `name`, opened
@@ -59,24 +67,81 @@ export interface OpenOptions {
   connectTimeoutSeconds?: number;
   /** PostgreSQL: the server cancels a statement running longer than this (ms; 0: never). */
   statementTimeoutMs?: number;
+  /**
+   * PostgreSQL: whether DATABASE_URL reaches it through a transaction pooler: `auto` (default)
+   * finds out with a probe at open, `transaction` declares it, `none` declares it does not (and
+   * refuses to open when the probe finds one).
+   */
+  pooler?: PoolerMode;
+  /** PostgreSQL: a direct connection (DATABASE_DIRECT_URL) for migrations and LISTEN, when DATABASE_URL is a pooler. */
+  directUrl?: string | undefined;
+  /** Where the one-time notes of opening go (pooler detected). */
+  log?: (message: string) => void;
 }
+
+export type PoolerMode = 'auto' | 'transaction' | 'none';
 
 type Client = import('postgres').Sql;
 
 /**
- * drizzle prepares only the queries it is given a name for; everything else would be parsed and
- * planned by PostgreSQL on every call. This makes postgres.js prepare every statement (once per
- * connection and query text), inside transactions too.
+ * A statement that leaves state in the PostgreSQL session (a setting, a LISTEN, a session lock, a
+ * named prepared statement, a temporary table, a cursor kept after commit). Behind a transaction
+ * pooler the next statement may run in another session: what it set is missing there, or found
+ * by another client's transaction. `SET LOCAL`, `set_config(…, true)`, `SET TRANSACTION` and the
+ * `_xact_` advisory locks end with their transaction and are fine.
  */
-function preparing(client: Client): Client {
+export const SESSION_STATEMENT =
+  /(?:^|;)\s*(?:set\s+(?!local\b|transaction\b|constraints\b)|reset\b|listen\b|unlisten\b|prepare\s|deallocate\b|discard\b|load\b|create\s+(?:(?:global|local)\s+)?temp(?:orary)?\s|declare\b[^;]*\bwith\s+hold\b)|\bpg_(?:try_)?advisory_(?:un)?lock(?:_shared|_all)?\s*\(|\bset_config\s*\([^()]*,\s*false\s*\)/i;
+
+/** Refuses a statement that would use a session feature through a transaction pooler (see SESSION_STATEMENT). */
+export function assertNoSessionState(text: string): void {
+  if (SESSION_STATEMENT.test(text)) {
+    throw new Error(
+      `Refused behind a transaction pooler (DATABASE_POOLER=transaction): this statement keeps state in the PostgreSQL session, which the next statement may not share: ${text.slice(0, 200)}`,
+    );
+  }
+}
+
+interface Wrapping {
+  /** Prepare every statement (direct connections): false behind a transaction pooler. */
+  prepare: boolean;
+  /** Behind a transaction pooler: refuse session statements, and give each transaction its statement timeout. */
+  pooled?: { statementTimeoutMs: number };
+}
+
+/**
+ * drizzle prepares only the queries it is given a name for; everything else would be parsed and
+ * planned by PostgreSQL on every call. On a direct connection this makes postgres.js prepare every
+ * statement (once per connection and query text), inside transactions too. Behind a transaction
+ * pooler, where a prepared statement may be missing from (or different in) the next statement's
+ * session, nothing is prepared (the client is made with `prepare: false`), every statement is
+ * checked for session state, and every transaction sets its statement timeout as its first
+ * statement (`set_config(…, true)`, pipelined with the transaction's first query).
+ */
+function wrapped(client: Client, w: Wrapping, inTransaction = false): Client {
   return new Proxy(client, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
-      if (prop === 'unsafe') return (query: string, params?: unknown[], opts?: object) => target.unsafe(query, params as never, { ...opts, prepare: true });
+      if (prop === 'unsafe') {
+        return (query: string, params?: unknown[], opts?: object) => {
+          if (w.pooled) assertNoSessionState(query);
+          return target.unsafe(query, params as never, w.prepare ? { ...opts, prepare: true } : opts);
+        };
+      }
       if (prop === 'begin' || prop === 'savepoint') {
         return (...args: unknown[]) => {
           const fn = args.pop() as (tx: Client) => unknown;
-          return (value as (...a: unknown[]) => unknown).apply(target, [...args, (tx: Client) => fn(preparing(tx))]);
+          return (value as (...a: unknown[]) => unknown).apply(target, [
+            ...args,
+            (tx: Client) => {
+              if (w.pooled && !inTransaction && w.pooled.statementTimeoutMs > 0) {
+                // Not awaited: written with the transaction's first statement. Should it fail, the
+                // transaction is aborted and its next statement fails with it.
+                tx.unsafe(`select set_config('statement_timeout', $1, true)`, [String(w.pooled.statementTimeoutMs)]).catch(() => {});
+              }
+              return fn(wrapped(tx, w, true));
+            },
+          ]);
         };
       }
       return typeof value === 'function' ? value.bind(target) : value;
@@ -110,6 +175,53 @@ export function assertPatchedDriver(driver: unknown): void {
   );
 }
 
+/**
+ * Whether `url` reaches PostgreSQL through a transaction pooler (PgBouncer `pool_mode =
+ * transaction`, and the like), found out rather than assumed. One client sets a value in its
+ * session outside a transaction; a second client then opens a transaction and holds it (so it
+ * holds a server connection) while the first reads its value back. On a direct connection or
+ * through a session pooler the first client's session is its own for as long as it is connected:
+ * the second never sees the value and the first always does. Through a transaction pooler the
+ * server connection the first client used is free as soon as its statement ends: either the
+ * second client is given it (and sees the value) or, that connection kept idle, the first one
+ * may be given another (its value is gone). Three rounds, and a pooler that always handed the
+ * first client its connection back and never to anyone else would be indistinguishable from a
+ * session: none does (PgBouncer reuses the connection freed last).
+ */
+export async function probeTransactionPooler(url: string, timeoutMs = 10_000): Promise<{ pooled: boolean; evidence: string }> {
+  const { default: postgres } = await import('postgres');
+  const options = { max: 1, prepare: false, fetch_types: false, onnotice: () => {}, connect_timeout: 5, connection: { application_name: 'invoicing:pooler-probe' } };
+  const first = postgres(url, options);
+  const second = postgres(url, options);
+  let timer: NodeJS.Timeout | undefined;
+  const probe = async (): Promise<{ pooled: boolean; evidence: string }> => {
+    for (let round = 0; round < 3; round++) {
+      const token = `${randomUUID()}:${round}`;
+      const [set] = await first.unsafe<{ pid: number }[]>(`select pg_backend_pid() as pid, set_config('invoicing.pooler_probe', $1, false)`, [token]);
+      const found = await second.begin(async (tx) => {
+        const [held] = await tx.unsafe<{ pid: number; seen: string | null }[]>(`select pg_backend_pid() as pid, current_setting('invoicing.pooler_probe', true) as seen`);
+        if (held!.seen === token || held!.pid === set!.pid) return `a second client was handed the first client's server session (backend ${held!.pid})`;
+        const [again] = await first.unsafe<{ pid: number; seen: string | null }[]>(`select pg_backend_pid() as pid, current_setting('invoicing.pooler_probe', true) as seen`);
+        if (again!.seen !== token || again!.pid !== set!.pid) return `a setting made outside a transaction was gone at the next statement (backend ${set!.pid}, then ${again!.pid})`;
+        return undefined;
+      });
+      if (found) return { pooled: true, evidence: found };
+    }
+    return { pooled: false, evidence: 'each client kept its own session' };
+  };
+  try {
+    return await Promise.race([
+      probe(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`The database at DATABASE_URL did not answer the pooler probe within ${timeoutMs / 1000} s.`)), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    await Promise.all([first.end({ timeout: 1 }), second.end({ timeout: 1 })]).catch(() => {});
+  }
+}
+
 export async function openDatabase(o: OpenOptions): Promise<Database> {
   const counter = statementCounter();
   if (o.databaseUrl) {
@@ -117,8 +229,33 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     assertPatchedDriver(postgres);
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+    const declared = o.pooler ?? 'auto';
+    const log = o.log ?? (() => {});
+    let pooled = declared === 'transaction';
+    if (declared !== 'transaction') {
+      const found = await probeTransactionPooler(o.databaseUrl);
+      if (found.pooled && declared === 'none') {
+        throw new Error(
+          `DATABASE_URL reaches PostgreSQL through a transaction pooler (${found.evidence}), but DATABASE_POOLER=none says it does not. ` +
+            'Set DATABASE_POOLER=transaction (or leave it unset: auto) to run behind it, optionally with DATABASE_DIRECT_URL for the features that need a session; ' +
+            'or point DATABASE_URL at PostgreSQL itself (or at a session pooler).',
+        );
+      }
+      pooled = found.pooled;
+      if (pooled) log(`DATABASE_URL reaches PostgreSQL through a transaction pooler (${found.evidence}): running in pooler mode (DATABASE_POOLER=transaction declares it and skips this probe).`);
+    }
+    const statementTimeoutMs = o.statementTimeoutMs ?? 30_000;
+    const w: Wrapping = pooled ? { prepare: false, pooled: { statementTimeoutMs } } : { prepare: true };
     // Bounded waits: an unreachable server fails a request within connect_timeout, and a
     // statement stuck on a lock or a runaway query is cancelled by the server (57014 → 503).
+    // Behind a transaction pooler nothing is sent as a startup parameter but the application's
+    // name (PgBouncer refuses the others, and a session setting would not follow the statements
+    // anyway): the statement timeout is set by each transaction (see wrapped). Nor does a
+    // connection send a statement before the previous one's answer (`max_pipeline: 0`): PgBouncer
+    // 1.18 hands the server connection back to its pool at the first statement's end while the
+    // next one is already on its way to it, and that answer is lost (the request waits for ever)
+    // or read by whichever client gets the connection next (seen: 20 concurrent creations
+    // through a pool of 10, one never answered).
     const connect = (max: number, name: string, settings: Record<string, string> = {}) => postgres(o.databaseUrl!, {
       max,
       onnotice: () => {},
@@ -127,15 +264,20 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
       // with it: its default grows to 20 s. Capped at 0.5 s, an outage answers 503s promptly and
       // the service is back within half a second of the database.
       backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
-      connection: { application_name: name, statement_timeout: o.statementTimeoutMs ?? 30_000, ...settings },
-    });
+      ...(pooled
+        ? { prepare: false, max_pipeline: 0, connection: { application_name: name } }
+        : { connection: { application_name: name, statement_timeout: statementTimeoutMs, ...settings } }),
+    } as never) as Client;
     const client = connect(o.maxConnections ?? 10, 'invoicing');
-    const prepared = preparing(client);
+    const prepared = wrapped(client, w);
     const db = drizzle(prepared, { logger: counter.logger }) as unknown as Db;
+    const sessionUrl = o.directUrl ?? (pooled ? undefined : o.databaseUrl);
     return {
       db,
       background: drizzle(prepared) as unknown as Db,
       kind: 'postgres',
+      pooled,
+      sessionUrl,
       separate(name, max) {
         // A queue's table changes size by orders of magnitude between two analyses (emptied,
         // then a burst of writes): a prepared statement's generic plan, made when it was small,
@@ -143,22 +285,44 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
         // Its commits do not wait for their WAL to reach the disk: they would queue behind the
         // requests' commits (and those behind them). What a crash of PostgreSQL could lose is the
         // last fraction of a second of background bookkeeping, never a request's write.
+        // (Behind a transaction pooler neither is set: its statements are not prepared, so each is
+        // planned at its execution anyway, and its commits wait for their WAL like the others.)
         const own = connect(max, name, { plan_cache_mode: 'force_custom_plan', synchronous_commit: 'off' });
-        return { db: drizzle(preparing(own)) as unknown as Db, close: () => own.end({ timeout: 5 }) };
+        return { db: drizzle(wrapped(own, w)) as unknown as Db, close: () => own.end({ timeout: 5 }) };
       },
-      raw: (text, params) => {
+      raw: async (text, params) => {
         counter.logger.logQuery();
-        return client.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<Record<string, unknown>[]>;
+        if (pooled) assertNoSessionState(text);
+        return client.unsafe(text, params as never[], { prepare: !pooled }) as unknown as Promise<Record<string, unknown>[]>;
       },
       statements: counter.count,
       async migrate() {
-        // One connection holds an advisory lock while it migrates, so instances starting
-        // together apply each migration once.
-        const one = postgres(o.databaseUrl!, { max: 1, onnotice: () => {} });
+        if (o.directUrl || !pooled) {
+          // One connection holds an advisory lock while it migrates, so instances starting
+          // together apply each migration once.
+          const one = postgres(o.directUrl ?? o.databaseUrl!, { max: 1, onnotice: () => {} });
+          try {
+            await one`select pg_advisory_lock(7263011)`;
+            await migrate(drizzle(one), { migrationsFolder: migrations() });
+            await one`select pg_advisory_unlock(7263011)`;
+          } finally {
+            await one.end({ timeout: 5 });
+          }
+          return;
+        }
+        // Behind a transaction pooler, without a direct connection: the whole migration (the
+        // check of what is applied included) is one transaction holding a transaction-scoped
+        // advisory lock; drizzle's own transaction runs inside it.
+        const one = postgres(o.databaseUrl!, { max: 1, prepare: false, onnotice: () => {} });
         try {
-          await one`select pg_advisory_lock(7263011)`;
-          await migrate(drizzle(one), { migrationsFolder: migrations() });
-          await one`select pg_advisory_unlock(7263011)`;
+          await one.begin(async (tx) => {
+            await tx`select pg_advisory_xact_lock(7263011)`;
+            // (drizzle reads the client's options, which a transaction's handle does not carry.)
+            const inline = new Proxy(tx, {
+              get: (t, p, r) => (p === 'begin' ? (fn: (c: unknown) => unknown) => fn(t) : p === 'options' ? one.options : Reflect.get(t, p, r)),
+            });
+            await migrate(drizzle(inline as unknown as Client), { migrationsFolder: migrations() });
+          });
         } finally {
           await one.end({ timeout: 5 });
         }
@@ -184,6 +348,8 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     db,
     background: drizzle(client) as unknown as Db,
     kind: 'pglite',
+    pooled: false,
+    sessionUrl: undefined,
     separate: () => ({ db: drizzle(client) as unknown as Db, close: async () => {} }),
     raw: async (text, params) => {
       counter.logger.logQuery();

@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Principal } from '../engine/types.ts';
 import type { Config } from './config.ts';
-import { InvalidationListener } from './invalidation.ts';
+import { EpochPoller, InvalidationListener } from './invalidation.ts';
 import { MemoryStore, RedisStore, type Clock, type Verdict } from './rate-limit.ts';
 import { TokenCache, type Resolved } from './token-cache.ts';
 import type { SharedThrottle } from './web/throttle.ts';
@@ -25,8 +25,12 @@ export interface Admission {
 
 export interface GateOptions {
   db: Db;
-  config: Pick<Config, 'rateLimit' | 'redisUrl' | 'redisPrefix' | 'tokenCache' | 'databaseUrl'>;
+  config: Pick<Config, 'rateLimit' | 'redisUrl' | 'redisPrefix' | 'tokenCache'>;
   kind: 'pglite' | 'postgres';
+  /** PostgreSQL: a URL whose connections are sessions of their own, to LISTEN on (Database.sessionUrl); none: poll. */
+  sessionUrl: string | undefined;
+  /** Uncounted connections for the epoch polls (Database.background). */
+  background: Db;
   log: FastifyBaseLogger;
   clock?: Clock;
 }
@@ -39,8 +43,8 @@ export class Gate {
   private readonly memory: MemoryStore;
   private readonly redis: Redis | undefined;
   private readonly shared: RedisStore | undefined;
-  /** PostgreSQL without Redis: revocations announced by the database. */
-  private readonly invalidations: InvalidationListener | undefined;
+  /** PostgreSQL without Redis: revocations announced by the database (or, behind a transaction pooler without a direct connection, polled). */
+  private readonly invalidations: InvalidationListener | EpochPoller | undefined;
   /** Redis is failing: limit locally and do not trust (or fill) the token cache. */
   private degraded = false;
   /** When each kind of Redis warning was last logged (at most one per kind every 10 s). */
@@ -67,9 +71,12 @@ export class Gate {
     // Every revocation reaches every instance (see token-cache.ts), so the cache is on unless turned off.
     const cache = o.config.tokenCache !== 'off';
     this.tokens = new TokenCache(o.db, { ttlMs: cache ? 30_000 : 0, maxEntries: 10_000 });
-    if (cache && o.kind === 'postgres' && !this.redis && o.config.databaseUrl) {
+    if (cache && o.kind === 'postgres' && !this.redis) {
       // TOKEN_CACHE=on trusts the cache even while the notifications cannot be heard.
-      this.invalidations = new InvalidationListener({ databaseUrl: o.config.databaseUrl, cache: this.tokens, log: o.log, strict: o.config.tokenCache === 'auto' });
+      const strict = o.config.tokenCache === 'auto';
+      this.invalidations = o.sessionUrl
+        ? new InvalidationListener({ databaseUrl: o.sessionUrl, cache: this.tokens, log: o.log, strict })
+        : new EpochPoller({ db: o.background, cache: this.tokens, log: o.log, strict });
     }
   }
 

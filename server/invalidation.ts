@@ -29,6 +29,9 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'drizzle-orm';
+import type { Db } from '../engine/types.ts';
+import { rowsOf } from './db.ts';
 import type { TokenCache } from './token-cache.ts';
 
 export const INVALIDATION_CHANNEL = 'token_cache_invalidation';
@@ -270,5 +273,69 @@ export class InvalidationListener {
     this.client = undefined;
     for (const w of this.waiters) w();
     await client?.end({ timeout: 1 }).catch(() => {});
+  }
+}
+
+/** Behind a transaction pooler without DATABASE_DIRECT_URL: how often each instance reads the revocation epoch (ms). */
+export const REVOCATION_POLL_MS = 100;
+/**
+ * …and how long a read epoch is trusted (ms): a revocation committed at T is refused by every
+ * instance from T + this on (their cache then answers only under an epoch read after T), and the
+ * revoking request answers once that time has passed.
+ */
+export const REVOCATION_POLL_BOUND_MS = 300;
+
+/**
+ * Token-cache invalidation without LISTEN (behind a transaction pooler, no DATABASE_DIRECT_URL):
+ * the instance reads `token_cache_epoch` every REVOCATION_POLL_MS through the pool, and its cache
+ * answers only while the last epoch it read was read less than REVOCATION_POLL_BOUND_MS ago (a
+ * read started after a revocation's commit sees it; a different epoch empties the cache). Polls
+ * that fail or fall behind let that lapse: tokens are then read from the database until one succeeds.
+ */
+export class EpochPoller {
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private failing = false;
+
+  constructor(
+    private readonly o: { db: Db; cache: TokenCache; log: FastifyBaseLogger; strict: boolean; pollMs?: number; boundMs?: number },
+  ) {
+    if (o.strict) o.cache.trustUntil(0);
+  }
+
+  private get boundMs(): number {
+    return this.o.boundMs ?? REVOCATION_POLL_BOUND_MS;
+  }
+
+  async start(): Promise<void> {
+    await this.poll();
+  }
+
+  private async poll(): Promise<void> {
+    if (this.closed) return;
+    const started = Date.now();
+    try {
+      const rows = rowsOf<{ epoch: string }>(await this.o.db.execute(sql`select epoch::text as epoch from token_cache_epoch where id = 1`));
+      this.o.cache.observe(Number(rows[0]?.epoch ?? 0));
+      if (this.o.strict) this.o.cache.trustUntil(started + this.boundMs);
+      if (this.failing) this.o.log.info('Token cache: the revocation epoch is read again, cache resumed');
+      this.failing = false;
+    } catch (err) {
+      if (!this.failing) this.o.log.warn({ err }, 'Token cache: could not read the revocation epoch; tokens are read from the database until it can');
+      this.failing = true;
+    }
+    if (this.closed) return;
+    this.timer = setTimeout(() => void this.poll(), Math.max(0, (this.o.pollMs ?? REVOCATION_POLL_MS) - (Date.now() - started)));
+    this.timer.unref();
+  }
+
+  /** A token was revoked here (committed): answer once no instance can accept it any more. */
+  async settle(): Promise<void> {
+    await new Promise((r) => setTimeout(r, this.boundMs));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
   }
 }

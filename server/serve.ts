@@ -11,6 +11,7 @@ import { adminSocketPath } from './lock.ts';
 import { startAdminSocket } from './admin-socket.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db.ts';
+import { REVOCATION_POLL_BOUND_MS } from './invalidation.ts';
 import { startScheduler } from './scheduler.ts';
 import type { Clock } from './rate-limit.ts';
 import { settings, users } from './schema.ts';
@@ -33,11 +34,44 @@ async function ensureAppSecret(database: Database, configured: string | undefine
   return stored!.value;
 }
 
+/** What openDatabase needs from the configuration. */
+export function databaseOptions(config: Config) {
+  return {
+    databaseUrl: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
+    pooler: config.databasePooler,
+    dataDir: config.dataDir,
+    connectTimeoutSeconds: config.databaseConnectTimeout,
+    statementTimeoutMs: config.databaseStatementTimeout,
+  };
+}
+
+/**
+ * Behind a transaction pooler, said once at start: what runs differently, and the statement
+ * timeout of statements outside a transaction (the server's own: a session setting cannot follow them).
+ */
+async function poolerNotes(database: Database, config: Config, log: FastifyInstance['log']): Promise<void> {
+  const [row] = (await database.raw(`select current_setting('statement_timeout') as timeout`, [])) as [{ timeout: string }];
+  log.info(
+    `Behind a transaction pooler: statements are not prepared, each transaction sets its statement timeout (${config.databaseStatementTimeout} ms); ` +
+      `statements outside a transaction run under the server's statement_timeout (${row?.timeout ?? '?'}; set it for the role: ALTER ROLE … SET statement_timeout = '30s').`,
+  );
+  if (!database.sessionUrl) {
+    log.info(
+      `Behind a transaction pooler without DATABASE_DIRECT_URL: token revocations made on other instances are seen by polling (within ${REVOCATION_POLL_BOUND_MS} ms) instead of LISTEN, ` +
+        'and migrations run in one transaction under a transaction-scoped lock. Set DATABASE_DIRECT_URL (PostgreSQL itself, not the pooler) to listen instead.',
+    );
+  }
+}
+
 export async function startServer(config: Config, opts: { database?: Database; adminSocket?: boolean; clock?: Clock } = {}): Promise<Running> {
-  const database = opts.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, maxConnections: config.databasePoolSize, connectTimeoutSeconds: config.databaseConnectTimeout, statementTimeoutMs: config.databaseStatementTimeout }));
+  const notes: string[] = [];
+  const database = opts.database ?? (await openDatabase({ ...databaseOptions(config), maxConnections: config.databasePoolSize, log: (m) => notes.push(m) }));
   await database.migrate();
   const secret = await ensureAppSecret(database, config.appSecret);
   const { fastify, engine, webhooks } = await buildApp({ config, database, clock: opts.clock, secret });
+  for (const note of notes) fastify.log.info(note);
+  if (database.pooled) await poolerNotes(database, config, fastify.log);
   const [{ n }] = (await database.db.select({ n: count() }).from(users)) as [{ n: number }];
   // The admin socket is up before "Server listening" is logged: whoever waits for that line can
   // run CLI commands at once (and read the first-run hint, logged right after it).

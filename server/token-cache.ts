@@ -41,6 +41,8 @@ export class TokenCache {
   private generation = 0;
   /** False while revocations might go unseen (see suspend). */
   private live = true;
+  /** The cache answers only before this time (ms; polling the revocation epoch: see EpochPoller). */
+  private trusted = Infinity;
 
   constructor(
     private readonly db: Db,
@@ -57,7 +59,7 @@ export class TokenCache {
    */
   cached(value: string): Resolved | null | undefined {
     if (!value.startsWith(TOKEN_PREFIX) || value.length > 200) return null;
-    return this.enabled && this.live ? this.hit(hashToken(value)) : undefined;
+    return this.enabled && this.live && Date.now() < this.trusted ? this.hit(hashToken(value)) : undefined;
   }
 
   private hit(hash: string): Resolved | undefined {
@@ -76,7 +78,7 @@ export class TokenCache {
   async resolve(value: string, opts: { bypass?: boolean } = {}): Promise<Resolved | null> {
     if (!value.startsWith(TOKEN_PREFIX) || value.length > 200) return null;
     const hash = hashToken(value);
-    const caching = this.enabled && this.live && !opts.bypass;
+    const caching = this.enabled && this.live && !opts.bypass && Date.now() < this.trusted;
     if (caching) {
       const hit = this.hit(hash);
       if (hit) return hit;
@@ -87,7 +89,7 @@ export class TokenCache {
     if (!principal) return null;
     const resolved: Resolved = { principal, epoch };
     // A revocation on this instance while we were reading: what we read may predate it.
-    if (caching && this.live && epoch === this.epoch && generation === this.generation) {
+    if (caching && this.live && epoch === this.epoch && generation === this.generation && Date.now() < this.trusted) {
       if (this.entries.size >= this.o.maxEntries) this.entries.delete(this.entries.keys().next().value!);
       const now = Date.now();
       this.entries.set(hash, { ...resolved, expires: now + this.o.ttlMs, touched: now });
@@ -119,9 +121,14 @@ export class TokenCache {
     this.live = true;
   }
 
-  /** Whether the cache is in use (enabled and not suspended). */
+  /** The cache may answer until `time` (ms since the epoch), no later: the revocation epoch was last read a bound before it. */
+  trustUntil(time: number): void {
+    this.trusted = time;
+  }
+
+  /** Whether the cache is in use (enabled, not suspended, its epoch read recently enough). */
   get active(): boolean {
-    return this.enabled && this.live;
+    return this.enabled && this.live && Date.now() < this.trusted;
   }
 
   /** Drops a token's entry (its revocation on this instance). */

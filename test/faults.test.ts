@@ -245,7 +245,7 @@ describe.runIf(PG)('faults of the database (PostgreSQL)', () => {
     const database = await openDatabase({ databaseUrl: viaRelay.toString(), maxConnections: 4, connectTimeoutSeconds: 1 });
     const t = await startTestServer(
       { TOKEN_CACHE: 'on', RATE_LIMIT_MAX: '1000000' },
-      { db: { database, url: viaRelay.toString(), drop: () => database.close() } },
+      { db: { ...real, database, url: viaRelay.toString(), drop: () => database.close() } },
     );
     let sent = 0;
     let unavailable = 0;

@@ -1,5 +1,10 @@
 // Test harness: a real server on a fresh database per test file — an in-memory PGlite, or, when
 // DATABASE_URL is set, a new database on that PostgreSQL server, dropped afterwards.
+//
+// Through a transaction pooler: with TEST_POOLER_URL (PgBouncer in `pool_mode = transaction`, in
+// front of the PostgreSQL at DATABASE_URL, reaching any database by name), the database is still
+// created and dropped directly, but the servers and databases the tests open reach it through the
+// pooler (they detect it); TEST_POOLER_DIRECT=1 gives them DATABASE_DIRECT_URL too.
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { loadConfig, type Config } from '../server/config.ts';
@@ -9,8 +14,19 @@ import { tokenCreate, userCreate } from '../server/commands.ts';
 
 export interface TestDatabase {
   database: Database;
+  /** The URL the service uses (DATABASE_URL): the pooler's with TEST_POOLER_URL. */
   url: string | undefined;
+  /** PostgreSQL itself, for the tests' own connections (inspection, faults); undefined with PGlite. */
+  directUrl: string | undefined;
+  /** The service's database settings, for a server started as a child process. */
+  env: Record<string, string>;
   drop(): Promise<void>;
+}
+
+/** The settings of a test database for openDatabase (the pooler's URL, and the direct one with TEST_POOLER_DIRECT=1). */
+export function databaseOptionsOf(d: Pick<TestDatabase, 'url' | 'directUrl'>): { databaseUrl: string | undefined; directUrl: string | undefined } {
+  const pooled = !!process.env.TEST_POOLER_URL && d.url !== d.directUrl;
+  return { databaseUrl: d.url, directUrl: pooled && process.env.TEST_POOLER_DIRECT === '1' ? d.directUrl : undefined };
 }
 
 /** A fresh, migrated database for one test file (on the PostgreSQL server at `adminUrl` when given). */
@@ -19,19 +35,26 @@ export async function freshDatabase(adminUrl?: string): Promise<TestDatabase> {
   if (!admin) {
     const database = await openDatabase({ dataDir: 'memory://' });
     await database.migrate();
-    return { database, url: undefined, drop: () => database.close() };
+    return { database, url: undefined, directUrl: undefined, env: {}, drop: () => database.close() };
   }
   const name = `test_${randomBytes(6).toString('hex')}`;
   const sql = postgres(admin, { max: 1, onnotice: () => {} });
   await sql.unsafe(`create database ${name}`);
-  const u = new URL(admin);
-  u.pathname = `/${name}`;
-  const url = u.toString();
-  const database = await openDatabase({ databaseUrl: url, maxConnections: 10 });
+  const named = (base: string) => {
+    const u = new URL(base);
+    u.pathname = `/${name}`;
+    return u.toString();
+  };
+  const directUrl = named(admin);
+  const url = process.env.TEST_POOLER_URL ? named(process.env.TEST_POOLER_URL) : directUrl;
+  const options = databaseOptionsOf({ url, directUrl });
+  const database = await openDatabase({ ...options, maxConnections: 10 });
   await database.migrate();
   return {
     database,
     url,
+    directUrl,
+    env: { DATABASE_URL: url, ...(options.directUrl ? { DATABASE_DIRECT_URL: options.directUrl } : {}) },
     async drop() {
       await database.close();
       await sql.unsafe(`drop database if exists ${name} with (force)`);
@@ -54,7 +77,8 @@ export interface TestServer {
  */
 export async function startTestServer(env: Record<string, string> = {}, o: { db?: TestDatabase; clock?: () => number } = {}): Promise<TestServer> {
   const db = o.db ?? (await freshDatabase());
-  const config = { ...loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', SCHEDULER: 'off', ...env }), port: 0, databaseUrl: db.url };
+  const options = databaseOptionsOf(db);
+  const config = { ...loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', SCHEDULER: 'off', ...env }), port: 0, databaseUrl: options.databaseUrl, databaseDirectUrl: options.directUrl };
   const running = await startServer(config, { database: db.database, ...(o.clock ? { clock: o.clock } : {}) });
   return {
     url: running.url,

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduleRun, userCreate } from '../server/commands.ts';
 import { openDatabase } from '../server/db.ts';
-import { call, client, freshDatabase, startTestServer, tokenFor, type TestDatabase, type TestServer } from './helpers.ts';
+import { call, client, databaseOptionsOf, freshDatabase, startTestServer, tokenFor, type TestDatabase, type TestServer } from './helpers.ts';
 import { Browserish } from './web-helpers.ts';
 
 const PG = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -19,10 +19,10 @@ const T0 = Date.UTC(2026, 4, 1, 8, 0, 0);
 /** Two instances on one database, each with its own connection pool. */
 async function twoInstances(env: Record<string, string>, clock?: () => number) {
   const db = await freshDatabase(PG);
-  const second = await openDatabase({ databaseUrl: db.url, maxConnections: 5 });
+  const second = await openDatabase({ ...databaseOptionsOf(db), maxConnections: 5 });
   const opts = clock ? { clock } : {};
   const a = await startTestServer(env, { db, ...opts });
-  const b = await startTestServer(env, { db: { database: second, url: db.url, drop: async () => {} }, ...opts });
+  const b = await startTestServer(env, { db: { ...db, database: second, drop: async () => {} }, ...opts });
   return {
     a,
     b,

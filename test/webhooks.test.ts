@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { scheduleRun } from '../server/commands.ts';
 import { openDatabase, rowsOf } from '../server/db.ts';
-import { call, client, freePort, freshDatabase, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
+import { call, client, databaseOptionsOf, freePort, freshDatabase, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { Relay } from './support/pg-relay.ts';
 
 const ENV = {
@@ -650,6 +650,16 @@ describe('durability', () => {
     const own = db.database.separate('invoicing:webhooks-test', 1);
     try {
       const [row] = rowsOf<{ plan_cache_mode: string }>(await own.db.execute(sql`show plan_cache_mode`));
+      if (db.database.pooled) {
+        // Behind a transaction pooler nothing is prepared (unnamed statements are planned at each
+        // execution), and no session setting is made.
+        const [left] = rowsOf<{ n: number }>(await own.db.transaction(async (tx) => {
+          await tx.execute(sql`select count(*) from webhook_deliveries where id = ${'00000000-0000-7000-8000-000000000000'}`);
+          return tx.execute(sql`select count(*)::int as n from pg_prepared_statements`);
+        }));
+        expect([row!.plan_cache_mode, left!.n]).toEqual(['auto', 0]);
+        return;
+      }
       expect(row!.plan_cache_mode).toBe('force_custom_plan');
       const [req] = rowsOf<{ plan_cache_mode: string }>(await db.database.db.execute(sql`show plan_cache_mode`));
       expect(req!.plan_cache_mode).toBe('auto');
@@ -755,7 +765,7 @@ describe('durability', () => {
     const url = relay.url(new URL(db.url!).pathname.slice(1));
     // The server reaches PostgreSQL through the relay; `db` (direct) is the test's view.
     const database = await openDatabase({ databaseUrl: url, maxConnections: 4, connectTimeoutSeconds: 2 });
-    const s = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '5s', WEBHOOK_CONCURRENCY: '4' }, { db: { database, url, drop: async () => {} } });
+    const s = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '5s', WEBHOOK_CONCURRENCY: '4' }, { db: { ...db, database, url, drop: async () => {} } });
     const warnings: string[] = [];
     const log = s.running.fastify.log;
     const warn = log.warn.bind(log);
@@ -895,9 +905,9 @@ describe('durability', () => {
 
   it.skipIf(!process.env.DATABASE_URL)('two instances deliver each event once', async () => {
     const db = await freshDatabase();
-    const pool2 = await openDatabase({ databaseUrl: db.url, maxConnections: 4 });
+    const pool2 = await openDatabase({ ...databaseOptionsOf(db), maxConnections: 4 });
     const a = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s' }, { db });
-    const b = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s' }, { db: { database: pool2, url: db.url, drop: async () => {} } });
+    const b = await startTestServer({ ...ENV, WEBHOOK_TIMEOUT: '10s' }, { db: { ...db, database: pool2, drop: async () => {} } });
     try {
       const ca = client(a, await tokenFor(a, { email: 'e@hooks.test', company: 'Twice' }));
       const cb = client(b, ca.token);

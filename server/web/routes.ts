@@ -412,7 +412,8 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
         throw ApiError.badRequest('ids must be a list of 1 to 500 token ids.');
       }
       const revoked = await revokeTokens(db, who, ids as string[]);
-      for (const id of revoked) await o.revoked(id);
+      // Together: each waits until every instance has seen its revocation (at most a bound each).
+      await Promise.all(revoked.map((id) => o.revoked(id)));
       return json(reply, 200, { revoked });
     });
 

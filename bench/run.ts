@@ -45,6 +45,7 @@ const { values: flags } = parseArgs({
     'trace-sql': { type: 'boolean', default: false },
     size: { type: 'string' },
     reuse: { type: 'string' },
+    alone: { type: 'string' },
     samples: { type: 'string' },
     'pg-statements': { type: 'boolean', default: false },
     pairs: { type: 'string' },
@@ -59,7 +60,7 @@ if (flags.help) {
   [--clients N] [--invoices N] [--max-lines N] [--calibrate N] [--scenarios S1,S2,…]
   [--servers ours,baseline,postgraphile] [--keep] [--profile] [--binary] [--trace-sql] [--out FILE]
   [--database-url URL] [--rounds N (alternating timed runs per server, default 3)] [--pg-statements] [--pairs N (W1: alternations without/with, default 2)]
-       npm run bench -- --size N [--keep] [--reuse DATABASE] [--samples 7] [--invoices 20000]
+       npm run bench -- --size N [--keep] [--reuse DATABASE] [--alone new|DATABASE] [--samples 7] [--invoices 20000]
   (scale mode: single-request latency for a company of N invoices and one of 20,000, and the ratio)
 `);
   process.exit(0);
@@ -76,6 +77,7 @@ if (flags.size !== undefined) {
       samples: Number(flags.samples ?? 7),
       keep: flags.keep,
       reuse: flags.reuse,
+      alone: flags.alone,
       adminUrl: flags['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
       out: flags.out ?? `${ROOT}bench/results/scale.json`,
     }),

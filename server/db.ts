@@ -146,9 +146,10 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
         const own = connect(max, name, { plan_cache_mode: 'force_custom_plan', synchronous_commit: 'off' });
         return { db: drizzle(preparing(own)) as unknown as Db, close: () => own.end({ timeout: 5 }) };
       },
-      raw: (text, params) => {
+      // `fresh`: an unnamed statement, which PostgreSQL plans with its values at every execution.
+      raw: (text, params, fresh) => {
         counter.logger.logQuery();
-        return client.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<Record<string, unknown>[]>;
+        return client.unsafe(text, params as never[], { prepare: !fresh }) as unknown as Promise<Record<string, unknown>[]>;
       },
       statements: counter.count,
       async migrate() {
@@ -175,8 +176,10 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
   const dir = o.dataDir ?? './data';
   if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
   const files = await pgliteAssets();
-  // pg_trgm (trigram indexes for partial text filters), from its bundle among the assets.
-  const extensions = { pg_trgm: { name: 'pg_trgm', setup: async () => ({ bundlePath: pathToFileURL(join(assetDir('pglite-extensions'), 'pg_trgm.tar.gz')) }) } };
+  // pg_trgm and btree_gin (the company-first trigram indexes of partial text filters), from their
+  // bundles among the assets.
+  const bundle = (name: string) => ({ name, setup: async () => ({ bundlePath: pathToFileURL(join(assetDir('pglite-extensions'), `${name}.tar.gz`)) }) });
+  const extensions = { pg_trgm: bundle('pg_trgm'), btree_gin: bundle('btree_gin') };
   const client = dir.startsWith('memory://') ? new PGlite({ ...files, extensions }) : new PGlite(dir, { ...files, extensions });
   await client.waitReady;
   const db = drizzle(client, { logger: counter.logger }) as unknown as Db;

@@ -18,6 +18,7 @@ import { getArgumentValues, getVariableValues, type GraphQLSchema, type Validati
 import { compileStatement, placeholderNames } from '../drizzle-internals.ts';
 import type { Engine } from '../operations.ts';
 import { windowShape } from '../read/window.ts';
+import { plannedPerValue } from '../read/conditions.ts';
 import type { Principal } from '../types.ts';
 import { sliceQuery } from './arguments.ts';
 import { planner, isConn, windowValues, type Bound, type Conditions, type Plan } from './compiled/plan.ts';
@@ -90,7 +91,7 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
   }
 
   /** The statement of a plan for one shape, compiled once; undefined when it cannot be built. */
-  function statementOf(plan: Plan, key: string, bound: Bound, shape: string): { sql: string; names: readonly string[] } | undefined {
+  function statementOf(plan: Plan, key: string, bound: Bound, shape: string): { sql: string; names: readonly string[]; fresh: boolean } | undefined {
     let st = plan.statements.get(shape);
     if (st) return st;
     let names: string[] | undefined;
@@ -108,7 +109,7 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
       return undefined;
     }
     if (plan.statements.size >= MAX_SHAPES) plan.statements.clear();
-    plan.statements.set(shape, (st = { sql: text, names }));
+    plan.statements.set(shape, (st = { sql: text, names, fresh: plannedPerValue(text) }));
     return st;
   }
 
@@ -139,7 +140,7 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
       if (!st) return undefined;
       const fixed = plan.fixedValues;
       const params = st.names.map((name) => (name === 'company' ? principal.company.id : name in values ? values[name] : fixed[name]));
-      const rows = await reads.query(st.sql, params);
+      const rows = await reads.query(st.sql, params, st.fresh);
       const data = rows[0]?.data as string | undefined;
       // A value the resolvers could not serialise: the normal path answers, with their errors.
       return data === undefined || data.includes(UNSERVABLE_TEXT) ? undefined : data;

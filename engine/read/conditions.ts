@@ -32,6 +32,14 @@ export function conditionSql(t: AnyTable, c: Condition, bind: Bind): SQL | undef
   }
 }
 
+/**
+ * Whether a statement must be planned with its values at every execution: one with a
+ * partial-match condition (ILIKE). The pattern decides its best plan: a frequent substring is
+ * found soonest by walking the order's index and filtering, a rare one through the company's
+ * trigram index; a prepared statement's generic plan knows neither (CONTRACT §10).
+ */
+export const plannedPerValue = (text: string): boolean => / ilike /i.test(text);
+
 /** What makes two conditions produce the same statement text (their values aside). */
 export const conditionShape = (c: Condition): string => {
   const values = c.values.filter((v) => v !== null);

@@ -13,6 +13,11 @@ export interface Condition {
   readonly op: ConditionOp;
   /** Several values mean "any of them". A ref value that names no record is null (matches nothing). */
   readonly values: readonly (string | null)[];
+  /**
+   * A partial-match condition's values that are frequent in the company (engine/read/density.ts):
+   * read by walking the order with the filter rather than through the trigram keys.
+   */
+  readonly dense?: readonly boolean[];
 }
 
 export interface Order {

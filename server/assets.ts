@@ -26,7 +26,7 @@ export const ASSET_ROOTS: readonly AssetRoot[] = [
   { name: 'migrations', dir: 'drizzle', include: ['*.sql', 'meta/_journal.json'] },
   { name: 'pglite', package: '@electric-sql/pglite', dir: 'dist', include: ['pglite.wasm', 'pglite.data', 'initdb.wasm'] },
   // PGlite's contrib extensions the migrations create (read by PGlite from a file path).
-  { name: 'pglite-extensions', package: '@electric-sql/pglite', dir: 'dist', include: ['pg_trgm.tar.gz', 'btree_gin.tar.gz'] },
+  { name: 'pglite-extensions', package: '@electric-sql/pglite', dir: 'dist', include: ['pg_trgm.tar.gz'] },
   { name: 'graphiql', package: 'graphiql', include: ['graphiql.min.js', 'graphiql.min.css'] },
   { name: 'react', package: 'react', include: ['umd/react.production.min.js'] },
   { name: 'react-dom', package: 'react-dom', include: ['umd/react-dom.production.min.js'] },

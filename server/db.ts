@@ -176,10 +176,8 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
   const dir = o.dataDir ?? './data';
   if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
   const files = await pgliteAssets();
-  // pg_trgm and btree_gin (the company-first trigram indexes of partial text filters), from their
-  // bundles among the assets.
-  const bundle = (name: string) => ({ name, setup: async () => ({ bundlePath: pathToFileURL(join(assetDir('pglite-extensions'), `${name}.tar.gz`)) }) });
-  const extensions = { pg_trgm: bundle('pg_trgm'), btree_gin: bundle('btree_gin') };
+  // pg_trgm (trigram indexes for partial text filters), from its bundle among the assets.
+  const extensions = { pg_trgm: { name: 'pg_trgm', setup: async () => ({ bundlePath: pathToFileURL(join(assetDir('pglite-extensions'), 'pg_trgm.tar.gz')) }) } };
   const client = dir.startsWith('memory://') ? new PGlite({ ...files, extensions }) : new PGlite(dir, { ...files, extensions });
   await client.waitReady;
   const db = drizzle(client, { logger: counter.logger }) as unknown as Db;

@@ -137,7 +137,9 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
         }
       }
       const st = statementOf(plan, key, bound, shape);
-      if (!st) return undefined;
+      // A partial-match filter's read depends on how frequent its value is in the company, which
+      // the resolvers' path measures first (engine/read/density.ts): it answers those.
+      if (!st || st.fresh) return undefined;
       const fixed = plan.fixedValues;
       const params = st.names.map((name) => (name === 'company' ? principal.company.id : name in values ? values[name] : fixed[name]));
       const rows = await reads.query(st.sql, params, st.fresh);

@@ -14,6 +14,7 @@ import type { AnyTable, Tables } from '../tables.ts';
 import type { Db, FieldValues, Principal, Tx } from '../types.ts';
 import { isUuid } from '../validate.ts';
 import { collectionWhere, conditionShape, conditionSql, orderTerms, placeholders, queryShape } from './conditions.ts';
+import { withDensity } from './density.ts';
 import type { SelectLists } from './select-lists.ts';
 import { collectionSize, countOf, pageOf, reading, sizeShape, windowShape } from './window.ts';
 
@@ -97,7 +98,14 @@ function cursorRead(r: ModelResource, t: AnyTable, q: ListQuery, values: Record<
 export function createReads(db: Db, model: Model, tables: Tables, statements: Statements, columns: SelectLists): Reads {
   const run = statements.run;
 
-  async function list(p: Principal, r: ModelResource, q: ListQuery, embedded = true): Promise<Page> {
+  /** The query with its partial-match values' density measured (engine/read/density.ts). */
+  const measured = async <Q extends { where: ListQuery['where'] }>(p: Principal, r: ModelResource, q: Q): Promise<Q> => {
+    const where = await withDensity(db, statements, r, tables.get(r), p.company.id, q.where);
+    return where === q.where ? q : { ...q, where };
+  };
+
+  async function list(p: Principal, r: ModelResource, given: ListQuery, embedded = true): Promise<Page> {
+    const q = await measured(p, r, given);
     const t = tables.get(r);
     const values: Record<string, unknown> = { company: p.company.id, limit: q.limit, offset: q.offset };
     const whereOf = collectionWhere(t, q.where, values);
@@ -189,7 +197,8 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
    * statement: for each parent (a lateral join), the rows of its window read by keyset with a
    * limit (engine/read/window.ts), its size, and whether records lie past the window's cursors.
    */
-  async function windows(p: Principal, r: ModelResource, q: SliceQuery, via?: { field: string; parents: readonly string[] }): Promise<Map<string, Slice>> {
+  async function windows(p: Principal, r: ModelResource, given: SliceQuery, via?: { field: string; parents: readonly string[] }): Promise<Map<string, Slice>> {
+    const q = await measured(p, r, given);
     const t = tables.get(r);
     const w = q.window;
     const { reverse, limit } = reading(w);
@@ -243,7 +252,8 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
   }
 
   /** `list` with the page built as JSON text by the database, in one statement per shape. */
-  async function listJson(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<JsonPage> {
+  async function listJson(p: Principal, r: ModelResource, given: ListQuery, projection: Projection): Promise<JsonPage> {
+    const q = await measured(p, r, given);
     const t = tables.get(r);
     const values: Record<string, unknown> = { company: p.company.id, limit: q.limit, offset: q.offset };
     const whereOf = collectionWhere(t, q.where, values);

@@ -149,40 +149,43 @@ export async function runScale(o: ScaleOptions, admin: postgres.Sql | null = nul
       },
     ];
 
-    /** The median latency of each probe for each company, against the server at `url`. */
-    const measure = async (url: string, list: Probe[], who: Company[], each: (p: Probe, ms: Record<string, number>, status: string) => void) => {
+    /**
+     * The median latency of each probe for each target (a company on a server), the targets'
+     * requests interleaved (one of each in turn), so that the load of the machine, shared with
+     * other work, weighs on all of them alike.
+     */
+    const measure = async (list: Probe[], who: { c: Company; url: string }[], each: (p: Probe, ms: Record<string, number>, status: string) => void) => {
       for (const p of list) {
-        const ms: Record<string, number> = {};
         let status = 'ok';
-        for (const c of who) {
-          const { path, init, expect } = await p.request(c);
-          const times: number[] = [];
-          for (let i = 0; i < o.samples + 2; i++) {
+        const requests = await Promise.all(who.map(async (w) => ({ ...w, ...(await p.request(w.c)) })));
+        const times = new Map<string, number[]>(who.map((w) => [w.c.label, []]));
+        for (let i = 0; i < o.samples + 2; i++) {
+          for (const w of requests) {
             const t = performance.now();
-            const res = await fetch(url + path, init);
+            const res = await fetch(w.url + w.path, w.init);
             const body = await res.text();
             const took = performance.now() - t;
-            if (res.status !== expect || (path === '/api/graphql' && body.includes('"errors"'))) status = `${c.label}: ${res.status} ${body.slice(0, 160)}`;
-            if (i >= 2) times.push(took);
+            if (res.status !== w.expect || (w.path === '/api/graphql' && body.includes('"errors"'))) status = `${w.c.label}: ${res.status} ${body.slice(0, 160)}`;
+            if (i >= 2) times.get(w.c.label)!.push(took);
           }
-          times.sort((a, b) => a - b);
-          ms[c.label] = times[Math.floor(times.length / 2)]!;
         }
+        const ms: Record<string, number> = {};
+        for (const [label, xs] of times) ms[label] = xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
         each(p, ms, status);
       }
     };
     server = await startOurs({ databaseUrl: db.url });
     log(`== single requests, median of ${o.samples} after 2 warm-ups (ms)`);
-    await measure(server.url, probes, companies, (p, ms, status) => {
+    await measure(probes, companies.map((c) => ({ c, url: server!.url })), (p, ms, status) => {
       const r = { id: p.id, title: p.title, small: ms['20k']!, large: ms.large!, ratio: ms.large! / ms['20k']!, status };
       results.push(r);
       log(`  ${p.id} ${p.title}: ${r.small.toFixed(1)} ms / ${r.large.toFixed(1)} ms = ${r.ratio.toFixed(2)}×${status === 'ok' ? '' : `  (${status})`}`);
     });
-    await server.stop();
-    server = undefined;
 
-    // The 20,000 company's text searches where it is alone: what the large company costs it.
+    // The 20,000 company's text searches where it is alone (a second server on a database of its
+    // own), interleaved with the same searches beside the large company: what the large one costs it.
     const aloneResults: { id: string; title: string; shared: number; alone: number; ratio: number; status: string }[] = [];
+    let aloneServer: Awaited<ReturnType<typeof startOurs>> | undefined;
     if (o.alone) {
       let other: BenchDatabase;
       if (o.alone === 'new') {
@@ -206,14 +209,17 @@ export async function runScale(o: ScaleOptions, admin: postgres.Sql | null = nul
       } finally {
         await database.close();
       }
-      server = await startOurs({ databaseUrl: other.url });
-      const text = probes.filter((p) => p.id.startsWith('L3'));
-      await measure(server.url, text, [alone], (p, ms, status) => {
-        const shared = results.find((r) => r.id === p.id)!.small;
-        const r = { id: p.id, title: p.title, shared, alone: ms.alone!, ratio: shared / ms.alone!, status };
-        aloneResults.push(r);
-        log(`  ${p.id} ${p.title}: ${r.shared.toFixed(1)} ms beside the large company / ${r.alone.toFixed(1)} ms alone = ${r.ratio.toFixed(2)}×`);
-      });
+      try {
+        aloneServer = await startOurs({ databaseUrl: other.url });
+        const text = probes.filter((p) => p.id.startsWith('L3'));
+        await measure(text, [{ c: companies[0]!, url: server.url }, { c: alone, url: aloneServer.url }], (p, ms, status) => {
+          const r = { id: p.id, title: p.title, shared: ms['20k']!, alone: ms.alone!, ratio: ms['20k']! / ms.alone!, status };
+          aloneResults.push(r);
+          log(`  ${p.id} ${p.title}: ${r.shared.toFixed(1)} ms beside the large company / ${r.alone.toFixed(1)} ms alone = ${r.ratio.toFixed(2)}×`);
+        });
+      } finally {
+        await aloneServer?.stop().catch(() => {});
+      }
     }
     const [sizes] = (await sql`select count(*) filter (where c.name = ${SMALL.name})::int as small, count(*) filter (where c.name = ${LARGE.name})::int as large from invoices i join companies c on c.id = i.company_id`) as unknown as [{ small: number; large: number }];
     const head = `| Scenario | ${sizes.small.toLocaleString('en-US')} invoices | ${sizes.large.toLocaleString('en-US')} invoices | ratio |\n|---|--:|--:|--:|`;

@@ -41,9 +41,9 @@ export function conditionSql(t: AnyTable, c: Condition, bind: Bind): SQL | undef
 
 /**
  * Whether a statement must be planned with its values at every execution: one with a
- * partial-match condition (ILIKE). The pattern decides its best plan: a frequent substring is
- * found soonest by walking the order's index and filtering, a rare one through the company's
- * trigram index; a prepared statement's generic plan knows neither (CONTRACT §10).
+ * partial-match condition (ILIKE). Its best plan depends on the part and the company (how many
+ * records the company's trigram keys give, how soon a walk in order meets the matches, the count's
+ * bound); a prepared statement's generic plan knows neither (CONTRACT §10).
  */
 export const plannedPerValue = (text: string): boolean => / ilike /i.test(text);
 
@@ -87,8 +87,8 @@ export function placeholders(values: Record<string, unknown>, prefix = 'v'): { b
 
 /**
  * The WHERE of a collection read: the company (placeholder `company`, which partial-match
- * conditions name too), then the conditions, their
- * values bound into `values`. Each call binds them again under the same names.
+ * conditions name too), then the conditions, their values bound into `values`. Each call binds
+ * them again under the same names.
  */
 export function collectionWhere(t: AnyTable, where: readonly Condition[], values: Record<string, unknown>): () => SQL | undefined {
   const p = placeholders(values);

@@ -47,6 +47,7 @@ const { values: flags } = parseArgs({
     'trace-sql': { type: 'boolean', default: false },
     size: { type: 'string' },
     reuse: { type: 'string' },
+    alone: { type: 'string' },
     samples: { type: 'string' },
     'pg-statements': { type: 'boolean', default: false },
     pairs: { type: 'string' },
@@ -62,7 +63,7 @@ if (flags.help) {
   [--servers ours,baseline,postgraphile] [--keep] [--profile] [--binary] [--trace-sql] [--out FILE]
   [--database-url URL] [--pooler-url URL --pooler-pid PID (ours through a transaction pooler, e.g. PgBouncer, whose CPU is counted; with --servers ours)]
   [--rounds N (alternating timed runs per server, default 3)] [--pg-statements] [--pairs N (W1: alternations without/with, default 2)]
-       npm run bench -- --size N [--keep] [--reuse DATABASE] [--samples 7] [--invoices 20000]
+       npm run bench -- --size N [--keep] [--reuse DATABASE] [--alone new|DATABASE] [--samples 7] [--invoices 20000]
   (scale mode: single-request latency for a company of N invoices and one of 20,000, and the ratio)
 `);
   process.exit(0);
@@ -79,6 +80,7 @@ if (flags.size !== undefined) {
       samples: Number(flags.samples ?? 7),
       keep: flags.keep,
       reuse: flags.reuse,
+      alone: flags.alone,
       adminUrl: flags['database-url'] ?? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
       out: flags.out ?? `${ROOT}bench/results/scale.json`,
     }),

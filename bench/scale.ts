@@ -7,6 +7,10 @@
 //   npm run bench -- --size 1000000 --keep          seed, measure, keep the database (name printed)
 //   npm run bench -- --size 1000000 --reuse <name>  measure again on a kept database (migrations
 //                                                   added since are applied by the server at start)
+//   npm run bench -- --size 1000000 --reuse <name> --alone <name2>
+//                                                   also measure the text searches of the 20,000
+//                                                   company in a database where it is alone (seeded
+//                                                   when <name2> is `new`, then kept)
 //   psql -c 'drop database <name> with (force)'     when done
 import { writeFileSync, mkdirSync } from 'node:fs';
 import postgres from 'postgres';
@@ -25,6 +29,8 @@ export interface ScaleOptions {
   samples: number;
   keep: boolean;
   reuse?: string;
+  /** A database holding the 20,000 company alone (`new`: seed one), to compare its text searches with. */
+  alone?: string;
   adminUrl: string;
   out: string;
 }
@@ -54,6 +60,8 @@ const gql = (c: Company, query: string) => ({
   expect: 200,
 });
 const rest = (c: Company, path: string, expect = 200) => ({ path, init: { headers: { accept: 'application/ld+json', 'x-api-token': c.token } }, expect });
+/** A page of a partial-match search alone (no totalCount, so no count): the page's own cost. */
+const GQL_SEARCH = (part: string) => `{ invoices(first: 30, number: ${JSON.stringify(part)}) { edges { cursor node { number total } } } }`;
 const GQL_PAGE = (after: string) =>
   `{ invoices(first: 30${after}) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { number total client { name currency } lines(first: 10) { edges { node { description qty price } } } } } } }`;
 
@@ -122,7 +130,15 @@ export async function runScale(o: ScaleOptions, admin: postgres.Sql | null = nul
         title: 'GET /api/invoices?after=<cursor in the middle>',
         request: async (c) => rest(c, `/api/invoices?after=${await middle(c)}`),
       },
-      { id: 'L3', title: 'GET /api/invoices?number=<part>', request: async (c) => rest(c, '/api/invoices?number=0042') },
+      // Partial-match text filters (CONTRACT §10): rare (0042: 112 and 300 matches), frequent
+      // (INV-0: every number of the 20,000 company, one in ten of the large one; counted up to
+      // 10,000), short (12, no trigram: one in 13 and one in 20), and the page alone (GraphQL
+      // without totalCount).
+      { id: 'L3', title: 'GET /api/invoices?number=0042 (rare)', request: async (c) => rest(c, '/api/invoices?number=0042') },
+      { id: 'L3b', title: 'GET /api/invoices?number=INV-0 (frequent)', request: async (c) => rest(c, '/api/invoices?number=INV-0') },
+      { id: 'L3c', title: 'GET /api/invoices?number=12 (short, no trigram)', request: async (c) => rest(c, '/api/invoices?number=12') },
+      { id: 'L3d', title: 'GraphQL invoices(number: "INV-0", first: 30), no totalCount', request: async (c) => gql(c, GQL_SEARCH('INV-0')) },
+      { id: 'L3e', title: 'GraphQL invoices(number: "0042", first: 30), no totalCount', request: async (c) => gql(c, GQL_SEARCH('0042')) },
       { id: 'L4', title: 'GET /api/invoices?order[total]=desc', request: async (c) => rest(c, '/api/invoices?order%5Btotal%5D=desc') },
       { id: 'L5', title: 'GET /api/invoices?status=paid', request: async (c) => rest(c, '/api/invoices?status=paid') },
       { id: 'L6', title: 'GraphQL invoices(first: 30) with client and lines', request: async (c) => gql(c, GQL_PAGE('')) },
@@ -133,37 +149,91 @@ export async function runScale(o: ScaleOptions, admin: postgres.Sql | null = nul
       },
     ];
 
+    /**
+     * The median latency of each probe for each target (a company on a server), the targets'
+     * requests interleaved (one of each in turn), so that the load of the machine, shared with
+     * other work, weighs on all of them alike.
+     */
+    const measure = async (list: Probe[], who: { c: Company; url: string }[], each: (p: Probe, ms: Record<string, number>, status: string) => void) => {
+      for (const p of list) {
+        let status = 'ok';
+        const requests = await Promise.all(who.map(async (w) => ({ ...w, ...(await p.request(w.c)) })));
+        const times = new Map<string, number[]>(who.map((w) => [w.c.label, []]));
+        for (let i = 0; i < o.samples + 2; i++) {
+          for (const w of requests) {
+            const t = performance.now();
+            const res = await fetch(w.url + w.path, w.init);
+            const body = await res.text();
+            const took = performance.now() - t;
+            if (res.status !== w.expect || (w.path === '/api/graphql' && body.includes('"errors"'))) status = `${w.c.label}: ${res.status} ${body.slice(0, 160)}`;
+            if (i >= 2) times.get(w.c.label)!.push(took);
+          }
+        }
+        const ms: Record<string, number> = {};
+        for (const [label, xs] of times) ms[label] = xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+        each(p, ms, status);
+      }
+    };
     server = await startOurs({ databaseUrl: db.url });
     log(`== single requests, median of ${o.samples} after 2 warm-ups (ms)`);
-    for (const p of probes) {
-      const ms: Record<string, number> = {};
-      let status = 'ok';
-      for (const c of companies) {
-        const { path, init, expect } = await p.request(c);
-        const times: number[] = [];
-        for (let i = 0; i < o.samples + 2; i++) {
-          const t = performance.now();
-          const res = await fetch(server.url + path, init);
-          const body = await res.text();
-          const took = performance.now() - t;
-          if (res.status !== expect || (path === '/api/graphql' && body.includes('"errors"'))) status = `${c.label}: ${res.status} ${body.slice(0, 160)}`;
-          if (i >= 2) times.push(took);
-        }
-        times.sort((a, b) => a - b);
-        ms[c.label] = times[Math.floor(times.length / 2)]!;
-      }
+    await measure(probes, companies.map((c) => ({ c, url: server!.url })), (p, ms, status) => {
       const r = { id: p.id, title: p.title, small: ms['20k']!, large: ms.large!, ratio: ms.large! / ms['20k']!, status };
       results.push(r);
       log(`  ${p.id} ${p.title}: ${r.small.toFixed(1)} ms / ${r.large.toFixed(1)} ms = ${r.ratio.toFixed(2)}×${status === 'ok' ? '' : `  (${status})`}`);
+    });
+
+    // The 20,000 company's text searches where it is alone (a second server on a database of its
+    // own), interleaved with the same searches beside the large company: what the large one costs it.
+    const aloneResults: { id: string; title: string; shared: number; alone: number; ratio: number; status: string }[] = [];
+    let aloneServer: Awaited<ReturnType<typeof startOurs>> | undefined;
+    if (o.alone) {
+      let other: BenchDatabase;
+      if (o.alone === 'new') {
+        other = await createBenchDatabase(o.adminUrl);
+        const seeded = await seed(other.url, { clients: 1000, invoices: o.small, maxLines: 10 });
+        const s2 = postgres(other.url, { max: 1, onnotice: () => {} });
+        await s2`vacuum analyze`;
+        await s2.end({ timeout: 5 });
+        log(`== ${SMALL.name} alone: database ${other.name} (kept: reuse with --alone ${other.name}), ${seeded.counts.invoices.toLocaleString('en-US')} invoices`);
+      } else {
+        const u = new URL(o.adminUrl);
+        u.pathname = `/${o.alone}`;
+        other = { name: o.alone, url: u.toString(), drop: async () => {} };
+        log(`== ${SMALL.name} alone: reusing database ${other.name}`);
+      }
+      const database = await openDatabase({ databaseUrl: other.url, maxConnections: 1 });
+      let alone: Company;
+      try {
+        const token = (await tokenCreate({ db: database.db }, { email: SMALL.email, company: SMALL.name, name: `scale ${Date.now()}` })).trim();
+        alone = { ...companies[0]!, label: 'alone', token };
+      } finally {
+        await database.close();
+      }
+      try {
+        aloneServer = await startOurs({ databaseUrl: other.url });
+        const text = probes.filter((p) => p.id.startsWith('L3'));
+        await measure(text, [{ c: companies[0]!, url: server.url }, { c: alone, url: aloneServer.url }], (p, ms, status) => {
+          const r = { id: p.id, title: p.title, shared: ms['20k']!, alone: ms.alone!, ratio: ms['20k']! / ms.alone!, status };
+          aloneResults.push(r);
+          log(`  ${p.id} ${p.title}: ${r.shared.toFixed(1)} ms beside the large company / ${r.alone.toFixed(1)} ms alone = ${r.ratio.toFixed(2)}×`);
+        });
+      } finally {
+        await aloneServer?.stop().catch(() => {});
+      }
     }
     const [sizes] = (await sql`select count(*) filter (where c.name = ${SMALL.name})::int as small, count(*) filter (where c.name = ${LARGE.name})::int as large from invoices i join companies c on c.id = i.company_id`) as unknown as [{ small: number; large: number }];
     const head = `| Scenario | ${sizes.small.toLocaleString('en-US')} invoices | ${sizes.large.toLocaleString('en-US')} invoices | ratio |\n|---|--:|--:|--:|`;
-    const table = [head, ...results.map((r) => `| ${r.id} ${r.title}${r.status === 'ok' ? '' : ' (wrong answer)'} | ${r.small.toFixed(1)} ms | ${r.large.toFixed(1)} ms | ${r.ratio.toFixed(2)}× |`)].join('\n');
+    let table = [head, ...results.map((r) => `| ${r.id} ${r.title}${r.status === 'ok' ? '' : ' (wrong answer)'} | ${r.small.toFixed(1)} ms | ${r.large.toFixed(1)} ms | ${r.ratio.toFixed(2)}× |`)].join('\n');
+    if (aloneResults.length) {
+      table += `\n\n| ${SMALL.name}'s text search | beside ${sizes.large.toLocaleString('en-US')} | alone | ratio |\n|---|--:|--:|--:|\n`;
+      table += aloneResults.map((r) => `| ${r.id} ${r.title}${r.status === 'ok' ? '' : ' (wrong answer)'} | ${r.shared.toFixed(1)} ms | ${r.alone.toFixed(1)} ms | ${r.ratio.toFixed(2)}× |`).join('\n');
+    }
     log(`\n${table}\n`);
     mkdirSync(`${ROOT}bench/results`, { recursive: true });
-    writeFileSync(o.out, `${JSON.stringify({ date: new Date().toISOString(), sizes, samples: o.samples, results }, null, 2)}\n`);
-    writeFileSync(o.out.replace(/\.json$/, '.md'), `${table}\n`);
-    return results.some((r) => r.status !== 'ok') ? 1 : 0;
+    writeFileSync(o.out, `${JSON.stringify({ date: new Date().toISOString(), sizes, samples: o.samples, results, alone: aloneResults }, null, 2)}\n`);
+    const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`;
+    writeFileSync(o.out.replace(/\.json$/, '.md'), `Made by \`${command}\` on ${new Date().toISOString().slice(0, 16)} UTC, median of ${o.samples} single requests after 2 warm-ups.\n\n${table}\n`);
+    return [...results, ...aloneResults].some((r) => r.status !== 'ok') ? 1 : 0;
   } finally {
     await server?.stop().catch(() => {});
     await sql.end({ timeout: 5 });

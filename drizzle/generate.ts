@@ -2,8 +2,8 @@
 // service's own tables), in drizzle-kit's folder layout: NNNN_<tag>.sql, meta/_journal.json and
 // meta/NNNN_snapshot.json. Run: npm run db:generate -- [tag]
 //
-// What drizzle-kit cannot express comes from the engine too: the extensions the indexes need
-// (before drizzle-kit's statements) and the counters' triggers (after them, engine/counts.ts).
+// What drizzle-kit cannot express comes from the engine too: the extensions and functions the
+// indexes need (before drizzle-kit's statements: the trigram keys of engine/trigrams.ts) and the counters' triggers (after them, engine/counts.ts).
 // Each such statement is idempotent and is written again only when no earlier migration has it.
 // Check mode (`npm run db:check`, run by CI before the tests): writes nothing, and fails when the
 // descriptors would generate a migration that is not checked in.
@@ -14,6 +14,7 @@ import { generateDrizzleJson, generateMigration } from 'drizzle-kit/api';
 import * as system from '../server/schema.ts';
 import { model, scope, tables } from '../server/model.ts';
 import { countsDdl } from '../engine/counts.ts';
+import { trigramsDdl } from '../engine/trigrams.ts';
 import { versionTriggers } from '../engine/versions.ts';
 import { webhookDeliveries } from '../server/webhooks/schema.ts';
 
@@ -37,7 +38,7 @@ const cur = generateDrizzleJson(all, prev.id);
 // The counters' extension and triggers (engine/counts.ts), when no checked-in migration has them.
 const written = readdirSync(dir).filter((f) => f.endsWith('.sql')).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
 const missing = (xs: string[]) => xs.filter((x) => !written.includes(x));
-const statements = [...missing(['CREATE EXTENSION IF NOT EXISTS pg_trgm;']), ...(await generateMigration(prev, cur)), ...missing(countsDdl(model, scope).map((x) => `${x};`))];
+const statements = [...missing(['CREATE EXTENSION IF NOT EXISTS pg_trgm;', ...trigramsDdl().map((x) => `${x};`)]), ...(await generateMigration(prev, cur)), ...missing(countsDdl(model, scope).map((x) => `${x};`))];
 // What drizzle-kit does not derive: the engine's triggers (engine/versions.ts), written again
 // whenever they change (they replace what is there). meta/engine_triggers.sql holds the checked-in
 // ones: the check compares against it and writes nothing.

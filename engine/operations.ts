@@ -17,6 +17,7 @@ import { conditionShape, conditionSql, type Bind } from './read/conditions.ts';
 import { createReads, type JsonPage, type Page } from './read/reads.ts';
 import { createSelectLists } from './read/select-lists.ts';
 import { createStatements } from './statements.ts';
+import { withDensity } from './read/density.ts';
 import type { AnyTable, Tables } from './tables.ts';
 import type { Db, FieldValues, Principal, RawQuery, Tx } from './types.ts';
 import { compileValidator, type ResourceValidator } from './validate.ts';
@@ -125,6 +126,8 @@ export interface RawReads {
   shape(c: Condition): string;
   /** `r`'s table under the alias `as`: its columns are qualified by the alias. */
   table(r: ModelResource, as: string): AnyTable;
+  /** `where` with its partial-match values' frequency in the company measured (engine/read/density.ts). */
+  density(company: string, r: ModelResource, where: readonly Condition[]): Promise<readonly Condition[]>;
 }
 
 export interface EngineOptions {
@@ -239,7 +242,13 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     version: reads.version,
     kept: new KeptResponses(db, tables.idempotency),
     decodeKept: (r, result) => columns.decode(r, JSON.parse(result) as Record<string, unknown>),
-    rawReads: { query: statements.query, condition: (r, c, bind, as) => conditionSql(aliased(r, as), c, bind), shape: conditionShape, table: aliased },
+    rawReads: {
+      query: statements.query,
+      condition: (r, c, bind, as) => conditionSql(aliased(r, as), c, bind),
+      shape: conditionShape,
+      table: aliased,
+      density: (company, r, where) => withDensity(db, statements, r, tables.get(r), company, where),
+    },
     transaction: (fn) => write(fn),
     emit: (tx, r, ids, types) => parts.events.emit(tx, r, ids, types),
     eventTypes: () => eventTypes(model),

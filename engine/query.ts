@@ -13,6 +13,11 @@ export interface Condition {
   readonly op: ConditionOp;
   /** Several values mean "any of them". A ref value that names no record is null (matches nothing). */
   readonly values: readonly (string | null)[];
+  /**
+   * A partial-match condition's values that are frequent in the company (engine/read/density.ts):
+   * read by walking the order with the filter rather than through the trigram keys.
+   */
+  readonly dense?: readonly boolean[];
 }
 
 export interface Order {
@@ -25,7 +30,10 @@ export interface ListQuery {
   readonly order: readonly Order[];
   readonly offset: number;
   readonly limit: number;
-  /** False when nobody reads the total (it then costs no count): `total` is only a lower bound. */
+  /**
+   * False when nobody reads the total (it then costs no count): `total` is only a lower bound.
+   * A partial-match filter's total is null beyond MAX_COUNTED_MATCHES.
+   */
   readonly count?: boolean;
   /**
    * Cursor mode (CONTRACT §10): the `limit` records after, or before, this cursor (engine/keyset.ts;
@@ -57,6 +65,16 @@ export interface PageCursors {
  * collection is read through cursors (`after`/`before`), whose cost does not grow with the depth.
  */
 export const MAX_PAGE_OFFSET = 10_000;
+
+/**
+ * A collection read through a partial-match text filter is counted up to this many matches; beyond
+ * it its size is unknown (null): counting every match of a frequent substring would cost what the
+ * page does not return (CONTRACT §10).
+ */
+export const MAX_COUNTED_MATCHES = 10_000;
+
+/** Whether a collection's size is bounded by MAX_COUNTED_MATCHES (it has a partial-match filter). */
+export const countIsBounded = (where: readonly Condition[]): boolean => where.some((c) => c.op === 'partial');
 
 /**
  * The direction of the id that ends every order (making it total): the last term's, so that one
@@ -138,7 +156,8 @@ export interface SliceQuery {
 /** A window's records, the collection's size, and whether records lie before and after the window. */
 export interface Slice {
   readonly items: FieldValues[];
-  readonly total: number;
+  /** Null when a partial-match filter matches more than MAX_COUNTED_MATCHES records. */
+  readonly total: number | null;
   readonly hasPreviousPage: boolean;
   readonly hasNextPage: boolean;
 }

@@ -6,6 +6,7 @@
 import type { SQL } from 'drizzle-orm';
 import { compileStatement, parametersOf, runOnSession, type CompiledStatement } from './drizzle-internals.ts';
 import type { Db, RawQuery, Tx } from './types.ts';
+import { plannedPerValue } from './read/conditions.ts';
 
 /** A statement of one shape: `build` writes it with named placeholders, binding values as it goes. */
 export interface StatementShape {
@@ -33,7 +34,7 @@ const MAX_CACHED = 2000;
  * prepared query); otherwise, and inside transactions, they go through drizzle's session.
  */
 export function createStatements(db: Db, raw?: RawQuery): Statements {
-  const compiled = new Map<string, CompiledStatement>();
+  const compiled = new Map<string, CompiledStatement & { fresh: boolean }>();
   const query: RawQuery = raw ?? ((text, params) => runOnSession(db, text, params));
   return {
     query,
@@ -42,11 +43,12 @@ export function createStatements(db: Db, raw?: RawQuery): Statements {
       if (c) shape.bind?.();
       else {
         if (compiled.size >= MAX_CACHED) compiled.clear();
-        compiled.set(shape.key, (c = compileStatement(shape.build())));
+        const made = compileStatement(shape.build());
+        compiled.set(shape.key, (c = { ...made, fresh: plannedPerValue(made.sql) }));
       }
       // Dates travel as RFC 3339 text: the drivers' own serialisers for them are set up by drizzle.
       const params = parametersOf(c, values).map((v) => (v instanceof Date ? v.toISOString() : v));
-      return tx === db ? query(c.sql, params) : runOnSession(tx, c.sql, params);
+      return tx === db ? query(c.sql, params, c.fresh) : runOnSession(tx, c.sql, params);
     },
   };
 }

@@ -23,4 +23,9 @@ export type Db = PgDatabase<PgQueryResultHKT, any, any>;
 export type Tx = PgTransaction<PgQueryResultHKT, any, any> | Db;
 
 /** Runs one SQL text with positional parameters and returns plain rows (keys are column aliases). */
-export type RawQuery = (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
+/**
+ * Runs a SQL text with positional parameters. `fresh`: planned with these values at every
+ * execution (never a prepared statement's generic plan), for statements whose best plan depends on
+ * them (engine/read/conditions.ts `plannedPerValue`).
+ */
+export type RawQuery = (text: string, params: unknown[], fresh?: boolean) => Promise<Record<string, unknown>[]>;

@@ -4,7 +4,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FieldValues } from '../engine/types.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
 import { readProperties, ref } from '../engine/json-schemas.ts';
-import { pageLinks } from './links.ts';
+import { pageLinks, TOTAL_NOTE } from './links.ts';
 import { entrypointLinks, iriOf, shownFields, shownOnce, wireScalar, wireValue } from './present.ts';
 import type { CollectionView, Format } from './types.ts';
 
@@ -40,7 +40,7 @@ function collection(model: Model, view: CollectionView) {
   const links: Record<string, Link | Link[]> = { self: { href: l.self }, first: { href: l.first }, last: { href: l.last } };
   if (l.prev) links.prev = { href: l.prev };
   if (l.next) links.next = { href: l.next };
-  const body: Record<string, unknown> = { _links: links, totalItems: view.total, itemsPerPage: view.itemsPerPage };
+  const body: Record<string, unknown> = { _links: links, ...(view.total === null ? {} : { totalItems: view.total }), itemsPerPage: view.itemsPerPage };
   if (view.items.length) {
     links.item = view.items.map((rec) => ({ href: iriOf(view.resource, rec.id) }));
     body._embedded = { item: view.items.map((rec) => halItem(model, view.resource, rec)) };
@@ -70,7 +70,7 @@ export const hal: Format = {
           next: Type.Optional(linkSchema()),
           item: Type.Optional(Type.Array(linkSchema())),
         }),
-        totalItems: Type.Integer({ minimum: 0 }),
+        totalItems: Type.Optional(Type.Integer({ minimum: 0, description: TOTAL_NOTE })),
         itemsPerPage: Type.Integer({ minimum: 1 }),
         _embedded: Type.Optional(Type.Object({ item: Type.Array(ref(`${r.name}.jsonhal`)) })),
       }),

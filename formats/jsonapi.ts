@@ -7,7 +7,7 @@ import type { FieldValues } from '../engine/types.ts';
 import { ApiError } from '../engine/errors.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
 import { readProperties, ref, writeProperties, type WriteMode } from '../engine/json-schemas.ts';
-import { pageLinks } from './links.ts';
+import { pageLinks, TOTAL_NOTE } from './links.ts';
 import { entrypointLinks, iriOf, shownFields, shownOnce, wireScalar, wireValue } from './present.ts';
 import type { CollectionView, Format } from './types.ts';
 
@@ -59,7 +59,7 @@ function collection(model: Model, view: CollectionView) {
   }
   const included: ResourceObject[] = [];
   const data = view.items.map((rec) => resource(model, view.resource, rec, included));
-  const body: Record<string, unknown> = { links, meta: { totalItems: view.total, itemsPerPage: view.itemsPerPage, ...(l.cursorMode ? {} : { currentPage: view.page }) }, data };
+  const body: Record<string, unknown> = { links, meta: { ...(view.total === null ? {} : { totalItems: view.total }), itemsPerPage: view.itemsPerPage, ...(l.cursorMode ? {} : { currentPage: view.page }) }, data };
   if (included.length) body.included = included;
   return { body };
 }
@@ -160,7 +160,7 @@ export const jsonapi: Format = {
           prev: Type.Optional(Type.String({ format: 'iri-reference' })),
           next: Type.Optional(Type.String({ format: 'iri-reference' })),
         }),
-        meta: Type.Object({ totalItems: Type.Integer({ minimum: 0 }), itemsPerPage: Type.Integer({ minimum: 1 }), currentPage: Type.Optional(Type.Integer({ minimum: 1, description: 'Absent in cursor mode (after/before).' })) }),
+        meta: Type.Object({ totalItems: Type.Optional(Type.Integer({ minimum: 0, description: TOTAL_NOTE })), itemsPerPage: Type.Integer({ minimum: 1 }), currentPage: Type.Optional(Type.Integer({ minimum: 1, description: 'Absent in cursor mode (after/before).' })) }),
         data: Type.Array(ref(`${r.name}.jsonapi`)),
         ...includedSchema(r),
       }),

@@ -6,7 +6,7 @@ import type { Model, ModelResource } from '../engine/model.ts';
 import type { Projection } from '../engine/projection.ts';
 import { lowerFirst } from '../engine/names.ts';
 import { readProperties, ref } from '../engine/json-schemas.ts';
-import { pageLinks, pageUrl } from './links.ts';
+import { pageLinks, TOTAL_NOTE, pageUrl } from './links.ts';
 import { iriOf, present, shownFields, type Decorate } from './present.ts';
 import type { CollectionView, Format } from './types.ts';
 
@@ -51,13 +51,13 @@ function collection(model: Model, view: CollectionView) {
     '@id': r.iri,
     '@type': 'Collection',
     member: view.membersText !== undefined ? MEMBERS : view.items.map((rec) => present(model, r, rec, decorate)),
-    totalItems: view.total,
+    ...(view.total === null ? {} : { totalItems: view.total }),
   };
   const filtered = [...view.query.keys()].some((k) => k !== 'page');
   const l = pageLinks(view);
   if (l.paged || filtered) {
     body.view = {
-      '@id': l.cursorMode ? l.self : pageUrl(view, l.lastPage > 1 ? view.page : view.query.has('page') ? view.page : null),
+      '@id': l.cursorMode ? l.self : pageUrl(view, l.paged ? view.page : view.query.has('page') ? view.page : null),
       '@type': 'PartialCollectionView',
       ...(l.paged ? { first: l.first, last: l.last } : {}),
       ...(l.prev ? { previous: l.prev } : {}),
@@ -89,7 +89,7 @@ export const jsonld: Format = {
         '@id': Type.String({ format: 'iri-reference' }),
         '@type': Type.Literal('Collection'),
         member: Type.Array(ref(`${r.name}.jsonld`)),
-        totalItems: Type.Integer({ minimum: 0 }),
+        totalItems: Type.Optional(Type.Integer({ minimum: 0, description: TOTAL_NOTE })),
         view: Type.Optional(
           Type.Object(
             {

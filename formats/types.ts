@@ -14,7 +14,8 @@ export interface CollectionView {
    * when given, `items` is empty and the format puts this text where the records go.
    */
   readonly membersText?: string;
-  readonly total: number;
+  /** Null when unknown: a partial-match filter matching more than MAX_COUNTED_MATCHES records. */
+  readonly total: number | null;
   readonly page: number;
   readonly itemsPerPage: number;
   /** Request path without query string, and the query parameters (canonical names, see readQuery). */

@@ -7,9 +7,10 @@ import type { RestOperation } from '../engine/descriptor.ts';
 import type { Model, ModelResource } from '../engine/model.ts';
 import { lowerFirst } from '../engine/names.ts';
 import { EDGE_CURSOR } from '../engine/keyset.ts';
-import { DATE_OPS, MAX_PAGE_OFFSET } from '../engine/query.ts';
+import { DATE_OPS, MAX_COUNTED_MATCHES, MAX_PAGE_OFFSET } from '../engine/query.ts';
 import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from '../engine/json-schemas.ts';
 import type { Formats } from '../formats/negotiate.ts';
+import { TOTAL_NOTE } from '../formats/links.ts';
 
 export type DocOperation = RestOperation | 'entrypoint';
 
@@ -103,7 +104,7 @@ function collectionQuery(r: ModelResource): TSchema {
       for (const op of DATE_OPS) p[`${f.name}[${op}]`] = Type.Optional(Type.String({ format: 'date', description: `${f.name} ${op.replace('_', ' ')} this date.` }));
       continue;
     }
-    const how = f.filter === 'partial' ? 'contains, ignoring case' : 'equals';
+    const how = f.filter === 'partial' ? `contains, ignoring case; the total counts at most ${MAX_COUNTED_MATCHES.toLocaleString('en-US')} matches` : 'equals';
     const value = f.def.kind === 'enum' ? Type.Unsafe({ type: 'string', enum: [...f.def.values] }) : Type.String();
     p[f.name] = Type.Optional(Type.Unsafe({ ...value, description: `${f.name} ${how}${target} (JSON:API: filter[${f.name}]).` }));
     p[`${f.name}[]`] = Type.Optional(Type.Array(value, { description: `${f.name} is any of these${target}.` }));
@@ -150,7 +151,7 @@ export function operationDoc(model: Model, r: ModelResource, op: RestOperation, 
           description: `${r.name} collection`,
           headers: {
             link: { type: 'string', description: 'RFC 8288 first/prev/next/last links (plain JSON and XML): page numbers, or cursor links (after/before) in cursor mode and where a page number would pass the bound.' },
-            'x-total-count': { type: 'integer', description: 'Number of items over all pages (plain JSON and XML).' },
+            'x-total-count': { type: 'integer', description: `${TOTAL_NOTE} (Plain JSON and XML.)` },
           },
           content: content(formats, (f) => f.docs.collection(r)),
         },

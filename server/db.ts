@@ -290,10 +290,11 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
         const own = connect(max, name, { plan_cache_mode: 'force_custom_plan', synchronous_commit: 'off' });
         return { db: drizzle(wrapped(own, w)) as unknown as Db, close: () => own.end({ timeout: 5 }) };
       },
-      raw: async (text, params) => {
+      // `fresh`: an unnamed statement, which PostgreSQL plans with its values at every execution.
+      raw: async (text, params, fresh) => {
         counter.logger.logQuery();
         if (pooled) assertNoSessionState(text);
-        return client.unsafe(text, params as never[], { prepare: !pooled }) as unknown as Promise<Record<string, unknown>[]>;
+        return client.unsafe(text, params as never[], { prepare: !pooled && !fresh }) as unknown as Promise<Record<string, unknown>[]>;
       },
       statements: counter.count,
       async migrate() {

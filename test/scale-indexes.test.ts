@@ -15,7 +15,7 @@ beforeAll(async () => {
   db = await freshDatabase();
   const raw = db.database.raw;
   // The same database, recording the statements the engine runs.
-  const recording = { ...db.database, raw: (text: string, params: unknown[]) => (seen.push({ text, params }), raw(text, params)) };
+  const recording = { ...db.database, raw: (text: string, params: unknown[], fresh?: boolean) => (seen.push({ text, params }), raw(text, params, fresh)) };
   t = await startTestServer({}, { db: { ...db, database: recording } });
   api = client(t, await tokenFor(t, { email: 'owner@scale.test', company: 'Scale Test' }));
   const c = (await api.post('/api/clients', { name: 'Acme' })).body.id as string;
@@ -43,10 +43,10 @@ async function planOf(path: string, pick: (text: string) => boolean): Promise<st
 
 describe('indexes derived from the descriptors', () => {
   it('a partial text filter (ILIKE) is served by the trigram index', async () => {
-    const r = await api.get('/api/invoices?number=0042');
-    expect(r.body.totalItems).toBe(112); // every number from INV-000001 to INV-020000 containing 0042
-    const plan = await planOf('/api/invoices?number=0042', (s) => /ilike/i.test(s));
-    expect(plan).toContain('invoices_number_trgm_idx');
+    const r = await api.get('/api/invoices?number=19997');
+    expect(r.body.totalItems).toBe(1); // INV-019997 alone, near the end of the default order
+    const plan = await planOf('/api/invoices?number=19997', (s) => /ilike/i.test(s) && !/__first/.test(s));
+    expect(plan).toContain('invoices_company_number_trgm_idx');
   });
 
   it('an order field is read through its (company, field, id) index, not sorted from a scan', async () => {

@@ -18,7 +18,10 @@ import { getArgumentValues, getVariableValues, type GraphQLSchema, type Validati
 import { compileStatement, placeholderNames } from '../drizzle-internals.ts';
 import type { Engine } from '../operations.ts';
 import { windowShape } from '../read/window.ts';
+import { plannedPerValue } from '../read/conditions.ts';
 import type { Principal } from '../types.ts';
+import type { ModelResource } from '../model.ts';
+import type { Condition } from '../query.ts';
 import { sliceQuery } from './arguments.ts';
 import { planner, isConn, windowValues, type Bound, type Conditions, type Plan } from './compiled/plan.ts';
 import { statement } from './compiled/statement.ts';
@@ -54,8 +57,14 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
   const { schema, limits } = o;
   const model = o.engine.model;
 
+  // The partial-match conditions of the connections whose arguments are literals, per plan,
+  // noted while the planner writes them (their frequency is measured at each request).
+  let noting: { r: ModelResource; c: Condition }[] | undefined;
+  const fixedPartial = new WeakMap<Plan, { r: ModelResource; c: Condition }[]>();
+
   /** The conditions of a connection as SQL; their values go to `values` under stable names. */
   const conditions: Conditions = (conn, q, values, as = 't') => {
+    if (noting) for (const c of q.where) if (c.op === 'partial') noting.push({ r: conn.r, c });
     let k = 0;
     const bind = (v: unknown) => {
       const name = `c${conn.n}_${k++}`;
@@ -90,7 +99,7 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
   }
 
   /** The statement of a plan for one shape, compiled once; undefined when it cannot be built. */
-  function statementOf(plan: Plan, key: string, bound: Bound, shape: string): { sql: string; names: readonly string[] } | undefined {
+  function statementOf(plan: Plan, key: string, bound: Bound, shape: string): { sql: string; names: readonly string[]; fresh: boolean } | undefined {
     let st = plan.statements.get(shape);
     if (st) return st;
     let names: string[] | undefined;
@@ -108,7 +117,7 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
       return undefined;
     }
     if (plan.statements.size >= MAX_SHAPES) plan.statements.clear();
-    plan.statements.set(shape, (st = { sql: text, names }));
+    plan.statements.set(shape, (st = { sql: text, names, fresh: plannedPerValue(text) }));
     return st;
   }
 
@@ -119,7 +128,13 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
       let plan = plans.get(key);
       if (plan === undefined) {
         if (plans.size >= MAX_PLANS) plans.clear();
-        plans.set(key, (plan = planOf(query, operationName)));
+        noting = [];
+        try {
+          plans.set(key, (plan = planOf(query, operationName)));
+          if (plan && noting.length) fixedPartial.set(plan, noting);
+        } finally {
+          noting = undefined;
+        }
       }
       if (!plan) return undefined;
       const values: Record<string, unknown> = {};
@@ -135,11 +150,23 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
           return undefined;
         }
       }
+      // A value of a partial-match filter frequent in the company is read by walking the order,
+      // which the resolvers' path does (engine/read/density.ts); the statement reads the others
+      // through the company's trigram keys.
+      const partial = [...(fixedPartial.get(plan) ?? [])];
+      for (const part of plan.dynamic) {
+        const q = bound.get(part.n);
+        if (isConn(part) && q && typeof q === 'object') for (const c of q.where) if (c.op === 'partial') partial.push({ r: part.r, c });
+      }
+      for (const { r, c } of partial) {
+        const [measured] = await reads.density(principal.company.id, r, [c]);
+        if (measured?.dense?.some(Boolean)) return undefined;
+      }
       const st = statementOf(plan, key, bound, shape);
       if (!st) return undefined;
       const fixed = plan.fixedValues;
       const params = st.names.map((name) => (name === 'company' ? principal.company.id : name in values ? values[name] : fixed[name]));
-      const rows = await reads.query(st.sql, params);
+      const rows = await reads.query(st.sql, params, st.fresh);
       const data = rows[0]?.data as string | undefined;
       // A value the resolvers could not serialise: the normal path answers, with their errors.
       return data === undefined || data.includes(UNSERVABLE_TEXT) ? undefined : data;

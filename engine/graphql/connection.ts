@@ -40,7 +40,8 @@ export function windowOf(r: ModelResource, order: readonly Order[], args: PageAr
 export interface Connection {
   edges: { node: FieldValues; cursor: string }[];
   pageInfo: { startCursor: string | null; endCursor: string | null; hasNextPage: boolean; hasPreviousPage: boolean };
-  totalCount: number;
+  /** Null when a partial-match filter matches more than MAX_COUNTED_MATCHES records (CONTRACT §10). */
+  totalCount: number | null;
 }
 
 export function connection(r: ModelResource, order: readonly Order[], s: Slice): Connection {

@@ -16,7 +16,7 @@ import type { Model, ModelField, ModelResource } from '../model.ts';
 import { lowerFirst, upperFirst } from '../names.ts';
 import type { Engine, WriteOptions } from '../operations.ts';
 import type { Keep } from '../idempotency.ts';
-import { DATE_OPS } from '../query.ts';
+import { DATE_OPS, MAX_COUNTED_MATCHES } from '../query.ts';
 import { childrenOrder, sliceQuery, type Args } from './arguments.ts';
 import { connection } from './connection.ts';
 import { idFromIri, resourceOfIri } from './iris.ts';
@@ -178,7 +178,10 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
         fields: {
           edges: { type: new GraphQLList(edge) },
           pageInfo: { type: new GraphQLNonNull(pageInfo) },
-          totalCount: { type: new GraphQLNonNull(GraphQLInt) },
+          // A partial-match filter counts at most MAX_COUNTED_MATCHES records: beyond, null (CONTRACT §10).
+          totalCount: r.filters.some((f) => f.filter === 'partial')
+            ? { type: GraphQLInt, description: `The number of records; null when a partial-match filter matches more than ${MAX_COUNTED_MATCHES.toLocaleString('en-US')}.` }
+            : { type: new GraphQLNonNull(GraphQLInt) },
         },
       }),
     );

@@ -3,6 +3,7 @@
 import { and, asc, desc, eq, gt, gte, ilike, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { tieBreak, type Condition, type Order } from '../query.ts';
 import type { AnyTable } from '../tables.ts';
+import { hasTrigrams, trigramKeys } from '../trigrams.ts';
 
 /** Turns a value into what the statement carries (a named placeholder). */
 export type Bind = (v: unknown) => unknown;
@@ -17,7 +18,13 @@ export function conditionSql(t: AnyTable, c: Condition, bind: Bind): SQL | undef
   const values = c.field.kind === 'timestamp' ? given.map((v) => new Date(v) as unknown as string) : given;
   switch (c.op) {
     case 'partial':
-      return or(...values.map((v) => ilike(col, bind(`%${escapeLike(v)}%`) as string)));
+      // The company's trigram keys narrow the records, the ILIKE decides (engine/trigrams.ts).
+      return or(
+        ...given.map((v) => {
+          const like = ilike(col, bind(`%${escapeLike(v)}%`) as string);
+          return usesTrigrams(c, v) ? sql`(${trigramKeys(t.companyId, col)} @> ${trigramKeys(sql.placeholder('company'), bind(v))} and ${like})` : like;
+        }),
+      );
     case 'eq':
       if (c.field.kind === 'text') return or(...values.map((v) => sql`lower(${col}) = lower(${bind(v)})`));
       return values.length === 1 ? eq(col, bind(values[0])) : inArray(col, values.map(bind));
@@ -32,10 +39,26 @@ export function conditionSql(t: AnyTable, c: Condition, bind: Bind): SQL | undef
   }
 }
 
+/**
+ * Whether a statement must be planned with its values at every execution: one with a
+ * partial-match condition (ILIKE). Its best plan depends on the part and the company (how many
+ * records the company's trigram keys give, how soon a walk in order meets the matches, the count's
+ * bound); a prepared statement's generic plan knows neither (CONTRACT §10).
+ */
+export const plannedPerValue = (text: string): boolean => / ilike /i.test(text);
+
+/**
+ * Whether a partial-match value is looked up through the company's trigram keys: when it has
+ * some, and is not frequent in the company (a frequent one is found soonest by walking the
+ * collection's order and filtering, engine/read/density.ts).
+ */
+const usesTrigrams = (c: Condition, v: string): boolean => hasTrigrams(v) && !c.dense?.[c.values.filter((x) => x !== null).indexOf(v)];
+
 /** What makes two conditions produce the same statement text (their values aside). */
 export const conditionShape = (c: Condition): string => {
   const values = c.values.filter((v) => v !== null);
-  return `${c.field.name}:${c.op}:${values.length}:${values.length && c.field.kind === 'timestamp' ? values[0]!.length : ''}`;
+  const trigrams = c.op === 'partial' ? values.map((v) => (usesTrigrams(c, v!) ? 't' : 's')).join('') : '';
+  return `${c.field.name}:${c.op}:${values.length}:${values.length && c.field.kind === 'timestamp' ? values[0]!.length : ''}${trigrams}`;
 };
 
 /** The shape of a collection read's statement: its conditions' shapes and its order. */
@@ -63,8 +86,9 @@ export function placeholders(values: Record<string, unknown>, prefix = 'v'): { b
 }
 
 /**
- * The WHERE of a collection read: the company (placeholder `company`), then the conditions, their
- * values bound into `values`. Each call binds them again under the same names.
+ * The WHERE of a collection read: the company (placeholder `company`, which partial-match
+ * conditions name too), then the conditions, their values bound into `values`. Each call binds
+ * them again under the same names.
  */
 export function collectionWhere(t: AnyTable, where: readonly Condition[], values: Record<string, unknown>): () => SQL | undefined {
   const p = placeholders(values);

@@ -14,18 +14,20 @@ import type { AnyTable, Tables } from '../tables.ts';
 import type { Db, FieldValues, Principal, Tx } from '../types.ts';
 import { isUuid } from '../validate.ts';
 import { collectionWhere, conditionShape, conditionSql, orderTerms, placeholders, queryShape } from './conditions.ts';
+import { withDensity } from './density.ts';
 import type { SelectLists } from './select-lists.ts';
-import { collectionSize, pageOf, reading, sizeShape, windowShape } from './window.ts';
+import { collectionSize, countOf, pageOf, reading, sizeShape, windowShape } from './window.ts';
 
 export interface Page extends PageCursors {
   items: FieldValues[];
-  total: number;
+  /** Null when a partial-match filter matches more than MAX_COUNTED_MATCHES records (CONTRACT §10). */
+  total: number | null;
 }
 
 /** A page as JSON text built by the database (a format's projection). */
 export interface JsonPage extends PageCursors {
   members: string;
-  total: number;
+  total: number | null;
 }
 
 export interface Reads {
@@ -44,9 +46,12 @@ export interface Reads {
   version(p: Principal, r: ModelResource, id: string): Promise<number>;
 }
 
+/** A size as the database gave it: null beyond the bound of a partial-match filter's count. */
+const nullable = (v: unknown): number | null => (v === null ? null : Number(v));
+
 /** A company's collection's size (the placeholder `company`), from the counters when they can answer. */
 const size = (r: ModelResource, t: AnyTable, q: { where: ListQuery['where'] }, where: SQL | undefined): SQL =>
-  collectionSize(r, q.where, sql.placeholder('company'), () => sql`(select count(*) from ${t} where ${where})`);
+  collectionSize(r, q.where, sql.placeholder('company'), () => sql`select 1 from ${t} where ${where}`);
 
 /** A cursor page's side and position (null: from the edge), its values bound as placeholders. */
 interface CursorRead {
@@ -93,16 +98,23 @@ function cursorRead(r: ModelResource, t: AnyTable, q: ListQuery, values: Record<
 export function createReads(db: Db, model: Model, tables: Tables, statements: Statements, columns: SelectLists): Reads {
   const run = statements.run;
 
-  async function list(p: Principal, r: ModelResource, q: ListQuery, embedded = true): Promise<Page> {
+  /** The query with its partial-match values' density measured (engine/read/density.ts). */
+  const measured = async <Q extends { where: ListQuery['where'] }>(p: Principal, r: ModelResource, q: Q): Promise<Q> => {
+    const where = await withDensity(db, statements, r, tables.get(r), p.company.id, q.where);
+    return where === q.where ? q : { ...q, where };
+  };
+
+  async function list(p: Principal, r: ModelResource, given: ListQuery, embedded = true): Promise<Page> {
+    const q = await measured(p, r, given);
     const t = tables.get(r);
     const values: Record<string, unknown> = { company: p.company.id, limit: q.limit, offset: q.offset };
     const whereOf = collectionWhere(t, q.where, values);
-    const countOf = async () => {
+    const countAgain = async () => {
       const build = () => sql`select ${size(r, t, q, whereOf())}::float8 as "n"`;
       const [row] = await run(db, { key: `count|${r.name}|${q.where.map(conditionShape).join(',')}|${sizeShape(r, q.where)}`, build, bind: whereOf }, values);
-      return Number(row?.n ?? 0);
+      return row?.n === null ? null : Number(row?.n ?? 0);
     };
-    if (q.limit === 0) return { items: [], total: await countOf() };
+    if (q.limit === 0) return { items: [], total: await countAgain() };
     const counted = q.count !== false;
     const cursor = cursorRead(r, t, q, values);
     const positions = cursor !== undefined || q.cursors === true;
@@ -137,7 +149,7 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     }
     const offset = cursor ? 0 : q.offset;
     // An empty page past the end (or beside a cursor) says nothing of the size: it is counted then.
-    const total = !counted ? offset + rows.length : rows.length ? Number(rows[0]!.__total) : offset === 0 && !cursor ? 0 : await countOf();
+    const total = !counted ? offset + rows.length : rows.length ? nullable(rows[0]!.__total) : offset === 0 && !cursor ? 0 : await countAgain();
     const ends = positions && rows.length ? { first: cursorOfPosition(r, q.order, rows[0]!.__position), last: cursorOfPosition(r, q.order, rows.at(-1)!.__position) } : {};
     return {
       items: rows.map((row) => {
@@ -185,7 +197,8 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
    * statement: for each parent (a lateral join), the rows of its window read by keyset with a
    * limit (engine/read/window.ts), its size, and whether records lie past the window's cursors.
    */
-  async function windows(p: Principal, r: ModelResource, q: SliceQuery, via?: { field: string; parents: readonly string[] }): Promise<Map<string, Slice>> {
+  async function windows(p: Principal, r: ModelResource, given: SliceQuery, via?: { field: string; parents: readonly string[] }): Promise<Map<string, Slice>> {
+    const q = await measured(p, r, given);
     const t = tables.get(r);
     const w = q.window;
     const { reverse, limit } = reading(w);
@@ -207,7 +220,7 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
       const [from, to] = reverse ? (['before', 'after'] as const) : (['after', 'before'] as const);
       const bound = w[to] && seekWith(r, t, q.order, w[to]!, to, bindPosition);
       const page = seekRead(r, t, q.order, w[from], from, bindPosition, reverse, sql`${sql.placeholder('limit')}`, (cond) => sql`select * from ${t} where ${and(where, bound, cond)}`, sql`${t}`);
-      const total = counted ? (via ? sql`(select count(*) from ${t} where ${where})` : size(r, t, q, where)) : sql`null`;
+      const total = counted ? (via ? countOf(q.where, sql`select 1 from ${t} where ${where}`) : size(r, t, q, where)) : sql`null`;
       return { list, page, total, behindAfter: counted ? past(w.after, 'before') : sql`false`, pastBefore: counted ? past(w.before, 'after') : sql`false` };
     };
     const build = () => {
@@ -220,11 +233,11 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
         order by "__p"."n", "__w"."__rn"`;
     };
     const rows = await run(db, { key, build, bind: parts }, values);
-    const grouped = new Map<string, { rows: FieldValues[]; total: number; behind: boolean; past: boolean }>();
+    const grouped = new Map<string, { rows: FieldValues[]; total: number | null; behind: boolean; past: boolean }>();
     for (const row of rows) {
       const k = via ? String(row.__key) : '';
       let g = grouped.get(k);
-      if (!g) grouped.set(k, (g = { rows: [], total: Number(row.__total ?? 0), behind: row.__behind === true, past: row.__past === true }));
+      if (!g) grouped.set(k, (g = { rows: [], total: row.__total === null && counted ? null : Number(row.__total ?? 0), behind: row.__behind === true, past: row.__past === true }));
       const present = row.__rn !== null && row.__rn !== undefined;
       for (const c of ['__key', '__total', '__behind', '__past', '__rn']) delete row[c];
       if (present) g.rows.push(columns.decode(r, row));
@@ -239,7 +252,8 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
   }
 
   /** `list` with the page built as JSON text by the database, in one statement per shape. */
-  async function listJson(p: Principal, r: ModelResource, q: ListQuery, projection: Projection): Promise<JsonPage> {
+  async function listJson(p: Principal, r: ModelResource, given: ListQuery, projection: Projection): Promise<JsonPage> {
+    const q = await measured(p, r, given);
     const t = tables.get(r);
     const values: Record<string, unknown> = { company: p.company.id, limit: q.limit, offset: q.offset };
     const whereOf = collectionWhere(t, q.where, values);
@@ -273,7 +287,7 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     const key = `json-list|${projection.name}|${r.name}|${queryShape(q)}|${sizeShape(r, q.where)}${cursor ? `|${cursor.key}` : positions ? '|cursors' : ''}`;
     const [row] = await run(db, { key, build, bind: whereOf }, values);
     const ends = positions && row!.first !== null && row!.first !== undefined ? { first: cursorOfPosition(r, q.order, row!.first), last: cursorOfPosition(r, q.order, row!.last) } : {};
-    return { members: row!.members as string, total: Number(row!.total), ...ends, ...(cursor ? { more: Number(row!.fetched) > q.limit, behind: row!.behind === true } : {}) };
+    return { members: row!.members as string, total: nullable(row!.total), ...ends, ...(cursor ? { more: Number(row!.fetched) > q.limit, behind: row!.behind === true } : {}) };
   }
 
   // The item read's statement shape per projection and resource, made once: the request path

@@ -9,7 +9,7 @@ import { sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { countShape, countSql } from '../counts.ts';
 import { positionShape } from '../keyset.ts';
 import type { ModelResource } from '../model.ts';
-import type { Condition, Window } from '../query.ts';
+import { countIsBounded, MAX_COUNTED_MATCHES, type Condition, type Window } from '../query.ts';
 
 /** How a window is read: in the collection's order or reversed, and how many rows at most. */
 export function reading(w: Window): { reverse: boolean; limit: number } {
@@ -107,12 +107,24 @@ export const windowShape = (w: Window): string =>
   `${w.first === undefined ? '' : 'f'}${w.last === undefined ? '' : 'l'}:${w.after ? positionShape(w.after) : '-'}:${w.before ? positionShape(w.before) : '-'}`;
 
 /**
- * The size of a company's collection, as SQL: from the counters kept by triggers when they can
- * answer (no filter, or only the state field's, engine/counts.ts), else counted with `count`
- * (the collection's records). Every path sizes its collections with it: the engine's pages, the
- * JSON pages and the GraphQL compiler's.
+ * The number of records `matching` selects (SQL `select … from … where …`), as SQL: exact, or,
+ * under a partial-match text filter, up to MAX_COUNTED_MATCHES and null beyond (the scan stops at
+ * the first match past the bound, CONTRACT §10).
  */
-export const collectionSize = (r: ModelResource, where: readonly Condition[], company: SQL | Placeholder | string, count: () => SQL): SQL => countSql(r, where, company) ?? count();
+export function countOf(where: readonly Condition[], matching: SQL): SQL {
+  if (!countIsBounded(where)) return sql`(select count(*) from (${matching}) as "__c")`;
+  return sql`(select nullif(least(count(*), ${sql.raw(String(MAX_COUNTED_MATCHES + 1))}), ${sql.raw(String(MAX_COUNTED_MATCHES + 1))}) from (${matching} limit ${sql.raw(String(MAX_COUNTED_MATCHES + 1))}) as "__c")`;
+}
+
+/**
+ * The size of a company's collection, as SQL: from the counters kept by triggers when they can
+ * answer (no filter, or only the state field's, engine/counts.ts), else counted by countOf over
+ * `matching` (the collection's records, `select … from … where …`); null beyond the bound of a
+ * partial-match filter. Every path sizes its collections with it: the engine's pages, the JSON
+ * pages and the GraphQL compiler's.
+ */
+export const collectionSize = (r: ModelResource, where: readonly Condition[], company: SQL | Placeholder | string, matching: () => SQL): SQL =>
+  countSql(r, where, company) ?? countOf(where, matching());
 
 /** What of a collection's conditions decides how collectionSize reads it: part of a statement's shape. */
 export const sizeShape = (r: ModelResource, where: readonly Condition[]): string => countShape(r, where);

@@ -84,7 +84,7 @@ export interface Plan {
   /** Placeholder values of the parts without variables. */
   fixedValues: Record<string, unknown>;
   /** Statement texts by the shape of the variables' values, with their placeholders' names in order. */
-  statements: Map<string, { sql: string; names: readonly string[] }>;
+  statements: Map<string, { sql: string; names: readonly string[]; fresh: boolean }>;
 }
 
 /** What the variables of one request make of the dynamic parts. */

@@ -8,7 +8,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { cursorSql, orderBy, reachedWith, seekRead, seekWith } from '../../keyset.ts';
 import type { ModelResource } from '../../model.ts';
 import type { SliceQuery } from '../../query.ts';
-import { collectionSize, pageSql, reading } from '../../read/window.ts';
+import { collectionSize, countOf, pageSql, reading } from '../../read/window.ts';
 import type { AnyTable } from '../../tables.ts';
 import { columnOf, windowNames, type Bound, type ConnSel, type Conditions, type ObjectField, type ObjectSel, type Plan } from './plan.ts';
 import { text } from './values.ts';
@@ -90,8 +90,9 @@ export function statement(plan: Plan, bound: Bound, conditions: Conditions, tabl
       if (f.kind === 'const') v = text(f.value);
       else if (f.kind === 'totalCount') {
         // A company's collection is sized by the counters when they can answer; children are counted.
-        const count = () => sql`(select count(*) from ${from(alias('t'))})`;
-        v = sql`(${via ? count() : collectionSize(r, q.where, company, count)})::int`;
+        // Under a partial-match filter, null beyond MAX_COUNTED_MATCHES (engine/read/window.ts).
+        const matching = () => sql`select 1 from ${from(alias('t'))}`;
+        v = sql`(${via ? countOf(q.where, matching()) : collectionSize(r, q.where, company, matching)})::int`;
       } else if (f.kind === 'pageInfo') {
         v = sql`json_build_object(${sql.join(
           f.fields.map((p) => {

@@ -121,6 +121,11 @@ export interface ChildrenField extends Common {
 export interface ListField extends Common {
   kind: 'list';
   of: Record<string, ScalarField>;
+  /**
+   * The GraphQL type of an item, shared by every list field naming it (they must declare the same
+   * members); `<Resource><Field>Item` when omitted.
+   */
+  typeName?: string;
 }
 
 /** A list of short texts (stored as a jsonb array), e.g. tags or event types. */

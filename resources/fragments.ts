@@ -52,7 +52,7 @@ type TotalsNames = (typeof totalFields)[number] | 'lines' | 'discountType' | 'di
  * `computed` of an invoice or a quote: its totals (and `extra` read-only fields, such as an
  * invoice's balance) follow its lines, discount, client and status (rules/documents.ts).
  */
-export function documentComputed<const E extends string = never>(name: 'Invoice' | 'Quote', ...extra: E[]): Computed<Record<TotalsNames | E, Field>> {
+export function documentComputed<const E extends string = never>(name: string, ...extra: E[]): Computed<Record<TotalsNames | E, Field>> {
   return {
     fields: [...totalFields, ...extra],
     on: ['lines', 'discountType', 'discountValue', 'client', 'status'],

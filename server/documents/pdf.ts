@@ -150,6 +150,7 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
     [`${title} number`, d.number],
     [d.kind === 'invoice' ? 'Invoice date' : 'Date', humanDate(d.issueDate)],
     ...(d.dueDate ? [[d.kind === 'invoice' ? 'Due date' : 'Valid until', humanDate(d.dueDate)] as [string, string]] : []),
+    ...(d.invoiceNumber ? [['Credits invoice', d.invoiceNumber] as [string, string]] : []),
     ['Currency', d.currency],
   ];
   const labelX = right - 230;
@@ -160,7 +161,7 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
 
   // ---- bill to ----------------------------------------------------------------------------
   y = Math.max(sellerBottom, ry) + 22;
-  text(d.kind === 'invoice' ? 'BILL TO' : 'PREPARED FOR', left, y, { font: 'bold', size: 8, color: MUTED, characterSpacing: 0.6 });
+  text(d.kind === 'quote' ? 'PREPARED FOR' : 'BILL TO', left, y, { font: 'bold', size: 8, color: MUTED, characterSpacing: 0.6 });
   y += 13;
   y = text(d.buyer.name, left, y, { font: 'bold', size: 11, width: colW });
   const contact = d.buyer.contact;

@@ -101,6 +101,7 @@ describe('credit notes', () => {
     expect(text).toContain(issued.body.number);
     expect(text).toContain(`Credits invoice ${inv.number}`);
     expect(text).toContain('Total EUR 151.81');
+    expect(text).toContain(`REASON Credit for invoice ${inv.number}`);
   });
 
   it('credits the balance of a partly paid invoice per tax group; issuing marks it paid', async () => {

@@ -64,6 +64,8 @@ export interface DocumentData {
   balance: number | null;
   terms: string | null;
   notes: string | null;
+  /** Why a credit note was made. */
+  reason: string | null;
   /** A credit note's invoice number, when it is linked to one. */
   invoiceNumber: string | null;
   seller: CompanyProfile;
@@ -152,6 +154,7 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
     balance: invoice ? Number(doc.balance ?? 0) : null,
     terms: str(doc.terms),
     notes: str(doc.notes),
+    reason: str(doc.reason),
     invoiceNumber: kind === 'creditNote' && typeof doc.invoice === 'string' ? str((await engine.read(p, model.get('Invoice'), doc.invoice)).number) : null,
     seller,
     buyer: { name: String(client.name), vatNumber: str(client.vatNumber), address, contact },

@@ -271,6 +271,7 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
     ];
     section('Payment details', details.join('\n'));
   }
+  if (d.reason) section('Reason', d.reason);
   if (d.terms) section('Terms', d.terms);
   if (d.notes) section('Notes', d.notes);
 

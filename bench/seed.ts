@@ -82,7 +82,8 @@ type Column = readonly [name: string, type: string, values: unknown[]];
 async function bulkInsert(sql: postgres.Sql, table: string, columns: readonly Column[], chunk = 20_000): Promise<void> {
   const n = columns[0]![2].length;
   const names = columns.map((c) => `"${c[0]}"`).join(', ');
-  const params = columns.map((c, i) => `$${i + 1}::${c[1]}[]`).join(', ');
+  // jsonb travels as text (a JSON document per element), cast element-wise.
+  const params = columns.map((c, i) => (c[1] === 'jsonb' ? `$${i + 1}::text[]::jsonb[]` : `$${i + 1}::${c[1]}[]`)).join(', ');
   const text = `insert into "${table}" (${names}) select * from unnest(${params})`;
   for (let at = 0; at < n; at += chunk) {
     await sql.unsafe(text, columns.map((c) => c[2].slice(at, at + chunk)) as never[]);
@@ -161,10 +162,10 @@ export async function seed(url: string, size: SeedSize): Promise<Seeded> {
     const inv = {
       id: [] as string[], number: [] as string[], client: [] as string[], status: [] as string[], invoiceDate: [] as string[],
       dueDate: [] as string[], paidAt: [] as (string | null)[], currency: [] as string[], discountType: [] as string[], discountValue: [] as string[],
-      subtotal: [] as string[], taxTotal: [] as string[], discountTotal: [] as string[], total: [] as string[], amountPaid: [] as string[],
+      subtotal: [] as string[], taxTotal: [] as string[], discountTotal: [] as string[], total: [] as string[], taxGroups: [] as string[], amountPaid: [] as string[],
       balance: [] as string[], terms: [] as (string | null)[],
     };
-    const line = { id: [] as string[], invoice: [] as string[], description: [] as string[], qty: [] as string[], price: [] as string[], tax: [] as (string | null)[], position: [] as number[], total: [] as string[] };
+    const line = { id: [] as string[], invoice: [] as string[], description: [] as string[], qty: [] as string[], price: [] as string[], tax: [] as (string | null)[], position: [] as number[], total: [] as string[], net: [] as string[], taxRate: [] as (string | null)[], taxType: [] as (string | null)[] };
     const pay = { id: [] as string[], invoice: [] as string[], client: [] as string[], amount: [] as string[], currency: [] as string[], method: [] as string[], reference: [] as (string | null)[], paidAt: [] as string[] };
     const paidInvoiceIds: string[] = [];
     const firstDay = Date.UTC(2024, 0, 1);
@@ -186,12 +187,17 @@ export async function seed(url: string, size: SeedSize): Promise<Seeded> {
         line.qty.push(decimalText(scaled(qty)));
         line.price.push(String(price));
         line.tax.push(taxIndex < 0 ? null : taxIds[taxIndex]!);
+        line.taxRate.push(taxIndex < 0 ? null : decimalText(taxRates[taxIndex]!.rate));
+        line.taxType.push(taxIndex < 0 ? null : taxRates[taxIndex]!.type);
         line.position.push(p);
       }
       const dk = rnd.next();
       const discount: Discount = dk < 0.75 ? { type: 'none', value: 0n } : dk < 0.9 ? { type: 'percentage', value: scaled(rnd.pick(['5', '10', '12.5', '15'])) } : { type: 'fixed', value: BigInt(rnd.int(1, 50) * 100) * 10_000n };
       const t = documentTotals(lines, discount);
-      for (const a of t.lines) line.total.push(String(a.total));
+      for (const a of t.lines) {
+        line.total.push(String(a.total));
+        line.net.push(String(a.net));
+      }
 
       const s = rnd.next();
       const status = s < 0.1 ? 'draft' : s < 0.45 ? 'pending' : s < 0.55 ? 'overdue' : s < 0.95 ? 'paid' : 'cancelled';
@@ -236,6 +242,7 @@ export async function seed(url: string, size: SeedSize): Promise<Seeded> {
       inv.taxTotal.push(String(t.taxTotal));
       inv.discountTotal.push(String(t.discountTotal));
       inv.total.push(String(t.total));
+      inv.taxGroups.push(JSON.stringify(t.groups));
       inv.amountPaid.push(String(paid));
       inv.balance.push(String(t.total - paid));
       inv.terms.push(rnd.next() < 0.3 ? 'Payment within 30 days.' : null);
@@ -245,12 +252,13 @@ export async function seed(url: string, size: SeedSize): Promise<Seeded> {
       ['id', 'uuid', inv.id], ['company_id', 'uuid', company(inv.id)], ['number', 'text', inv.number], ['client_id', 'uuid', inv.client],
       ['status', 'text', inv.status], ['invoice_date', 'date', inv.invoiceDate], ['due_date', 'date', inv.dueDate], ['paid_at', 'timestamptz', inv.paidAt],
       ['currency', 'text', inv.currency], ['discount_type', 'text', inv.discountType], ['discount_value', 'numeric', inv.discountValue],
-      ['subtotal', 'bigint', inv.subtotal], ['tax_total', 'bigint', inv.taxTotal], ['discount_total', 'bigint', inv.discountTotal], ['total', 'bigint', inv.total],
+      ['subtotal', 'bigint', inv.subtotal], ['tax_total', 'bigint', inv.taxTotal], ['discount_total', 'bigint', inv.discountTotal], ['total', 'bigint', inv.total], ['tax_groups', 'jsonb', inv.taxGroups],
       ['amount_paid', 'bigint', inv.amountPaid], ['balance', 'bigint', inv.balance], ['terms', 'text', inv.terms],
     ]);
     await bulkInsert(sql, 'invoice_lines', [
       ['id', 'uuid', line.id], ['company_id', 'uuid', company(line.id)], ['invoice_id', 'uuid', line.invoice], ['description', 'text', line.description],
       ['qty', 'numeric', line.qty], ['price', 'bigint', line.price], ['tax_id', 'uuid', line.tax], ['position', 'bigint', line.position], ['total', 'bigint', line.total],
+      ['net', 'bigint', line.net], ['tax_rate', 'numeric', line.taxRate], ['tax_type', 'text', line.taxType],
     ]);
     await bulkInsert(sql, 'payments', [
       ['id', 'uuid', pay.id], ['company_id', 'uuid', company(pay.id)], ['invoice_id', 'uuid', pay.invoice], ['client_id', 'uuid', pay.client],
@@ -281,31 +289,28 @@ export async function seed(url: string, size: SeedSize): Promise<Seeded> {
  * fails when a stored total disagrees: the seed's arithmetic is checked by a second one.
  */
 export async function checkTotals(sql: postgres.Sql): Promise<void> {
+  // The groups by the rule's SQL form (en16931_tax_groups, kept by migration 0015), from lines
+  // recomputed here: a second arithmetic against the seed's.
   const [bad] = await sql`
     with line as (
-      select il.invoice_id, il.total as stored, round(il.price * il.qty) as total, t.rate, coalesce(t.type, 'none') as type
+      select il.invoice_id, il.total as stored, il.net as stored_net, round(il.price * il.qty) as total, t.rate, t.type
       from invoice_lines il left join taxes t on t.id = il.tax_id
-    ), amounts as (
-      select invoice_id, stored, total, type,
-        case type when 'exclusive' then round(total * rate / 100)
-                  when 'inclusive' then total - round(total / (1 + rate / 100))
-                  else 0 end as tax
-      from line
     ), sums as (
-      select invoice_id, count(*) filter (where stored <> total) as bad_lines,
-        sum(case when type = 'inclusive' then total - tax else total end) as subtotal, sum(tax) as tax_total
-      from amounts group by invoice_id
+      select invoice_id, count(*) filter (where stored <> total or stored_net <> en16931_line_net(total, rate, type = 'inclusive')) as bad_lines,
+        jsonb_agg(jsonb_build_object('total', total, 'net', en16931_line_net(total, rate, type = 'inclusive'), 'rate', rate, 'inclusive', type = 'inclusive')) as lines
+      from line group by invoice_id
     ), calc as (
-      select i.*, s.bad_lines, s.subtotal as c_subtotal, s.tax_total as c_tax,
-        case i.discount_type when 'percentage' then round((s.subtotal + s.tax_total) * i.discount_value / 100)
-                             when 'fixed' then least(i.discount_value, s.subtotal + s.tax_total) else 0 end as c_discount,
+      select i.*, s.bad_lines, g.groups,
+        (select coalesce(sum((x ->> 'base')::bigint), 0) from jsonb_array_elements(g.groups) x) as c_subtotal,
+        (select coalesce(sum((x ->> 'tax')::bigint), 0) from jsonb_array_elements(g.groups) x) as c_tax,
+        (select coalesce(sum((x ->> 'discount')::bigint), 0) from jsonb_array_elements(g.groups) x) as c_discount,
         coalesce((select sum(p.amount) from payments p where p.invoice_id = i.id), 0) as c_paid
-      from invoices i join sums s on s.invoice_id = i.id
+      from invoices i join sums s on s.invoice_id = i.id, lateral (select en16931_tax_groups(s.lines, i.discount_type, i.discount_value) as groups) g
     )
     select (select count(*) from invoices)::int as invoices,
            count(*)::int as with_lines,
            coalesce(sum(bad_lines), 0)::int as bad_lines,
-           count(*) filter (where subtotal <> c_subtotal or tax_total <> c_tax or discount_total <> c_discount
+           count(*) filter (where subtotal <> c_subtotal or tax_total <> c_tax or discount_total <> c_discount or tax_groups <> groups
                               or total <> c_subtotal + c_tax - c_discount or amount_paid <> c_paid or balance <> total - amount_paid)::int as wrong
     from calc`;
   const r = bad as { invoices: number; with_lines: number; bad_lines: number; wrong: number };

@@ -1,6 +1,7 @@
-// CONTRACT §6 in integer arithmetic, for the seed: quantities, rates and percentage discounts
-// are decimals with at most 4 places, carried as integers scaled by 10^4; rounding is half away
-// from zero, to the unit, per line. BigInt throughout, so no product can lose precision.
+// CONTRACT §6 for the seed: quantities, rates and percentage discounts are decimals with at most 4
+// places, carried as integers scaled by 10^4; the totals themselves are the service's own module
+// (resources/rules/totals.ts), so the seed and the service cannot disagree.
+import { computeTotals, type TaxGroup } from '../resources/rules/totals.ts';
 
 export const SCALE = 10_000n;
 
@@ -42,21 +43,6 @@ export interface Line {
 export interface LineAmounts {
   total: bigint;
   net: bigint;
-  tax: bigint;
-}
-
-const HUNDRED_PERCENT = 100n * SCALE;
-
-export function lineAmounts(l: Line): LineAmounts {
-  const total = divRound(l.price * l.qty, SCALE);
-  if (!l.tax) return { total, net: total, tax: 0n };
-  if (l.tax.type === 'exclusive') {
-    const tax = divRound(total * l.tax.rate, HUNDRED_PERCENT);
-    return { total, net: total, tax };
-  }
-  // total / (1 + rate/100) = total × 100·10^4 / (100·10^4 + rate·10^4)
-  const net = divRound(total * HUNDRED_PERCENT, HUNDRED_PERCENT + l.tax.rate);
-  return { total, net, tax: total - net };
 }
 
 export interface Discount {
@@ -67,24 +53,27 @@ export interface Discount {
 
 export interface DocumentTotals {
   lines: LineAmounts[];
+  groups: TaxGroup[];
   subtotal: bigint;
   taxTotal: bigint;
   discountTotal: bigint;
   total: bigint;
 }
 
+/** The service's own arithmetic (resources/rules/totals.ts), one implementation of §6 for the seed too. */
 export function documentTotals(lines: readonly Line[], discount: Discount): DocumentTotals {
-  const amounts = lines.map(lineAmounts);
-  const subtotal = amounts.reduce((s, a) => s + a.net, 0n);
-  const taxTotal = amounts.reduce((s, a) => s + a.tax, 0n);
-  const gross = subtotal + taxTotal;
-  let discountTotal = 0n;
-  if (discount.type === 'percentage') discountTotal = divRound(gross * discount.value, HUNDRED_PERCENT);
-  else if (discount.type === 'fixed') {
-    discountTotal = discount.value / SCALE;
-    if (discountTotal > gross) discountTotal = gross;
-  }
-  return { lines: amounts, subtotal, taxTotal, discountTotal, total: gross - discountTotal };
+  const t = computeTotals(
+    lines.map((l) => ({ price: l.price, qty: decimalText(l.qty), tax: l.tax && { rate: decimalText(l.tax.rate), type: l.tax.type } })),
+    { type: discount.type, value: decimalText(discount.value) },
+  );
+  return {
+    lines: t.lines.map((l) => ({ total: BigInt(l.total), net: BigInt(l.net) })),
+    groups: t.groups,
+    subtotal: BigInt(t.subtotal),
+    taxTotal: BigInt(t.taxTotal),
+    discountTotal: BigInt(t.discountTotal),
+    total: BigInt(t.total),
+  };
 }
 
 // The contract's own check (§6): two lines of 15000 × 1 with a 20 % tax.

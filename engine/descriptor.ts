@@ -34,8 +34,11 @@ export interface TextField extends Common {
   filter?: 'exact' | 'partial';
   order?: boolean;
   default?: string;
-  /** When omitted on create, the next value of a per-company sequence: prefix + zero-padded counter. */
-  sequence?: { prefix: string; pad: number };
+  /**
+   * When omitted on create, the next value of a per-company sequence: prefix + zero-padded counter.
+   * `when`: only once the record's `field` holds one of `in` (a credit note is numbered when issued).
+   */
+  sequence?: { prefix: string; pad: number; when?: { field: string; in: readonly string[] } };
   /** Read-only value derived from another field of the same record at write time. */
   derive?: { from: string; fn: (value: unknown) => string | null };
   /**
@@ -121,6 +124,11 @@ export interface ChildrenField extends Common {
 export interface ListField extends Common {
   kind: 'list';
   of: Record<string, ScalarField>;
+  /**
+   * The GraphQL type of an item, shared by every list field naming it (they must declare the same
+   * members); `<Resource><Field>Item` when omitted.
+   */
+  typeName?: string;
 }
 
 /** A list of short texts (stored as a jsonb array), e.g. tags or event types. */

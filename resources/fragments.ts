@@ -2,7 +2,7 @@
 // functions spread into their descriptors (the engine sees ordinary descriptors). Invoices, quotes
 // and recurring invoices are documents addressed to a client with a discount and totals; invoice
 // and quote lines are one kind of resource, owned by a different document.
-import { decimal, defineResource, integer, money, oneOf, ref, text, type Computed, type Field, type RefField } from '../engine/descriptor.ts';
+import { decimal, defineResource, integer, list, money, oneOf, ref, text, type Computed, type Field, type RefField } from '../engine/descriptor.ts';
 import type { HookApi } from '../engine/hooks.ts';
 import { computeNewDocument, recomputeDocument } from './rules/documents.ts';
 import { lineRules } from './rules/lines.ts';
@@ -26,10 +26,17 @@ export const currencyAndDiscount = {
 
 /** The totals of CONTRACT §6, read-only, kept by the document's `computed`. */
 export const documentTotals = {
-  subtotal: money({ readOnly: true }),
-  taxTotal: money({ readOnly: true }),
-  discountTotal: money({ readOnly: true }),
-  total: money({ readOnly: true, order: true }),
+  subtotal: money({ readOnly: true, description: 'Σ base of the tax groups' }),
+  taxTotal: money({ readOnly: true, description: 'Σ tax of the tax groups' }),
+  discountTotal: money({ readOnly: true, description: 'Σ discount of the tax groups' }),
+  total: money({ readOnly: true, order: true, description: 'subtotal − discountTotal + taxTotal' }),
+  taxGroups: list({
+    rate: decimal({ scale: 4, required: true, description: 'The tax rate (a percentage); lines without a tax are the 0 % group' }),
+    base: money({ required: true, description: 'Σ net of the lines at this rate' }),
+    discount: money({ required: true, description: "This group's share of the discount" }),
+    taxable: money({ required: true, description: 'base − discount' }),
+    tax: money({ required: true, description: 'round(taxable × rate / 100); for lines all tax-inclusive without discount, what their prices contain' }),
+  }, { readOnly: true, typeName: 'TaxGroup', description: 'One entry per tax rate, ascending by rate (EN 16931 VAT breakdown)' }),
 };
 
 /** Free text printed on the document. */
@@ -38,14 +45,14 @@ export const remarks = {
   notes: text(),
 };
 
-const totalFields = ['subtotal', 'taxTotal', 'discountTotal', 'total'] as const;
+const totalFields = ['subtotal', 'taxTotal', 'discountTotal', 'total', 'taxGroups'] as const;
 type TotalsNames = (typeof totalFields)[number] | 'lines' | 'discountType' | 'discountValue' | 'client' | 'status';
 
 /**
  * `computed` of an invoice or a quote: its totals (and `extra` read-only fields, such as an
  * invoice's balance) follow its lines, discount, client and status (rules/documents.ts).
  */
-export function documentComputed<const E extends string = never>(name: 'Invoice' | 'Quote', ...extra: E[]): Computed<Record<TotalsNames | E, Field>> {
+export function documentComputed<const E extends string = never>(name: string, ...extra: E[]): Computed<Record<TotalsNames | E, Field>> {
   return {
     fields: [...totalFields, ...extra],
     on: ['lines', 'discountType', 'discountValue', 'client', 'status'],
@@ -77,6 +84,7 @@ export function documentLine<const V extends string>(o: { name: string; plural: 
       tax: ref('Tax', { onDelete: 'restrict' }),
       position: integer({ min: 0, order: true, description: 'Order within the document; appended at the end when omitted' }),
       total: money({ readOnly: true, description: 'round(price × qty)' }),
+      net: money({ readOnly: true, description: 'total, less the tax an inclusive price contains: round(total × 100 / (100 + rate))' }),
       taxRate: decimal({ scale: 4, readOnly: true, description: 'The tax rate this line was computed with; kept once the document leaves draft' }),
       taxType: oneOf(['exclusive', 'inclusive'], { readOnly: true, description: 'The tax type this line was computed with; kept once the document leaves draft' }),
     },

@@ -10,8 +10,10 @@ import quote from './quote.ts';
 import quoteLine from './quote-line.ts';
 import recurringInvoice from './recurring-invoice.ts';
 import payment from './payment.ts';
+import creditNote from './credit-note.ts';
+import creditNoteLine from './credit-note-line.ts';
 import webhook from './webhook.ts';
 
 export const descriptors: readonly AnyResourceDescriptor[] = [
-  client, contact, address, tax, invoice, invoiceLine, quote, quoteLine, recurringInvoice, payment, webhook,
+  client, contact, address, tax, invoice, invoiceLine, quote, quoteLine, recurringInvoice, payment, creditNote, creditNoteLine, webhook,
 ];

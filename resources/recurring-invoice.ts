@@ -33,7 +33,7 @@ export default defineResource({
     },
   },
   computed: {
-    fields: ['subtotal', 'taxTotal', 'discountTotal', 'total'],
+    fields: ['subtotal', 'taxTotal', 'discountTotal', 'total', 'taxGroups'],
     on: ['lines', 'discountType', 'discountValue'],
     compute: (api, id) => recomputeTemplate(api, id),
   },

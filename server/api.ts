@@ -26,6 +26,7 @@ import { historyHook, type HistoryRecorder } from './history.ts';
 import { registerTokenApi, tokenModel } from './token-api.ts';
 import { installIdempotency } from './idempotency.ts';
 import { registerWebhookRoutes, type WebhookOps } from './webhooks/routes.ts';
+import { registerCreditRoutes } from './credit.ts';
 
 /** Where the API is mounted: the prefix of every IRI the model gives its records. */
 export const API_PREFIX = '/api';
@@ -83,4 +84,5 @@ function registerRoutes(rest: FastifyInstance, o: ApiOptions): void {
   registerTokenApi(rest, { db: o.db, formats: o.formats, principal: principalOf, history: o.history, revoked: (id) => o.gate.revoked(id), clock: o.gate.clock });
   registerCompanyApi(rest, { db: o.db, formats: o.formats, principal: principalOf });
   registerWebhookRoutes(rest, { engine: o.engine, formats: o.formats, principal: principalOf, ops: o.webhooks });
+  registerCreditRoutes(rest, { engine: o.engine, formats: o.formats, principal: principalOf });
 }

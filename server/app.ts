@@ -23,6 +23,7 @@ import type { Clock } from './rate-limit.ts';
 import { TOKEN_TAG, tokenComponents } from './token-api.ts';
 import { COMPANY_TAG, companyComponents } from './company-api.ts';
 import { withCompany } from './company-graphql.ts';
+import { withCreditInvoice } from './credit.ts';
 import { documentsOf } from './documents/index.ts';
 import { registerWeb } from './web/routes.ts';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
@@ -135,7 +136,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   const swaggerUi = { dir: assetDir('swagger-ui'), logo: readAsset('swagger-ui', 'logo.svg') };
   await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi }));
 
-  const graphqlSchema = withCompany(buildGraphqlSchema(model, engine), o.database.db);
+  const graphqlSchema = withCreditInvoice(withCompany(buildGraphqlSchema(model, engine), o.database.db), engine);
   const hookOps = webhookOps({ db: o.database.db, engine, worker: webhooks });
   await app.register(apiPlugin, {
     prefix: API_PREFIX,

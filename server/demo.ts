@@ -1,5 +1,6 @@
-// `invoicing demo`: a demo company with clients, taxes, invoices in every state, quotes, a
-// recurring invoice and payments, written through the engine (so every total and rule holds, as
+// `invoicing demo`: a demo company with its profile, clients, taxes, invoices in every state (one
+// discounted over two tax rates that exports as an EN 16931 e-invoice), quotes, a recurring
+// invoice, payments and an issued credit note, written through the engine (so every total and rule holds, as
 // if a user had made them through the API), and a new API token for it, printed alone.
 // Running it again seeds nothing twice: a company that already has clients only gets a new token.
 import { randomBytes } from 'node:crypto';
@@ -9,6 +10,7 @@ import { createEngine } from '../engine/operations.ts';
 import { addDays, today } from '../resources/rules/calendar.ts';
 import { runSchedule } from '../resources/rules/schedule.ts';
 import { CommandError, findMembership, systemPrincipals, tokenCreate, userCreate, type Args, type CommandContext } from './commands.ts';
+import { updateCompany } from './company.ts';
 import { model, tables } from './model.ts';
 
 export const DEMO_DEFAULTS = { email: 'demo@example.com', company: 'Demo Company', currency: 'USD' };
@@ -58,6 +60,13 @@ async function seed(ctx: CommandContext, p: Principal): Promise<void> {
   await create('Address', { client: acme, street1: '1 Desert Road', city: 'Phoenix', state: 'AZ', zip: '85001', country: 'US' });
   await create('Address', { client: globex, street1: 'Hauptstraße 5', city: 'Berlin', zip: '10115', country: 'DE' });
 
+  // The seller's profile: what an e-invoice (UBL, EN 16931) names besides the company's name.
+  await updateCompany(ctx.db, p, {
+    legalName: 'Demo Company Inc.', email: 'billing@demo.example', phone: '+1 555 0199', vatNumber: 'US-1234-99',
+    street1: '100 Main Street', city: 'Springfield', state: 'IL', zip: '62701', country: 'US',
+    iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', invoiceFooter: 'Demo Company Inc. · made by invoicing demo',
+  });
+
   const design: Line[] = [
     { description: 'Design workshop (day)', qty: 2, price: 120000, tax: vat },
     { description: 'Wireframes', qty: 1, price: 85000, tax: vat },
@@ -74,6 +83,18 @@ async function seed(ctx: CommandContext, p: Principal): Promise<void> {
   const paid = await invoice(acme, 'pending', 40, 30, hosting, { discountType: 'fixed', discountValue: 900 });
   const cancelled = await invoice(umbrella, 'draft', 20, 30, [{ description: 'Photo shoot (cancelled)', qty: 1, price: 150000 }]);
   await update('Invoice', cancelled, { status: 'cancelled' });
+
+  // Discounted over two tax rates: tax on each rate's discounted net (CONTRACT §6), one allowance
+  // per rate in its e-invoice. A credit note for a returned item, issued, reduces its balance.
+  const twoRates = await invoice(globex, 'pending', 3, 30, [
+    { description: 'Consulting (day)', qty: 3, price: 95000, tax: vat },
+    { description: 'Handbook, printed', qty: 12, price: 2450, tax: reduced },
+  ], { discountType: 'percentage', discountValue: 5, notes: 'Loyalty discount 5 %.' });
+  const note = await create('CreditNote', {
+    client: globex, invoice: twoRates, reason: 'Two handbooks returned', lines: [{ description: 'Handbook, printed (returned)', qty: 2, price: 2450, tax: reduced }],
+    discountType: 'percentage', discountValue: 5,
+  });
+  await update('CreditNote', note, { status: 'issued' });
 
   const totalOf = async (id: string) => Number((await engine.read(p, model.get('Invoice'), id)).total);
   await create('Payment', { invoice: paid, amount: await totalOf(paid), method: 'bank_transfer', reference: 'TRX-20931', paidAt: `${ago(12)}T10:00:00Z` });

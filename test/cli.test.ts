@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './helpers.ts';
 import { afterAll, describe, expect, it } from 'vitest';
+import { en16931Violations } from './support/en16931.ts';
 
 const root = join(import.meta.dirname, '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
@@ -120,13 +121,28 @@ describe('CLI on the embedded database', { timeout: 120_000 }, () => {
       for (const i of invoices.items) {
         // The engine's totals and rules: integers, balance = total − amountPaid, lines on every invoice.
         expect(Number.isInteger(i.total) && Number.isInteger(i.balance)).toBe(true);
-        expect(i.balance).toBe((i.total as number) - (i.amountPaid as number));
+        expect(i.balance).toBe((i.total as number) - (i.amountPaid as number) - (i.amountCredited as number));
         expect((i.lines as unknown[]).length).toBeGreaterThan(0);
         if (i.status === 'paid') expect(i.balance).toBe(0);
       }
       expect(invoices.items.some((i) => i.recurringInvoice), 'an invoice issued by the recurring invoice').toBe(true);
       expect(invoices.items.some((i) => i.quote), 'the invoice of the accepted quote').toBe(true);
       expect(invoices.items.some((i) => i.status === 'pending' && (i.amountPaid as number) > 0), 'a partly paid invoice').toBe(true);
+
+      // A discounted invoice over two tax rates that exports as an e-invoice, and an issued credit note.
+      const twoRates = invoices.items.find((i) => i.discountType !== 'none' && (i.taxGroups as unknown[]).length === 2 && i.status === 'pending');
+      expect(twoRates, 'a discounted invoice with two tax rates').toBeDefined();
+      const ubl = await fetch(`http://127.0.0.1:${port}/api/invoices/${String(twoRates!.id)}`, { headers: { 'x-api-token': token, accept: 'application/vnd.oasis.ubl+xml' } });
+      const xml = await ubl.text();
+      expect(ubl.status, xml).toBe(200);
+      expect(en16931Violations(xml)).toEqual([]);
+      expect(xml.match(/<cac:AllowanceCharge>/g)?.length).toBe(2);
+      const notes = await get(token, '/api/credit-notes');
+      expect(notes.items.map((n) => [n.status, n.invoice])).toEqual([['issued', `/api/invoices/${String(twoRates!.id)}`]]);
+      expect(twoRates!.amountCredited).toBe(notes.items[0]!.total);
+      const noteUbl = await fetch(`http://127.0.0.1:${port}/api/credit-notes/${String(notes.items[0]!.id)}`, { headers: { 'x-api-token': token, accept: 'application/vnd.oasis.ubl+xml' } });
+      expect(noteUbl.status).toBe(200);
+      expect(en16931Violations(await noteUbl.text())).toEqual([]);
 
       const quotes = await get(token, '/api/quotes');
       expect(new Set(quotes.items.map((q) => q.status))).toEqual(new Set(['draft', 'sent', 'accepted', 'declined']));

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
+import { assertEn16931, en16931Violations } from './support/en16931.ts';
 
 let t: TestServer;
 let admin: Client;
@@ -18,7 +19,10 @@ const UBL = 'application/vnd.oasis.ubl+xml';
 
 async function getBytes(c: Client, path: string, accept: string) {
   const res = await fetch(t.url + path, { headers: { 'x-api-token': c.token, accept } });
-  return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
+  const bytes = Buffer.from(await res.arrayBuffer());
+  // Every e-invoice this file gets must obey the EN 16931 business rules (test/support/en16931.ts).
+  if (res.status === 200 && (res.headers.get('content-type') ?? '').startsWith(UBL)) assertEn16931(bytes.toString('utf8'));
+  return { status: res.status, headers: res.headers, bytes };
 }
 
 let n = 0;
@@ -107,6 +111,23 @@ describe('PDF', () => {
     });
   }
 
+  it('shows subtotal, discount, taxable amount and tax per rate as the tax groups say, naming each rate once', async () => {
+    const named = (await admin.post('/api/taxes', { name: 'VAT 20%', rate: 20 })).body['@id'];
+    const seven = (await admin.post('/api/taxes', { name: 'Low VAT', rate: 7 })).body['@id'];
+    const iri = await clientWith('Discount Client', 'EUR', 'FR');
+    const inv = await admin.post('/api/invoices', {
+      client: iri, discountType: 'percentage', discountValue: 10,
+      lines: [{ description: 'Design', qty: 3, price: 3333, tax: named }, { description: 'Books', qty: 1, price: 4550, tax: seven }],
+    });
+    expect(inv.status).toBe(201);
+    const text = pdfText((await getBytes(admin, inv.body['@id'], PDF)).bytes);
+    // CONTRACT §6: discounts 10.00 and 4.55, taxable 89.99 and 40.95, tax 18.00 and 2.87.
+    for (const row of ['Subtotal 145.49', 'Discount (10%) -14.55', 'Taxable at 7% 40.95', 'Low VAT 7% 2.87', 'Taxable at 20% 89.99', 'VAT 20% 18.00', 'Total EUR 151.81']) {
+      expect(text).toContain(row);
+    }
+    expect(text).not.toContain('20% 20%');
+  });
+
   it('breaks long invoices over pages, every line shown once', async () => {
     const iri = await clientWith('Many Lines Ltd', 'EUR', 'FR');
     const lines = Array.from({ length: 60 }, (_, i) => ({ description: `Item number ${i + 1}`, qty: 1, price: 100 + i }));
@@ -181,7 +202,7 @@ describe('PDF', () => {
 
 // ---- UBL ------------------------------------------------------------------------------------
 
-const parser = new XMLParser({ ignoreAttributes: false, removeNSPrefix: true, parseTagValue: false, isArray: (name) => ['InvoiceLine', 'TaxSubtotal', 'TaxTotal'].includes(name) });
+const parser = new XMLParser({ ignoreAttributes: false, removeNSPrefix: true, parseTagValue: false, isArray: (name) => ['InvoiceLine', 'CreditNoteLine', 'TaxSubtotal', 'TaxTotal', 'AllowanceCharge'].includes(name) });
 type X = Record<string, any>;
 const textOf = (v: unknown): string => (v && typeof v === 'object' ? String((v as X)['#text']) : String(v));
 
@@ -290,11 +311,51 @@ describe('UBL e-invoice', () => {
     expect(xml).toContain('<cbc:PayableAmount currencyID="BHD">122.223</cbc:PayableAmount>');
   });
 
-  it('refuses an invoice with a discount: 422 naming discountType', async () => {
-    const { res } = await ubl('EUR', [{ description: 'Design', qty: 1, price: 10000, tax: 'vat' }], { discountType: 'percentage', discountValue: 10 });
-    expect(res.status).toBe(422);
-    const body = JSON.parse(res.bytes.toString('utf8'));
-    expect(body.violations.map((v: X) => v.propertyPath)).toEqual(['discountType']);
+  it('carries a discount as one allowance per tax group, and a VAT breakdown of the groups (CONTRACT §13)', async () => {
+    taxes.seven ??= (await admin.post('/api/taxes', { name: 'Reduced', rate: 7 })).body['@id'];
+    const lines = [{ description: 'Design', qty: 3, price: 3333, tax: 'vat' }, { description: 'Books', qty: 1, price: 4550, tax: 'seven' }];
+    for (const [extra, allowances] of [
+      [{ discountType: 'percentage', discountValue: 10 }, [['S', '7', '4.55', '45.50', '10'], ['S', '20', '10.00', '99.99', '10']]],
+      [{ discountType: 'fixed', discountValue: 2000 }, [['S', '7', '6.25', undefined, undefined], ['S', '20', '13.75', undefined, undefined]]],
+    ] as const) {
+      const { inv, res } = await ubl('EUR', [...lines], extra);
+      expect(res.status, res.bytes.toString('utf8')).toBe(200);
+      const xml = res.bytes.toString('utf8');
+      expect(en16931Violations(xml)).toEqual([]);
+      const doc = parser.parse(xml).Invoice as X;
+      const found = ((doc.AllowanceCharge ?? []) as X[]).map((a) => {
+        expect(textOf(a.ChargeIndicator)).toBe('false');
+        expect(textOf(a.AllowanceChargeReasonCode)).toBe('95');
+        return [textOf(a.TaxCategory.ID), textOf(a.TaxCategory.Percent), textOf(a.Amount), a.BaseAmount && textOf(a.BaseAmount), a.MultiplierFactorNumeric && textOf(a.MultiplierFactorNumeric)];
+      });
+      expect(found).toEqual(allowances);
+      const breakdown = (doc.TaxTotal[0].TaxSubtotal as X[]).map((x) => [textOf(x.TaxCategory.Percent), units(x.TaxableAmount, 2), units(x.TaxAmount, 2)]);
+      expect(breakdown).toEqual(inv.taxGroups.map((g: X) => [String(g.rate), BigInt(g.taxable), BigInt(g.tax)]));
+      const m = doc.LegalMonetaryTotal;
+      expect(units(m.AllowanceTotalAmount, 2)).toBe(BigInt(inv.discountTotal));
+      expect(units(m.PayableAmount, 2)).toBe(BigInt(inv.total));
+    }
+  });
+
+  it('the rule checker finds what breaks EN 16931, naming each rule', async () => {
+    const { res } = await ubl('EUR', [{ description: 'Design', qty: 3, price: 3333, tax: 'vat' }, { description: 'Fee', qty: 1, price: 500 }], { discountType: 'percentage', discountValue: 10 });
+    const xml = res.bytes.toString('utf8');
+    expect(en16931Violations(xml)).toEqual([]);
+    const ids = (broken: string) => en16931Violations(broken).map((v) => /^\[([A-Z0-9-]+)\]/.exec(v)![1]);
+    // A tax 1.00 off its taxable amount × rate (BR-CO-17, BR-S-09), which then no longer adds up (BR-CO-14).
+    expect(ids(xml.replace('<cbc:TaxAmount currencyID="EUR">18.00</cbc:TaxAmount><cac:TaxCategory>', '<cbc:TaxAmount currencyID="EUR">19.00</cbc:TaxAmount><cac:TaxCategory>'))).toEqual(expect.arrayContaining(['BR-CO-14', 'BR-CO-17', 'BR-S-09']));
+    // An allowance without reason, one without amount or category.
+    expect(ids(xml.replace(/<cbc:AllowanceChargeReasonCode>95<\/cbc:AllowanceChargeReasonCode><cbc:AllowanceChargeReason>Discount<\/cbc:AllowanceChargeReason>/, ''))).toContain('BR-33');
+    expect(ids(xml.replace(/<cbc:Amount currencyID="EUR">10.00<\/cbc:Amount>/, ''))).toEqual(expect.arrayContaining(['BR-31', 'BR-CO-11', 'BR-S-08']));
+    expect(ids(xml.replace(/(<cac:AllowanceCharge>.*?)<cac:TaxCategory>.*?<\/cac:TaxCategory>/, '$1'))).toEqual(expect.arrayContaining(['BR-32']));
+    // Totals that do not add up, and an amount with too many decimals.
+    expect(ids(xml.replace(/<cbc:LineExtensionAmount currencyID="EUR">(\d+)\.(\d+)<\/cbc:LineExtensionAmount><cbc:TaxExclusiveAmount/, '<cbc:LineExtensionAmount currencyID="EUR">1.00</cbc:LineExtensionAmount><cbc:TaxExclusiveAmount'))).toEqual(['BR-CO-10']);
+    expect(ids(xml.replace(/<cbc:TaxExclusiveAmount currencyID="EUR">[\d.]+</, '<cbc:TaxExclusiveAmount currencyID="EUR">1.00<'))).toEqual(expect.arrayContaining(['BR-CO-13', 'BR-CO-15']));
+    expect(ids(xml.replace(/<cbc:TaxInclusiveAmount currencyID="EUR">[\d.]+</, '<cbc:TaxInclusiveAmount currencyID="EUR">1.00<'))).toEqual(expect.arrayContaining(['BR-CO-15', 'BR-CO-16']));
+    expect(ids(xml.replace(/<cbc:AllowanceTotalAmount currencyID="EUR">[\d.]+</, '<cbc:AllowanceTotalAmount currencyID="EUR">1.00<'))).toContain('BR-CO-11');
+    expect(ids(xml.replace(/<cbc:ChargeTotalAmount currencyID="EUR">0.00</, '<cbc:ChargeTotalAmount currencyID="EUR">1.00<'))).toContain('BR-CO-12');
+    expect(ids(xml.replace(/<cbc:PrepaidAmount currencyID="EUR">0.00</, '<cbc:PrepaidAmount currencyID="EUR">0.005<'))).toEqual(expect.arrayContaining(['BR-DEC', 'BR-CO-16']));
+    expect(() => assertEn16931(xml.replace('18.00</cbc:TaxAmount><cac:TaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>20<', '18.00</cbc:TaxAmount><cac:TaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>10<'))).toThrow(/\[BR-S-09\][^]*\[BR-S-08\]/);
   });
 
   it('names what the standard requires and is missing', async () => {

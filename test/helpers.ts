@@ -11,6 +11,9 @@ import { loadConfig, type Config } from '../server/config.ts';
 import { openDatabase, type Database } from '../server/db.ts';
 import { startServer, type Running } from '../server/serve.ts';
 import { tokenCreate, userCreate } from '../server/commands.ts';
+import { assertEn16931 } from './support/en16931.ts';
+
+const UBL_TYPE = 'application/vnd.oasis.ubl+xml';
 
 export interface TestDatabase {
   database: Database;
@@ -128,6 +131,8 @@ export async function call(t: { url: string }, method: string, path: string, o: 
   const text = await res.text();
   let parsed: unknown = undefined;
   if (/json/.test(res.headers.get('content-type') ?? '') && text) parsed = JSON.parse(text);
+  // Every e-invoice a test gets must obey the EN 16931 business rules.
+  if (res.status === 200 && (res.headers.get('content-type') ?? '').startsWith(UBL_TYPE)) assertEn16931(text);
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
 

@@ -68,15 +68,20 @@ describe('totals (CONTRACT §6)', () => {
     let res = await api.patch(inv['@id'], { lines: [{ description: 'X', price: 999, qty: 2.5, tax: exc20 }, { description: 'Y', price: 1 }] });
     expect(res.body).toMatchObject({ subtotal: 2499, taxTotal: 500, total: 2999 }); // 2497.5 → 2498; 2498 × 20 % = 499.6 → 500
     expect(res.body.lines.map((l: any) => l.total)).toEqual([2498, 1]);
+    expect(res.body.lines.map((l: any) => l.net)).toEqual([2498, 1]);
+    expect(res.body.taxGroups).toEqual([{ rate: 0, base: 1, discount: 0, taxable: 1, tax: 0 }, { rate: 20, base: 2498, discount: 0, taxable: 2498, tax: 500 }]);
+    // The discount comes off each rate's net before tax (EN 16931): 10 % of 2498 is 249.8 → 250.
     res = await api.patch(inv['@id'], { discountType: 'percentage', discountValue: 10 });
-    expect(res.body).toMatchObject({ discountTotal: 300, total: 2699, balance: 2699 });
+    expect(res.body).toMatchObject({ discountTotal: 250, taxTotal: 450, total: 2699, balance: 2699 });
+    // A fixed 999 over bases 1 and 2498: 0 and 998, the missing unit to the larger remainder.
     res = await api.patch(inv['@id'], { discountType: 'fixed', discountValue: 999 });
-    expect(res.body).toMatchObject({ discountTotal: 999, total: 2000 });
-    expect(violation(await api.patch(inv['@id'], { discountValue: 3000 }), 'discountValue')).toMatch(/\(2999\)/);
+    expect(res.body).toMatchObject({ discountTotal: 999, taxTotal: 300, total: 1800 });
+    expect(res.body.taxGroups.map((g: any) => g.discount)).toEqual([0, 999]);
+    expect(violation(await api.patch(inv['@id'], { discountValue: 3000 }), 'discountValue')).toMatch(/\(2499\)/);
     violation(await api.patch(inv['@id'], { discountType: 'percentage', discountValue: 150 }), 'discountValue');
     violation(await api.patch(inv['@id'], { discountValue: 10.5 }), 'discountValue');
     expect(violation(await api.patch(inv['@id'], { lines: [{ description: 'Huge', price: 9_000_000_000_000_000, qty: 1000 }] }), 'lines')).toMatch(/too large/);
-    expect((await api.get(inv['@id'])).body).toMatchObject({ discountType: 'fixed', discountValue: 999, total: 2000 });
+    expect((await api.get(inv['@id'])).body).toMatchObject({ discountType: 'fixed', discountValue: 999, total: 1800 });
   });
 
   it('keeps the order of embedded lines', async () => {
@@ -358,7 +363,7 @@ describe('quotes', () => {
       client: clientIri, discountType: 'percentage', discountValue: 10, terms: 'Net 15', notes: 'Hello',
       lines: [{ description: 'Design', qty: 1.5, price: 20000, tax: exc20 }, { description: 'Build', price: 50000, tax: inc20 }],
     })).body;
-    expect(q).toMatchObject({ subtotal: 71667, taxTotal: 14333, discountTotal: 8600, total: 77400 });
+    expect(q).toMatchObject({ subtotal: 71667, taxTotal: 12900, discountTotal: 7167, total: 77400 });
     await api.patch(q['@id'], { status: 'sent' });
     const accepted = await api.patch(q['@id'], { status: 'accepted' });
     expect(accepted.status, accepted.text).toBe(200);
@@ -366,7 +371,7 @@ describe('quotes', () => {
     const inv = (await api.get(accepted.body.invoice)).body;
     expect(inv).toMatchObject({
       status: 'draft', client: clientIri, quote: q['@id'], discountType: 'percentage', discountValue: 10, terms: 'Net 15', notes: 'Hello',
-      subtotal: 71667, taxTotal: 14333, discountTotal: 8600, total: 77400, currency: 'EUR',
+      subtotal: 71667, taxTotal: 12900, discountTotal: 7167, total: 77400, currency: 'EUR',
     });
     expect(inv.number).toMatch(/^INV-\d{6}$/);
     expect(inv.lines.map((l: any) => [l.description, l.qty, l.price, l.tax])).toEqual([['Design', 1.5, 20000, exc20], ['Build', 1, 50000, inc20]]);

@@ -88,6 +88,24 @@ BEGIN
 END $$;
 DROP TRIGGER IF EXISTS "payments_version" ON "payments";
 CREATE TRIGGER "payments_version" BEFORE UPDATE ON "payments" FOR EACH ROW EXECUTE FUNCTION "payments_version"();
+CREATE OR REPLACE FUNCTION "credit_notes_version"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.version = OLD.version AND NOT EXISTS (SELECT 1 FROM "credit_notes" WHERE id = OLD.id AND xmin = pg_current_xact_id()::xid) THEN
+    NEW.version := OLD.version + 1;
+  END IF;
+  RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS "credit_notes_version" ON "credit_notes";
+CREATE TRIGGER "credit_notes_version" BEFORE UPDATE ON "credit_notes" FOR EACH ROW EXECUTE FUNCTION "credit_notes_version"();
+CREATE OR REPLACE FUNCTION "credit_note_lines_version"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.version = OLD.version AND NOT EXISTS (SELECT 1 FROM "credit_note_lines" WHERE id = OLD.id AND xmin = pg_current_xact_id()::xid) THEN
+    NEW.version := OLD.version + 1;
+  END IF;
+  RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS "credit_note_lines_version" ON "credit_note_lines";
+CREATE TRIGGER "credit_note_lines_version" BEFORE UPDATE ON "credit_note_lines" FOR EACH ROW EXECUTE FUNCTION "credit_note_lines_version"();
 CREATE OR REPLACE FUNCTION "webhooks_version"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.version = OLD.version AND NOT EXISTS (SELECT 1 FROM "webhooks" WHERE id = OLD.id AND xmin = pg_current_xact_id()::xid) THEN
@@ -137,3 +155,23 @@ DROP TRIGGER IF EXISTS "quote_lines_bumps_quotes_on_update" ON "quote_lines";
 CREATE TRIGGER "quote_lines_bumps_quotes_on_update" AFTER UPDATE ON "quote_lines" REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "quote_lines_bumps_quotes"();
 DROP TRIGGER IF EXISTS "quote_lines_bumps_quotes_on_delete" ON "quote_lines";
 CREATE TRIGGER "quote_lines_bumps_quotes_on_delete" AFTER DELETE ON "quote_lines" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION "quote_lines_bumps_quotes"();
+CREATE OR REPLACE FUNCTION "credit_note_lines_bumps_credit_notes"() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE owner_id uuid;
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    FOR owner_id IN SELECT DISTINCT "credit_note_id" FROM old_rows WHERE "credit_note_id" IS NOT NULL LOOP
+      UPDATE "credit_notes" SET version = version + 1 WHERE id = owner_id AND xmin <> pg_current_xact_id()::xid;
+    END LOOP;
+  ELSE
+    FOR owner_id IN SELECT DISTINCT "credit_note_id" FROM new_rows WHERE "credit_note_id" IS NOT NULL LOOP
+      UPDATE "credit_notes" SET version = version + 1 WHERE id = owner_id AND xmin <> pg_current_xact_id()::xid;
+    END LOOP;
+  END IF;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS "credit_note_lines_bumps_credit_notes_on_insert" ON "credit_note_lines";
+CREATE TRIGGER "credit_note_lines_bumps_credit_notes_on_insert" AFTER INSERT ON "credit_note_lines" REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "credit_note_lines_bumps_credit_notes"();
+DROP TRIGGER IF EXISTS "credit_note_lines_bumps_credit_notes_on_update" ON "credit_note_lines";
+CREATE TRIGGER "credit_note_lines_bumps_credit_notes_on_update" AFTER UPDATE ON "credit_note_lines" REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION "credit_note_lines_bumps_credit_notes"();
+DROP TRIGGER IF EXISTS "credit_note_lines_bumps_credit_notes_on_delete" ON "credit_note_lines";
+CREATE TRIGGER "credit_note_lines_bumps_credit_notes_on_delete" AFTER DELETE ON "credit_note_lines" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION "credit_note_lines_bumps_credit_notes"();

@@ -90,11 +90,14 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
   }
 
   /** The object type of the items of an embedded list (stored with the record). */
+  const sharedItemTypes = new Map<string, GraphQLObjectType>();
   function listItemType(r: ModelResource, f: ModelField): GraphQLObjectType {
-    const of = (f.def as { of: Record<string, ScalarField> }).of;
-    return new GraphQLObjectType({
-      name: `${r.name}${upperFirst(f.name)}Item`,
-      description: `One item of ${r.name}.${f.name}.`,
+    const { of, typeName } = f.def as { of: Record<string, ScalarField>; typeName?: string };
+    const shared = typeName ? sharedItemTypes.get(typeName) : undefined;
+    if (shared) return shared;
+    const type = new GraphQLObjectType({
+      name: typeName ?? `${r.name}${upperFirst(f.name)}Item`,
+      description: typeName ? (f.def.description ?? typeName) : `One item of ${r.name}.${f.name}.`,
       fields: () => {
         const fields: GraphQLFieldConfigMap<FieldValues, GraphqlContext> = {};
         for (const [name, d] of Object.entries(of)) {
@@ -104,6 +107,8 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
         return fields;
       },
     });
+    if (typeName) sharedItemTypes.set(typeName, type);
+    return type;
   }
 
   function childrenField(r: ModelResource, f: ModelField): Field {

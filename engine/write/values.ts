@@ -1,6 +1,7 @@
 // A record's values as the write statements take them: stored values (decimals as exact text),
 // bound as `v0`, `v1`, …; embedded children as the rows to insert (defaults, id, company, owner,
 // timestamps, position).
+import type { TextField } from '../descriptor.ts';
 import type { Model, ModelField, ModelResource } from '../model.ts';
 import type { FieldValues, Principal } from '../types.ts';
 import { uuidv7 } from '../uuid.ts';
@@ -36,7 +37,14 @@ export function bindColumns(r: ModelResource, stored: FieldValues, values: Recor
 export const isNumbered = (f: ModelField): boolean => f.def.kind === 'text' && Boolean(f.def.sequence);
 
 /** The sequence fields of `r` that `data` leaves empty: they take their counter's next number. */
-export const unnumbered = (r: ModelResource, data: FieldValues): ModelField[] => r.stored.filter((f) => isNumbered(f) && (data[f.name] === undefined || data[f.name] === null));
+export const unnumbered = (r: ModelResource, data: FieldValues): ModelField[] =>
+  r.stored.filter((f) => isNumbered(f) && (data[f.name] === undefined || data[f.name] === null) && numberedNow(f, data));
+
+/** A sequence with `when` numbers only records in one of its states. */
+function numberedNow(f: ModelField, data: FieldValues): boolean {
+  const when = (f.def as TextField).sequence!.when;
+  return !when || when.in.includes(String(data[when.field]));
+}
 
 /** Rows of embedded children as the write statements insert them. */
 export interface ChildRows {

@@ -1,5 +1,5 @@
 // Client rules: the default currency, and the currency lock once documents or payments use it.
-// (Deleting a client with invoices, quotes, recurring invoices or payments is refused by their
+// (Deleting a client with invoices, quotes, recurring invoices, payments or credit notes is refused by their
 // references (409); its contacts and addresses are deleted with it.)
 import { eq } from 'drizzle-orm';
 import { ApiError, ViolationCode } from '../../engine/errors.ts';
@@ -10,6 +10,7 @@ const USERS = [
   ['Quote', 'quotes'],
   ['RecurringInvoice', 'recurring invoices'],
   ['Payment', 'payments'],
+  ['CreditNote', 'credit notes'],
 ] as const;
 
 /** The kinds of records that use a client, e.g. ["invoices", "payments"]. */

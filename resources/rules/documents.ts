@@ -1,4 +1,4 @@
-// Rules shared by the documents addressed to a client (invoices, quotes, recurring invoices):
+// Rules shared by the documents addressed to a client (invoices, quotes, recurring invoices, credit notes):
 // their currency, their discount and their totals (CONTRACT §6, arithmetic in totals.ts).
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { FieldValues } from '../../engine/types.ts';
@@ -35,10 +35,10 @@ function totalsOrRefuse(lines: LineInput[], discount: { type: DiscountType; valu
     if (e instanceof AmountTooLarge) throw ApiError.validation([{ propertyPath: 'lines', message: 'The amounts of these lines are too large.', code: ViolationCode.range }]);
     throw e;
   }
-  if (strict && totals.discountExceedsGross) {
+  if (strict && totals.discountExceedsBase) {
     throw ApiError.validation([{
       propertyPath: 'discountValue',
-      message: `A fixed discount cannot exceed the amount before discount (${totals.subtotal + totals.taxTotal}).`,
+      message: `A fixed discount cannot exceed the amount before tax and discount (${Math.max(totals.subtotal, 0)}).`,
       code: ViolationCode.range,
     }]);
   }
@@ -50,7 +50,12 @@ const money = (totals: Totals) => ({
   taxTotal: totals.taxTotal,
   discountTotal: totals.discountTotal,
   total: totals.total,
+  taxGroups: totals.groups,
 });
+
+/** What an invoice still asks for: total − amountPaid − amountCredited (CONTRACT §6.5). */
+const balanceOf = (total: number, d: { amountPaid?: number | string | null; amountCredited?: number | string | null }) =>
+  total - Number(d.amountPaid ?? 0) - Number(d.amountCredited ?? 0);
 
 /**
  * Recomputes an invoice or a quote from its lines: each line's `total`, and the document's
@@ -58,7 +63,7 @@ const money = (totals: Totals) => ({
  * use their tax's current rate and type and store them (`taxRate`, `taxType`); once it has left
  * draft, each line keeps the rate and type it was computed with, so its amounts never move.
  */
-export async function recomputeDocument(api: HookApi, name: 'Invoice' | 'Quote', id: string, o: ComputeOptions = {}): Promise<void> {
+export async function recomputeDocument(api: HookApi, name: string, id: string, o: ComputeOptions = {}): Promise<void> {
   const doc = api.model.get(name);
   const linesField = doc.byName.get('lines')!;
   const lineResource = api.model.get(linesField.target!);
@@ -67,22 +72,26 @@ export async function recomputeDocument(api: HookApi, name: 'Invoice' | 'Quote',
   const lt = api.table(lineResource.name);
   const tt = api.table('Tax');
   const hasBalance = doc.byName.has('balance');
+  const hasCredited = doc.byName.has('amountCredited');
 
   const [d] = (await api.tx
-    .select({ status: t.status, discountType: t.discountType, discountValue: t.discountValue, ...(hasBalance ? { amountPaid: t.amountPaid } : {}) })
+    .select({
+      status: t.status, discountType: t.discountType, discountValue: t.discountValue,
+      ...(hasBalance ? { amountPaid: t.amountPaid } : {}), ...(hasCredited ? { amountCredited: t.amountCredited } : {}),
+    })
     .from(t)
     .where(eq(t.id, id))
-    .for('update')) as { status: string; discountType: DiscountType; discountValue: string; amountPaid?: number }[];
+    .for('update')) as { status: string; discountType: DiscountType; discountValue: string; amountPaid?: number; amountCredited?: number }[];
   if (!d) return;
   const rows = (await api.tx
     .select({
-      id: lt.id, price: lt.price, qty: lt.qty, total: lt.total, tax: lt.tax,
+      id: lt.id, price: lt.price, qty: lt.qty, total: lt.total, net: lt.net, tax: lt.tax,
       taxRate: lt.taxRate, taxType: lt.taxType, currentRate: tt.rate, currentType: tt.type,
     })
     .from(lt)
     .leftJoin(tt, eq(tt.id, lt.tax))
     .where(eq(lt[via], id))) as {
-      id: string; price: number; qty: string; total: number; tax: string | null;
+      id: string; price: number; qty: string; total: number; net: number | null; tax: string | null;
       taxRate: string | null; taxType: TaxType | null; currentRate: string | null; currentType: TaxType | null;
     }[];
 
@@ -100,19 +109,19 @@ export async function recomputeDocument(api: HookApi, name: 'Invoice' | 'Quote',
   );
 
   const changed = rows
-    .map((row, i) => ({ row, tax: applied[i], total: totals.lines[i]!.total }))
-    .filter(({ row, tax, total }) => row.total !== total || row.taxRate !== (tax?.rate ?? null) || row.taxType !== (tax?.type ?? null));
+    .map((row, i) => ({ row, tax: applied[i], total: totals.lines[i]!.total, net: totals.lines[i]!.net }))
+    .filter(({ row, tax, total, net }) => Number(row.total) !== total || row.net === null || Number(row.net) !== net || row.taxRate !== (tax?.rate ?? null) || row.taxType !== (tax?.type ?? null));
   if (changed.length) {
     const col = (field: string) => sql.identifier(lineResource.byName.get(field)!.column);
     const values = sql.join(
-      changed.map((c) => sql`(${c.row.id}::uuid, ${c.total}::bigint, ${c.tax?.rate ?? null}::numeric, ${c.tax?.type ?? null}::text)`),
+      changed.map((c) => sql`(${c.row.id}::uuid, ${c.total}::bigint, ${c.net}::bigint, ${c.tax?.rate ?? null}::numeric, ${c.tax?.type ?? null}::text)`),
       sql`, `,
     );
-    await api.tx.execute(sql`update ${lt} set ${col('total')} = v.total, ${col('taxRate')} = v.rate, ${col('taxType')} = v.type, "updated_at" = now()
-      from (values ${values}) as v(id, total, rate, type) where ${lt.id} = v.id`);
+    await api.tx.execute(sql`update ${lt} set ${col('total')} = v.total, ${col('net')} = v.net, ${col('taxRate')} = v.rate, ${col('taxType')} = v.type, "updated_at" = now()
+      from (values ${values}) as v(id, total, net, rate, type) where ${lt.id} = v.id`);
   }
   const set: FieldValues = { ...money(totals), updatedAt: new Date() };
-  if (hasBalance) set.balance = totals.total - Number(d.amountPaid ?? 0);
+  if (hasBalance) set.balance = balanceOf(totals.total, d);
   await api.tx.update(t).set(set).where(eq(t.id, id));
 }
 
@@ -167,6 +176,7 @@ export async function computeNewDocument(api: HookApi, data: FieldValues, childr
   );
   lines.forEach((line, i) => {
     line.total = totals.lines[i]!.total;
+    line.net = totals.lines[i]!.net;
     line.taxRate = taxes[i]?.rate ?? null;
     line.taxType = taxes[i]?.type ?? null;
   });

@@ -18,6 +18,13 @@ export const invoiceRules: HookSet = {
     await copyClientCurrency(api, e);
     checkDiscount(api, e);
     // A draft never has payments: they would be lost in its edits.
+    if (e.existing && e.existing.status !== 'draft' && e.data.status === 'draft' && Number(e.existing.amountCredited ?? 0) > 0) {
+      throw ApiError.validation([{
+        propertyPath: 'status',
+        message: 'An invoice with issued credit notes cannot go back to "draft".',
+        code: ViolationCode.state,
+      }]);
+    }
     if (e.existing && e.existing.status !== 'draft' && e.data.status === 'draft' && (await hasPayments(api, String(e.existing.id)))) {
       throw ApiError.validation([{
         propertyPath: 'status',

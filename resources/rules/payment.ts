@@ -14,13 +14,13 @@ async function settle(api: HookApi, invoiceId: string, paidAt: Date | null): Pro
   const inv = api.table('Invoice');
   const pay = api.table('Payment');
   const [invoice] = (await api.tx
-    .select({ status: inv.status, total: inv.total, dueDate: inv.dueDate, paidAt: inv.paidAt })
+    .select({ status: inv.status, total: inv.total, amountCredited: inv.amountCredited, dueDate: inv.dueDate, paidAt: inv.paidAt })
     .from(inv)
-    .where(eq(inv.id, invoiceId))) as { status: string; total: number; dueDate: string | null; paidAt: Date | null }[];
+    .where(eq(inv.id, invoiceId))) as { status: string; total: number; amountCredited: number; dueDate: string | null; paidAt: Date | null }[];
   if (!invoice) return;
   const [sum] = await api.tx.select({ paid: sql<string>`coalesce(sum(${pay.amount}), 0)` }).from(pay).where(eq(pay.invoice, invoiceId));
   const amountPaid = Number(sum?.paid ?? 0);
-  const balance = Number(invoice.total) - amountPaid;
+  const balance = Number(invoice.total) - amountPaid - Number(invoice.amountCredited ?? 0);
   let status = invoice.status;
   let paid = invoice.paidAt;
   if (PAYABLE.includes(status) && balance <= 0 && amountPaid > 0) {

@@ -1,5 +1,5 @@
 // Tax rules: a tax in use cannot be deleted, and editing a tax changes the amounts of drafts only
-// (invoices and quotes that have left draft keep the rate and type each line was computed with).
+// (invoices, quotes and credit notes that have left draft keep the rate and type each line was computed with).
 import { and, eq, sql } from 'drizzle-orm';
 import { ApiError } from '../../engine/errors.ts';
 import type { HookApi, HookSet } from '../../engine/hooks.ts';
@@ -16,8 +16,8 @@ async function templatesUsing(api: HookApi, taxId: string): Promise<string[]> {
   return rows.map((r) => r.id as string);
 }
 
-/** Draft invoices or quotes with a line using the tax. */
-async function draftsUsing(api: HookApi, doc: 'Invoice' | 'Quote', line: 'InvoiceLine' | 'QuoteLine', via: string, taxId: string): Promise<string[]> {
+/** Draft invoices, quotes or credit notes with a line using the tax. */
+async function draftsUsing(api: HookApi, doc: string, line: string, via: string, taxId: string): Promise<string[]> {
   const d = api.table(doc);
   const l = api.table(line);
   const rows = await api.tx
@@ -38,12 +38,13 @@ export const taxRules: HookSet = {
     // A tax edit may lower a draft's amount below its fixed discount: the discount is capped then.
     for (const inv of await draftsUsing(api, 'Invoice', 'InvoiceLine', 'invoice', id)) await recomputeDocument(api, 'Invoice', inv, { strict: false });
     for (const quote of await draftsUsing(api, 'Quote', 'QuoteLine', 'quote', id)) await recomputeDocument(api, 'Quote', quote, { strict: false });
+    for (const note of await draftsUsing(api, 'CreditNote', 'CreditNoteLine', 'creditNote', id)) await recomputeDocument(api, 'CreditNote', note, { strict: false });
     for (const tpl of await templatesUsing(api, id)) await recomputeTemplate(api, tpl, { strict: false });
   },
   async beforeDelete(api, existing) {
     const id = String(existing.id);
     const users: string[] = [];
-    for (const [line, label] of [['InvoiceLine', 'invoice lines'], ['QuoteLine', 'quote lines']] as const) {
+    for (const [line, label] of [['InvoiceLine', 'invoice lines'], ['QuoteLine', 'quote lines'], ['CreditNoteLine', 'credit note lines']] as const) {
       const l = api.table(line);
       const [row] = await api.tx.select({ id: l.id }).from(l).where(eq(l.tax, id)).limit(1);
       if (row) users.push(label);

@@ -23,9 +23,7 @@ export interface LineInput {
 export interface LineAmounts {
   /** round(price × qty). */
   total: number;
-  /** The line's tax amount. */
-  tax: number;
-  /** What the line adds to the subtotal: total, less the tax it contains when inclusive. */
+  /** What the line adds to its group's base: total, less the tax it contains when inclusive. */
   net: number;
 }
 
@@ -34,14 +32,29 @@ export interface Discount {
   value: string | number;
 }
 
+/** The lines at one tax rate (CONTRACT §6.2–4); lines without a tax form the 0 % group. */
+export interface TaxGroup {
+  /** The rate as a decimal number (at most 4 places). */
+  rate: number;
+  /** Σ net of the group's lines. */
+  base: number;
+  /** The group's share of the document's discount. */
+  discount: number;
+  /** base − discount. */
+  taxable: number;
+  tax: number;
+}
+
 export interface Totals {
   lines: LineAmounts[];
+  /** Ascending by rate. */
+  groups: TaxGroup[];
   subtotal: number;
   taxTotal: number;
   discountTotal: number;
   total: number;
-  /** A fixed discount larger than the amount before discount (it is capped at that amount). */
-  discountExceedsGross: boolean;
+  /** A fixed discount larger than Σ base (it is then capped at Σ base, or 0 when that is below 0). */
+  discountExceedsBase: boolean;
 }
 
 export class AmountTooLarge extends RangeError {
@@ -68,6 +81,14 @@ export function scaled(value: string | number | bigint, scale = SCALE): bigint {
   return sign === '-' ? -digits : digits;
 }
 
+/** An integer scaled by 10^SCALE as the shortest decimal text ("20", "7.5", "-0.0125"). */
+export function unscaled(v: bigint): string {
+  const neg = v < 0n;
+  const a = neg ? -v : v;
+  const frac = String(a % ONE).padStart(SCALE, '0').replace(/0+$/, '');
+  return `${neg ? '-' : ''}${a / ONE}${frac ? `.${frac}` : ''}`;
+}
+
 /** n / d rounded to the nearest integer, halves away from zero. */
 export function divRound(n: bigint, d: bigint): bigint {
   if (d === 0n) throw new RangeError('Division by zero');
@@ -82,54 +103,101 @@ export function divRound(n: bigint, d: bigint): bigint {
   return q;
 }
 
+/** ⌊n / d⌋ for d > 0 (BigInt division truncates toward zero). */
+function floorDiv(n: bigint, d: bigint): bigint {
+  const q = n / d;
+  return n % d !== 0n && n < 0n ? q - 1n : q;
+}
+
 function toSafe(v: bigint): number {
   if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) throw new AmountTooLarge();
   return Number(v);
 }
 
-/** One line: `total = round(price × qty)`, then its tax, exclusive or inclusive. */
-export function lineAmounts(line: LineInput): LineAmounts {
+function lineBig(line: LineInput): { total: bigint; net: bigint } {
   const total = divRound(BigInt(line.price) * scaled(line.qty), ONE);
-  let tax = 0n;
-  if (line.tax) {
-    const rate = scaled(line.tax.rate);
-    if (line.tax.type === 'inclusive') tax = total - divRound(total * HUNDRED, HUNDRED + rate);
-    else tax = divRound(total * rate, HUNDRED);
+  if (line.tax?.type !== 'inclusive') return { total, net: total };
+  return { total, net: divRound(total * HUNDRED, HUNDRED + scaled(line.tax.rate)) };
+}
+
+/** One line (§6.1): `total = round(price × qty)`; `net` is total less the tax an inclusive price contains. */
+export function lineAmounts(line: LineInput): LineAmounts {
+  const { total, net } = lineBig(line);
+  return { total: toSafe(total), net: toSafe(net) };
+}
+
+/**
+ * Splits a fixed discount `amount` over bases (§6.3): each gets ⌊amount × base / Σ base⌋, and the
+ * units still missing go one each to the largest remainders (ties: the larger base, then the
+ * higher rate). Σ result = amount exactly; with bases ≥ 0 each share lies in [0, base].
+ */
+export function splitFixed(amount: bigint, bases: readonly bigint[], rates: readonly bigint[] = bases.map(() => 0n)): bigint[] {
+  const sum = bases.reduce((s, b) => s + b, 0n);
+  if (sum <= 0n || amount === 0n) return bases.map(() => 0n);
+  const shares = bases.map((b) => floorDiv(amount * b, sum));
+  let missing = amount - shares.reduce((s, x) => s + x, 0n);
+  const order = bases
+    .map((b, i) => ({ i, rem: amount * b - shares[i]! * sum, b, rate: rates[i]! }))
+    .sort((x, y) => (x.rem !== y.rem ? (y.rem > x.rem ? 1 : -1) : x.b !== y.b ? (y.b > x.b ? 1 : -1) : y.rate > x.rate ? 1 : y.rate < x.rate ? -1 : 0));
+  for (const o of order) {
+    if (missing <= 0n) break;
+    shares[o.i]! += 1n;
+    missing -= 1n;
   }
-  const net = line.tax?.type === 'inclusive' ? total - tax : total;
-  return { total: toSafe(total), tax: toSafe(tax), net: toSafe(net) };
+  return shares;
 }
 
 /** A document's totals from its lines and discount (CONTRACT §6). */
 export function computeTotals(lines: readonly LineInput[], discount: Discount): Totals {
-  const amounts = lines.map(lineAmounts);
-  let subtotal = 0n;
-  let taxTotal = 0n;
-  for (const a of amounts) {
-    subtotal += BigInt(a.net);
-    taxTotal += BigInt(a.tax);
-  }
-  const gross = subtotal + taxTotal;
-  let discountTotal = 0n;
-  let discountExceedsGross = false;
+  const amounts = lines.map(lineBig);
+  // §6.2: one group per rate.
+  const byRate = new Map<bigint, { rate: bigint; base: bigint; gross: bigint; inclusiveOnly: boolean }>();
+  lines.forEach((line, i) => {
+    const rate = line.tax ? scaled(line.tax.rate) : 0n;
+    let g = byRate.get(rate);
+    if (!g) byRate.set(rate, (g = { rate, base: 0n, gross: 0n, inclusiveOnly: true }));
+    g.base += amounts[i]!.net;
+    g.gross += amounts[i]!.total;
+    if (line.tax?.type !== 'inclusive') g.inclusiveOnly = false;
+  });
+  const groups = [...byRate.values()].sort((a, b) => (a.rate < b.rate ? -1 : a.rate > b.rate ? 1 : 0));
+  const subtotal = groups.reduce((s, g) => s + g.base, 0n);
+
+  // §6.3: each group's discount.
+  let discounts: bigint[] = groups.map(() => 0n);
+  let discountExceedsBase = false;
   if (discount.type === 'percentage') {
-    discountTotal = divRound(gross * scaled(discount.value), HUNDRED);
+    const p = scaled(discount.value);
+    discounts = groups.map((g) => divRound(g.base * p, HUNDRED));
   } else if (discount.type === 'fixed') {
-    // The value is a whole amount of minor units; it cannot take the total below zero.
-    discountTotal = scaled(discount.value) / ONE;
-    const cap = gross > 0n ? gross : 0n;
-    if (discountTotal > cap) {
-      discountExceedsGross = discountTotal > 0n;
-      discountTotal = cap;
+    let amount = scaled(discount.value) / ONE; // a whole amount of minor units (discountProblems)
+    const cap = subtotal > 0n ? subtotal : 0n;
+    if (amount > cap) {
+      discountExceedsBase = amount > 0n;
+      amount = cap;
     }
+    discounts = splitFixed(amount, groups.map((g) => g.base), groups.map((g) => g.rate));
   }
+
+  // §6.4: tax per group on its taxable amount.
+  let taxTotal = 0n;
+  let discountTotal = 0n;
+  const out = groups.map((g, i): TaxGroup => {
+    const d = discounts[i]!;
+    const taxable = g.base - d;
+    const tax = d === 0n && g.inclusiveOnly ? g.gross - g.base : divRound(taxable * g.rate, HUNDRED);
+    taxTotal += tax;
+    discountTotal += d;
+    return { rate: Number(unscaled(g.rate)), base: toSafe(g.base), discount: toSafe(d), taxable: toSafe(taxable), tax: toSafe(tax) };
+  });
   return {
-    lines: amounts,
+    lines: amounts.map((a) => ({ total: toSafe(a.total), net: toSafe(a.net) })),
+    groups: out,
     subtotal: toSafe(subtotal),
     taxTotal: toSafe(taxTotal),
     discountTotal: toSafe(discountTotal),
-    total: toSafe(gross - discountTotal),
-    discountExceedsGross,
+    total: toSafe(subtotal - discountTotal + taxTotal),
+    discountExceedsBase,
   };
 }
 

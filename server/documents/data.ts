@@ -1,17 +1,17 @@
 // What a document (PDF, UBL) shows, gathered through the engine's operations (so tenancy and
 // permissions are the engine's: 404 unknown, 403 another company's): the invoice or quote with
 // its lines, its client, the client's first address and first contact, the names of the taxes
-// used, and the seller's company profile. Amounts are the stored integers; each tax row is
-// computed from the lines with the same arithmetic as the totals (resources/rules/totals.ts).
+// used, and the seller's company profile. Amounts are the stored integers, the tax rows the
+// document's stored tax groups (CONTRACT §6), so PDF, UBL and the API show the same figures.
 import type { Principal, FieldValues } from '../../engine/types.ts';
 import type { ModelResource } from '../../engine/model.ts';
 import type { Engine } from '../../engine/operations.ts';
 import { condition } from '../../engine/query.ts';
-import { lineAmounts, scaled, type TaxType } from '../../resources/rules/totals.ts';
+import { lineAmounts, scaled, type TaxGroup, type TaxType } from '../../resources/rules/totals.ts';
 import type { Db } from '../../engine/types.ts';
 import { readCompany, type CompanyProfile } from '../company.ts';
 
-export type DocumentKind = 'invoice' | 'quote';
+export type DocumentKind = 'invoice' | 'quote' | 'creditNote';
 
 export interface DocumentLine {
   description: string;
@@ -20,8 +20,7 @@ export interface DocumentLine {
   price: number;
   /** round(price × qty). */
   total: number;
-  /** The line's tax amount and what it adds to the subtotal (total less an inclusive tax). */
-  tax: number;
+  /** What the line adds to its group's base (total less an inclusive tax). */
   net: number;
   /** The rate and type the line was computed with; null without a tax. */
   taxRate: string | null;
@@ -29,14 +28,11 @@ export interface DocumentLine {
   taxName: string | null;
 }
 
-export interface TaxRow {
-  /** The names of the taxes at this rate and type, e.g. "VAT". */
+/** One tax group (§6) with the names of the taxes its lines use, e.g. "VAT". */
+export interface TaxRow extends TaxGroup {
   names: string[];
-  rate: string;
-  type: TaxType;
-  /** Σ net of the lines at this rate, and Σ of their tax. */
-  base: number;
-  amount: number;
+  /** Every line of the group has a tax included in its price. */
+  inclusive: boolean;
 }
 
 export interface DocumentData {
@@ -49,7 +45,13 @@ export interface DocumentData {
   dueDate: string | null;
   currency: string;
   lines: DocumentLine[];
-  taxes: TaxRow[];
+  /** The tax groups, ascending by rate. */
+  groups: TaxRow[];
+  /**
+   * The groups do not add up to the document's totals: amounts issued under the earlier rule
+   * (a discount taken after tax), which an EN 16931 document cannot express.
+   */
+  legacyAmounts: boolean;
   subtotal: number;
   taxTotal: number;
   discountType: string;
@@ -58,9 +60,14 @@ export interface DocumentData {
   total: number;
   /** Invoices only. */
   amountPaid: number | null;
+  amountCredited: number | null;
   balance: number | null;
   terms: string | null;
   notes: string | null;
+  /** Why a credit note was made. */
+  reason: string | null;
+  /** A credit note's invoice number, when it is linked to one. */
+  invoiceNumber: string | null;
   seller: CompanyProfile;
   buyer: {
     name: string;
@@ -102,38 +109,40 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
       description: String(l.description ?? ''),
       qty: (l.qty as string | number | undefined) ?? 1,
       price: Number(l.price),
-      total: amounts.total,
-      tax: amounts.tax,
-      net: amounts.net,
+      total: Number(l.total ?? amounts.total),
+      net: l.net === undefined || l.net === null ? amounts.net : Number(l.net),
       taxRate,
       taxType,
       taxName: typeof l.tax === 'string' ? taxNames.get(l.tax) ?? null : null,
     };
   });
 
-  // One row per rate and type, in the order the lines first use them.
-  const rows = new Map<string, TaxRow>();
-  for (const l of lines) {
-    if (l.taxRate === null) continue;
-    const key = `${scaled(l.taxRate)}/${l.taxType}`;
-    let row = rows.get(key);
-    if (!row) rows.set(key, (row = { names: [], rate: l.taxRate, type: l.taxType!, base: 0, amount: 0 }));
-    if (l.taxName && !row.names.includes(l.taxName)) row.names.push(l.taxName);
-    row.base += l.net;
-    row.amount += l.tax;
-  }
+  // The stored groups, with the names of the taxes their lines use.
+  const groups = ((doc.taxGroups as TaxGroup[] | undefined) ?? []).map((g): TaxRow => {
+    const rate = scaled(g.rate);
+    const members = lines.filter((l) => (l.taxRate === null ? 0n : scaled(l.taxRate)) === rate);
+    const names = [...new Set(members.map((l) => l.taxName).filter((n): n is string => n !== null))];
+    return {
+      rate: Number(g.rate), base: Number(g.base), discount: Number(g.discount), taxable: Number(g.taxable), tax: Number(g.tax),
+      names, inclusive: members.length > 0 && members.every((l) => l.taxType === 'inclusive'),
+    };
+  });
+  const sum = (k: 'base' | 'discount' | 'tax') => groups.reduce((s, g) => s + g[k], 0);
+  const legacyAmounts = sum('base') !== Number(doc.subtotal ?? 0) || sum('discount') !== Number(doc.discountTotal ?? 0) || sum('tax') !== Number(doc.taxTotal ?? 0);
 
   const invoice = kind === 'invoice';
+  const dated = (doc.invoiceDate ?? doc.issueDate) as string;
   return {
     kind,
     id: String(doc.id),
     number: String(doc.number ?? doc.id),
     status: String(doc.status),
-    issueDate: String(doc.invoiceDate),
+    issueDate: String(dated),
     dueDate: str(invoice ? doc.dueDate : doc.validUntil),
     currency: String(doc.currency ?? client.currency ?? p.company.currency),
     lines,
-    taxes: [...rows.values()],
+    groups,
+    legacyAmounts,
     subtotal: Number(doc.subtotal ?? 0),
     taxTotal: Number(doc.taxTotal ?? 0),
     discountType: String(doc.discountType ?? 'none'),
@@ -141,9 +150,12 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
     discountTotal: Number(doc.discountTotal ?? 0),
     total: Number(doc.total ?? 0),
     amountPaid: invoice ? Number(doc.amountPaid ?? 0) : null,
+    amountCredited: invoice ? Number(doc.amountCredited ?? 0) : null,
     balance: invoice ? Number(doc.balance ?? 0) : null,
     terms: str(doc.terms),
     notes: str(doc.notes),
+    reason: str(doc.reason),
+    invoiceNumber: kind === 'creditNote' && typeof doc.invoice === 'string' ? str((await engine.read(p, model.get('Invoice'), doc.invoice)).number) : null,
     seller,
     buyer: { name: String(client.name), vatNumber: str(client.vatNumber), address, contact },
   };

@@ -19,7 +19,7 @@ export const PDF_TYPE = 'application/pdf';
 let pdfModule: Promise<{ renderPdf: typeof RenderPdf }> | undefined;
 const renderPdf: typeof RenderPdf = async (d) => (await (pdfModule ??= import('./pdf.ts'))).renderPdf(d);
 
-const KINDS: Record<string, DocumentKind> = { Invoice: 'invoice', Quote: 'quote' };
+const KINDS: Record<string, DocumentKind> = { Invoice: 'invoice', Quote: 'quote', CreditNote: 'creditNote' };
 
 /** A file name from a document number: letters, digits, dot, dash and underscore. */
 export const fileName = (number: string, ext: string): string => `${number.replace(/[^A-Za-z0-9._-]+/g, '_') || 'document'}.${ext}`;
@@ -30,16 +30,18 @@ export function documentsOf(engine: Engine, db: Db): (r: ModelResource) => reado
     if (!kind) return [];
     const pdf: ItemDocument = {
       mediaType: PDF_TYPE,
-      description: `the ${kind} as a PDF to send to the client`,
+      description: `the ${kind === 'creditNote' ? 'credit note' : kind} as a PDF to send to the client`,
       async render(p, id) {
         const d = await loadDocument(engine, db, p, r, kind, id);
         return { body: await renderPdf(d), headers: { 'content-disposition': `inline; filename="${fileName(d.number, 'pdf')}"` } };
       },
     };
-    if (kind !== 'invoice') return [pdf];
+    if (kind === 'quote') return [pdf];
     const ubl: ItemDocument = {
       mediaType: UBL_TYPE,
-      description: 'a UBL 2.1 Invoice following EN 16931 and Peppol BIS Billing 3.0; 422 naming what the standard requires and is missing, or `discountType` for an invoice with a discount',
+      description: kind === 'invoice'
+        ? 'a UBL 2.1 Invoice following EN 16931 and Peppol BIS Billing 3.0; 422 naming what the standard requires and is missing, or `discountType` for an invoice issued with a discount after tax (before CONTRACT §6 took it before tax)'
+        : 'a UBL 2.1 CreditNote (type 381) following EN 16931 and Peppol BIS Billing 3.0; 422 naming what the standard requires and is missing',
       async render(p, id) {
         const d = await loadDocument(engine, db, p, r, kind, id);
         const problem = ublProblems(d);

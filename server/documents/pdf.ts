@@ -72,9 +72,20 @@ function addressLines(a: Record<string, unknown> | null): string[] {
   return [s(a.street1), s(a.street2), region, countryName(a.country) ?? s(a.country)].filter(Boolean);
 }
 
+/**
+ * A tax row's label naming its rate once: the taxes' names ("VAT"), followed by the rate unless a
+ * name already says it ("VAT 20%" stays "VAT 20%", never "VAT 20% 20%").
+ */
+export function taxLabel(names: readonly string[], rate: number): string {
+  const pct = plainDecimal(rate);
+  const says = new RegExp(`(^|[^0-9.,])${pct.replace('.', '[.,]')}\\s*%`);
+  const name = names.join(', ') || 'Tax';
+  return names.length && names.every((n) => says.test(n)) ? name : `${name} ${pct}%`;
+}
+
 export function renderPdf(d: DocumentData): Promise<Buffer> {
   const f = loadFonts();
-  const title = d.kind === 'invoice' ? 'Invoice' : 'Quote';
+  const title = d.kind === 'invoice' ? 'Invoice' : d.kind === 'creditNote' ? 'Credit note' : 'Quote';
   const seller = d.seller;
   const doc = new PDFDocument({
     size: 'A4',
@@ -139,6 +150,7 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
     [`${title} number`, d.number],
     [d.kind === 'invoice' ? 'Invoice date' : 'Date', humanDate(d.issueDate)],
     ...(d.dueDate ? [[d.kind === 'invoice' ? 'Due date' : 'Valid until', humanDate(d.dueDate)] as [string, string]] : []),
+    ...(d.invoiceNumber ? [['Credits invoice', d.invoiceNumber] as [string, string]] : []),
     ['Currency', d.currency],
   ];
   const labelX = right - 230;
@@ -149,7 +161,7 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
 
   // ---- bill to ----------------------------------------------------------------------------
   y = Math.max(sellerBottom, ry) + 22;
-  text(d.kind === 'invoice' ? 'BILL TO' : 'PREPARED FOR', left, y, { font: 'bold', size: 8, color: MUTED, characterSpacing: 0.6 });
+  text(d.kind === 'quote' ? 'PREPARED FOR' : 'BILL TO', left, y, { font: 'bold', size: 8, color: MUTED, characterSpacing: 0.6 });
   y += 13;
   y = text(d.buyer.name, left, y, { font: 'bold', size: 11, width: colW });
   const contact = d.buyer.contact;
@@ -206,18 +218,22 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
   }
 
   // ---- totals ----------------------------------------------------------------------------------
+  // As the tax groups say (CONTRACT §6): subtotal, discount, then per rate its taxable amount
+  // (when it differs from the group's base or there are several rates) and its tax.
   const rows: { label: string; value: string; strong?: boolean }[] = [{ label: 'Subtotal', value: formatAmount(d.subtotal, d.currency) }];
-  for (const t of d.taxes) {
-    const name = t.names.join(', ') || 'Tax';
-    rows.push({ label: `${name} ${plainDecimal(t.rate)}%${t.type === 'inclusive' ? ' (included)' : ''}`, value: formatAmount(t.amount, d.currency) });
-  }
   if (d.discountTotal !== 0 || d.discountType !== 'none') {
     const what = d.discountType === 'percentage' ? ` (${plainDecimal(d.discountValue)}%)` : '';
     rows.push({ label: `Discount${what}`, value: formatAmount(-d.discountTotal, d.currency) });
   }
+  const showTaxable = d.groups.length > 1 || d.groups.some((g) => g.discount !== 0);
+  for (const g of d.groups) {
+    if (showTaxable) rows.push({ label: `Taxable at ${plainDecimal(g.rate)}%`, value: formatAmount(g.taxable, d.currency) });
+    if (g.names.length || g.tax !== 0 || g.rate !== 0) rows.push({ label: `${taxLabel(g.names, g.rate)}${g.inclusive && g.discount === 0 ? ' (included)' : ''}`, value: formatAmount(g.tax, d.currency) });
+  }
   rows.push({ label: 'Total', value: formatMoney(d.total, d.currency), strong: true });
   if (d.kind === 'invoice') {
     rows.push({ label: 'Amount paid', value: formatAmount(d.amountPaid ?? 0, d.currency) });
+    if (d.amountCredited) rows.push({ label: 'Credited', value: formatAmount(d.amountCredited, d.currency) });
     rows.push({ label: 'Balance due', value: formatMoney(d.balance ?? 0, d.currency), strong: true });
   }
   const totalsX = right - 250;
@@ -255,6 +271,7 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
     ];
     section('Payment details', details.join('\n'));
   }
+  if (d.reason) section('Reason', d.reason);
   if (d.terms) section('Terms', d.terms);
   if (d.notes) section('Notes', d.notes);
 

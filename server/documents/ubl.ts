@@ -1,9 +1,11 @@
-// The UBL 2.1 Invoice of an invoice (CONTRACT §13): EN 16931 as Peppol BIS Billing 3.0 uses it.
-// Amounts are the invoice's integers written with the currency's decimals; tax categories come
-// from the lines' taxes (a positive rate is S, a zero rate or no tax is Z), one TaxSubtotal per
-// rate; the totals' equalities (BR-CO-10…16) hold exactly because every figure is the invoice's
-// own. What EN 16931 requires and the data lacks is a 422 naming the field, never a document
-// that would be refused downstream.
+// The UBL 2.1 Invoice of an invoice, and CreditNote of a credit note (CONTRACT §13, §14): EN 16931
+// as Peppol BIS Billing 3.0 uses it. Amounts are the document's integers written with the
+// currency's decimals; tax categories come from the lines' taxes (a positive rate is S, a zero
+// rate or no tax is Z). The VAT breakdown is the document's tax groups (§6): one TaxSubtotal per
+// group with its taxable amount and tax, and one document-level allowance per group with a
+// discount, so the totals' equalities (BR-CO-10…17, BR-S-08/09) hold exactly because every figure
+// is the document's own. What EN 16931 requires and the data lacks is a 422 naming the field,
+// never a document that would be refused downstream.
 import { ApiError, ViolationCode, type Violation } from '../../engine/errors.ts';
 import { scaled, SCALE } from '../../resources/rules/totals.ts';
 import type { DocumentData, DocumentLine } from './data.ts';
@@ -43,7 +45,7 @@ function need(violations: Violation[], value: unknown, path: string, what: strin
 
 /** What the standard requires that this invoice, its client or the company profile lacks. */
 export function ublProblems(d: DocumentData): ApiError | null {
-  if (d.discountType !== 'none' && d.discountTotal !== 0) {
+  if (d.legacyAmounts) {
     return ApiError.validation([{
       propertyPath: 'discountType',
       message: 'This invoice has a discount on its amount after tax, which an EN 16931 e-invoice cannot express (its allowances reduce the taxed amount). Remove the discount or reduce the lines instead.',
@@ -79,44 +81,52 @@ function party(o: { endpoint: string; name: string; legalName: string; address: 
     o.phone || o.email ? el('cac:Contact', null, txt('cbc:Telephone', o.phone), txt('cbc:ElectronicMail', o.email)) : null);
 }
 
-/** The UBL document; call ublProblems first. */
+/** The category of a tax group: S with its rate, or Z (0 %). */
+const groupCategory = (rate: number): { id: 'S' | 'Z'; percent: string } =>
+  scaled(rate) === 0n ? { id: 'Z', percent: '0' } : { id: 'S', percent: plainDecimal(rate) };
+
+/** The UBL document (an Invoice, or a CreditNote for a credit note); call ublProblems first. */
 export function renderUbl(d: DocumentData): string {
+  const credit = d.kind === 'creditNote';
   const digits = currencyDigits(d.currency);
   const cur = { currencyID: d.currency };
   const amount = (name: string, minor: number) => el(name, cur, decimalOf(minor, digits));
   const s = d.seller;
   const contact = d.buyer.contact ?? {};
-
-  // One TaxSubtotal per category and rate: the lines' net amounts and tax, summed as the invoice's.
-  const groups = new Map<string, { id: string; percent: string; base: number; tax: number }>();
-  for (const line of d.lines) {
-    const c = categoryOf(line);
-    const key = `${c.id}/${c.percent}`;
-    const g = groups.get(key) ?? { ...c, base: 0, tax: 0 };
-    g.base += line.net;
-    g.tax += line.tax;
-    groups.set(key, g);
-  }
   const taxCategory = (name: string, c: { id: string; percent: string }) =>
     el(name, null, el('cbc:ID', null, c.id), el('cbc:Percent', null, c.percent), el('cac:TaxScheme', null, el('cbc:ID', null, 'VAT')));
 
+  // One allowance per group with a discount (reason code 95: discount), in the group's category.
+  const allowances = d.groups.filter((g) => g.discount !== 0).map((g) => el('cac:AllowanceCharge', null,
+    el('cbc:ChargeIndicator', null, 'false'),
+    el('cbc:AllowanceChargeReasonCode', null, '95'),
+    el('cbc:AllowanceChargeReason', null, 'Discount'),
+    d.discountType === 'percentage' ? el('cbc:MultiplierFactorNumeric', null, plainDecimal(d.discountValue)) : null,
+    amount('cbc:Amount', g.discount),
+    d.discountType === 'percentage' ? amount('cbc:BaseAmount', g.base) : null,
+    taxCategory('cac:TaxCategory', groupCategory(g.rate))));
+
+  const lineName = credit ? 'cac:CreditNoteLine' : 'cac:InvoiceLine';
   const lines = d.lines.map((line, i) => {
     const qty = plainDecimal(line.qty);
     // The item net price (BT-146) times the quantity must give the line's net amount: when the
     // unit price does not (rounding, a tax included in the price), the net amount is the price
     // of the whole quantity, stated as the price's base quantity (BT-149).
     const exact = scaled(line.qty) * BigInt(line.price) === BigInt(line.net) * 10n ** BigInt(SCALE);
-    return el('cac:InvoiceLine', null,
+    return el(lineName, null,
       el('cbc:ID', null, String(i + 1)),
-      el('cbc:InvoicedQuantity', { unitCode: 'C62' }, qty),
+      el(credit ? 'cbc:CreditedQuantity' : 'cbc:InvoicedQuantity', { unitCode: 'C62' }, qty),
       amount('cbc:LineExtensionAmount', line.net),
       el('cac:Item', null, txt('cbc:Name', line.description.replace(/\s+/g, ' ')), taxCategory('cac:ClassifiedTaxCategory', categoryOf(line))),
       el('cac:Price', null, exact ? amount('cbc:PriceAmount', line.price) : [amount('cbc:PriceAmount', line.net), el('cbc:BaseQuantity', { unitCode: 'C62' }, qty)]));
   });
 
+  const root = credit ? 'CreditNote' : 'Invoice';
+  const taxExclusive = d.subtotal - d.discountTotal;
+  const prepaid = d.amountPaid ?? 0;
   const sellerName = str(s.legalName) ?? String(s.name);
-  const xml = el('Invoice', {
-    xmlns: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2',
+  const xml = el(root, {
+    xmlns: `urn:oasis:names:specification:ubl:schema:xsd:${root}-2`,
     'xmlns:cac': 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2',
     'xmlns:cbc': 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2',
   },
@@ -124,12 +134,13 @@ export function renderUbl(d: DocumentData): string {
   el('cbc:ProfileID', null, PROFILE_ID),
   txt('cbc:ID', d.number),
   el('cbc:IssueDate', null, d.issueDate),
-  d.dueDate ? el('cbc:DueDate', null, d.dueDate) : null,
-  el('cbc:InvoiceTypeCode', null, '380'),
+  !credit && d.dueDate ? el('cbc:DueDate', null, d.dueDate) : null,
+  credit ? el('cbc:CreditNoteTypeCode', null, '381') : el('cbc:InvoiceTypeCode', null, '380'),
   txt('cbc:Note', d.notes),
   el('cbc:DocumentCurrencyCode', null, d.currency),
-  // Peppol asks for a buyer reference or an order reference; the invoice number serves.
+  // Peppol asks for a buyer reference or an order reference; the document's number serves.
   txt('cbc:BuyerReference', d.number),
+  credit && d.invoiceNumber ? el('cac:BillingReference', null, el('cac:InvoiceDocumentReference', null, txt('cbc:ID', d.invoiceNumber))) : null,
   el('cac:AccountingSupplierParty', null, party({
     endpoint: String(s.email), name: String(s.name), legalName: sellerName, address: s, vat: str(s.vatNumber),
     registration: str(s.registrationNumber), phone: str(s.phone), email: str(s.email),
@@ -138,25 +149,26 @@ export function renderUbl(d: DocumentData): string {
     endpoint: String(contact.email), name: d.buyer.name, legalName: d.buyer.name, address: d.buyer.address, vat: d.buyer.vatNumber,
     email: str(contact.email),
   })),
-  str(s.iban)
+  !credit && str(s.iban)
     ? el('cac:PaymentMeans', null,
       el('cbc:PaymentMeansCode', null, '30'),
       txt('cbc:PaymentID', d.number),
       el('cac:PayeeFinancialAccount', null, txt('cbc:ID', s.iban), txt('cbc:Name', sellerName), str(s.bic) ? el('cac:FinancialInstitutionBranch', null, txt('cbc:ID', s.bic)) : null))
     : null,
   d.terms ? el('cac:PaymentTerms', null, txt('cbc:Note', d.terms)) : null,
+  allowances,
   el('cac:TaxTotal', null,
     amount('cbc:TaxAmount', d.taxTotal),
-    [...groups.values()].map((g) => el('cac:TaxSubtotal', null, amount('cbc:TaxableAmount', g.base), amount('cbc:TaxAmount', g.tax), taxCategory('cac:TaxCategory', g)))),
+    d.groups.map((g) => el('cac:TaxSubtotal', null, amount('cbc:TaxableAmount', g.taxable), amount('cbc:TaxAmount', g.tax), taxCategory('cac:TaxCategory', groupCategory(g.rate))))),
   el('cac:LegalMonetaryTotal', null,
     amount('cbc:LineExtensionAmount', d.subtotal),
-    amount('cbc:TaxExclusiveAmount', d.subtotal),
-    amount('cbc:TaxInclusiveAmount', d.subtotal + d.taxTotal),
-    amount('cbc:AllowanceTotalAmount', 0),
+    amount('cbc:TaxExclusiveAmount', taxExclusive),
+    amount('cbc:TaxInclusiveAmount', taxExclusive + d.taxTotal),
+    amount('cbc:AllowanceTotalAmount', d.discountTotal),
     amount('cbc:ChargeTotalAmount', 0),
-    amount('cbc:PrepaidAmount', d.amountPaid ?? 0),
+    amount('cbc:PrepaidAmount', prepaid),
     amount('cbc:PayableRoundingAmount', 0),
-    amount('cbc:PayableAmount', d.balance ?? d.total)),
+    amount('cbc:PayableAmount', taxExclusive + d.taxTotal - prepaid)),
   lines);
   return `<?xml version="1.0" encoding="UTF-8"?>\n${xml}\n`;
 }

@@ -1,0 +1,40 @@
+import { children, date, defineResource, oneOf, ref, text } from '../engine/descriptor.ts';
+import { billedClient, currencyAndDiscount, documentComputed, documentTotals, remarks } from './fragments.ts';
+import { creditNoteRules } from './rules/credit-note.ts';
+
+export default defineResource({
+  name: 'CreditNote',
+  plural: 'creditNotes',
+  description: 'A correction of invoiced amounts (EN 16931 document type 381). Issuing one linked to an invoice reduces its balance.',
+  fields: {
+    number: text({
+      max: 32, readOnly: true, unique: 'company', filter: 'partial', order: true,
+      sequence: { prefix: 'CN-', pad: 6, when: { field: 'status', in: ['issued'] } },
+      description: 'The next of the company\'s credit note sequence (CN-000001), given when the credit note is issued',
+    }),
+    ...billedClient,
+    invoice: ref('Invoice', { onDelete: 'restrict', filter: 'exact', description: 'The invoice this credit note corrects (same client)' }),
+    status: oneOf(['draft', 'issued', 'cancelled'], { default: 'draft', filter: 'exact' }),
+    issueDate: date({ default: 'today', filter: 'date', order: true }),
+    reason: text({ max: 1000 }),
+    ...currencyAndDiscount,
+    ...documentTotals,
+    ...remarks,
+    lines: children('CreditNoteLine', 'creditNote', { embedded: true, orderBy: 'position' }),
+  },
+  operations: { rest: 'all', graphql: 'all' },
+  states: {
+    field: 'status',
+    initial: 'draft',
+    transitions: {
+      draft: ['issued', 'cancelled'],
+      cancelled: ['draft'],
+    },
+    // An issued credit note never changes; a cancelled one only goes back to draft.
+    editable: { issued: [], cancelled: [] },
+    deletable: ['draft', 'cancelled'],
+  },
+  computed: documentComputed('CreditNote'),
+  events: { states: [{ to: 'issued', from: ['draft'], type: 'credit_note.issued' }] },
+  hooks: creditNoteRules,
+});

@@ -44,7 +44,7 @@ beforeAll(async () => {
   }
   // As autovacuum would: the planner's statistics, and the GIN index's own (its entry and posting counts).
   await db.database.db.execute(sql`vacuum analyze invoices`);
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   await t.close();
   await db.drop();

@@ -1,5 +1,3 @@
--- EN 16931 totals (CONTRACT §6) and credit notes (§14): two migrations of one branch, merged
--- after the tenant trigram indexes (0015) and numbered after them.
 ALTER TABLE "invoices" ADD COLUMN "tax_groups" jsonb DEFAULT '[]'::jsonb;
 --> statement-breakpoint
 ALTER TABLE "invoice_lines" ADD COLUMN "net" bigint DEFAULT 0 NOT NULL;

@@ -251,11 +251,11 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     // Behind a transaction pooler nothing is sent as a startup parameter but the application's
     // name (PgBouncer refuses the others, and a session setting would not follow the statements
     // anyway): the statement timeout is set by each transaction (see wrapped). Nor does a
-    // connection send a statement before the previous one's answer (`max_pipeline: 0`): PgBouncer
-    // 1.18 hands the server connection back to its pool at the first statement's end while the
-    // next one is already on its way to it, and that answer is lost (the request waits for ever)
-    // or read by whichever client gets the connection next (seen: 20 concurrent creations
-    // through a pool of 10, one never answered).
+    // connection send a statement before the previous one's answer (`max_pipeline: 0`): with
+    // pipelined statements through PgBouncer 1.18 an answer was lost (20 concurrent creations
+    // through a pool of 10: one request never answered, nothing left running in PostgreSQL;
+    // PgBouncer logged answers "from server when not linked"), as if it handed the server
+    // connection back to its pool at the first statement's end with the next one on its way.
     const connect = (max: number, name: string, settings: Record<string, string> = {}) => postgres(o.databaseUrl!, {
       max,
       onnotice: () => {},

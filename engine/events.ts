@@ -59,6 +59,7 @@ export function eventTypes(model: Model): string[] {
     const e = r.events;
     for (const s of e?.states ?? []) out.push(s.type);
     out.push(...(e?.deleted ?? []), ...(e?.emitted ?? []));
+    for (const o of r.operations) out.push(...(o.def.events ?? []));
   }
   return [...new Set(out)];
 }

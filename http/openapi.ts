@@ -4,7 +4,7 @@
 // the engine validates input (engine/validate.ts) and parses queries (engine/query.ts).
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { RestOperation } from '../engine/descriptor.ts';
-import type { Model, ModelResource } from '../engine/model.ts';
+import type { Model, ModelOperation, ModelResource } from '../engine/model.ts';
 import { lowerFirst } from '../engine/names.ts';
 import { EDGE_CURSOR } from '../engine/keyset.ts';
 import { DATE_OPS, MAX_PAGE_OFFSET } from '../engine/query.ts';
@@ -207,6 +207,42 @@ export function operationDoc(model: Model, r: ModelResource, op: RestOperation, 
     if (fixed.length) notes.push(`Cannot change: ${fixed.join(', ')}.`);
   }
   doc.description = notes.join('\n\n');
+  return doc;
+}
+
+/** The description of a declared operation (engine/declared.ts). */
+export function declaredDoc(model: Model, r: ModelResource, op: ModelOperation, formats: Formats): RouteDoc {
+  const d = op.def;
+  const status = d.status ?? 200;
+  const params: Record<string, TSchema> = {};
+  if (op.on === 'item') params.id = Type.String({ format: 'uuid', description: `The ${r.name} id.` });
+  for (const p of op.params) params[p] = Type.String();
+  const output = d.output;
+  const body =
+    output === 'record'
+      ? content(formats, (f) => f.docs.item(r))
+      : content(formats.forDocuments(Boolean(output.type)), (f) => f.document!.schema({ type: output.type, schema: output.schema, many: Boolean(output.many) }));
+  const headers: Record<string, unknown> = output === 'record' ? { ...ETAG } : {};
+  if (output !== 'record' && output.many) {
+    headers['x-total-count'] = { type: 'integer', description: 'The number of items, when it is known.' };
+    headers.link = { type: 'string', description: 'rel="next": the next page, by a cursor in "after", while there is one.' };
+  }
+  const codes: (keyof typeof PROBLEMS)[] = [401, 403, 406];
+  if (op.on === 'item' || op.params.length) codes.push(404);
+  if (d.query || d.input) codes.push(400);
+  if (d.input) codes.push(413, 415, 422);
+  if (d.method === 'POST') codes.push(409);
+  const doc: RouteDoc = {
+    summary: d.summary,
+    description: [d.description ?? r.description, d.roles ? `Roles: ${op.roles.join(', ')}.` : '', d.events?.length ? `Emits: ${d.events.join(', ')}.` : ''].filter(Boolean).join('\n\n'),
+    tags: [r.name],
+    operationId: op.operationId,
+    response: { [status]: { description: d.summary, ...(Object.keys(headers).length ? { headers } : {}), content: body }, ...problems(...codes.sort()) },
+  };
+  if (Object.keys(params).length) doc.params = Type.Object(params);
+  if (d.query) doc.querystring = d.query;
+  if (d.method === 'POST') doc.headers = requestHeaders({ 'idempotency-key': IDEMPOTENCY_KEY });
+  if (d.input) doc.body = { content: { 'application/json': { schema: d.input }, 'application/ld+json': { schema: d.input } } };
   return doc;
 }
 

@@ -6,14 +6,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import type { FieldValues, Principal } from '../engine/types.ts';
 import type { RestOperation } from '../engine/descriptor.ts';
 import { ApiError } from '../engine/errors.ts';
-import type { Model, ModelResource } from '../engine/model.ts';
+import type { Model, ModelOperation, ModelResource } from '../engine/model.ts';
+import type { RunOperation } from '../engine/declared.ts';
 import type { Engine } from '../engine/operations.ts';
 import { EDGE_CURSOR } from '../engine/keyset.ts';
 import { MAX_PAGE_OFFSET, parseRestFilters, type ListQuery, type PageCursors } from '../engine/query.ts';
 import { contextDocument } from '../formats/jsonld.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
 import { contentTypeOf, type CursorView, type Format, type ItemDocument, type Rendered } from '../formats/types.ts';
-import { contextDoc, entrypointDoc, operationDoc, problems } from './openapi.ts';
+import { contextDoc, declaredDoc, entrypointDoc, operationDoc, problems } from './openapi.ts';
 import { etagOf, ifMatch, ifNoneMatch, noneMatchHits } from '../engine/versions.ts';
 
 declare module 'fastify' {
@@ -39,6 +40,8 @@ export interface RestOptions {
   maxItemsPerPage?: number;
   /** Document representations of a resource's items (PDF, e-invoice), offered on its read route. */
   documents?(r: ModelResource): readonly ItemDocument[];
+  /** Runs the resources' declared operations (engine/declared.ts); they are not routed without it. */
+  run?: RunOperation;
 }
 
 const BODY_TYPES = {
@@ -102,6 +105,20 @@ function send(reply: FastifyReply, format: Format, status: number, rendered: Ren
   if (rendered.headers) reply.headers(rendered.headers);
   if (rendered.text !== undefined) return reply.send(rendered.text);
   return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
+}
+
+/** Every method but `allowed` on `url`: a 405 naming the allowed ones. */
+export function methodNotAllowed(app: FastifyInstance, url: string, allowed: readonly string[]): void {
+  const others = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter((m) => !allowed.includes(m));
+  if (!others.length) return;
+  const allow = allowed.filter((m) => m !== 'HEAD').join(', ');
+  app.route({
+    method: [...others],
+    url,
+    handler: async (req) => {
+      throw new ApiError(405, `No route found for "${req.method} ${req.url.split('?')[0]}": Method Not Allowed (Allow: ${allow})`, { headers: { allow } });
+    },
+  });
 }
 
 /** `GET /` under the prefix: the API entrypoint, in every format. */
@@ -285,17 +302,75 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       });
     }
     // Every other method on these paths is a 405 naming the allowed ones.
-    for (const [url, allowed] of [[collectionUrl, collectionMethods], [itemUrl, itemMethods]] as const) {
-      const others = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !allowed.includes(m));
-      if (!others.length) continue;
-      app.route({
-        method: others as ('GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE')[],
-        url,
-        handler: async (req) => {
-          const allow = allowed.filter((m) => m !== 'HEAD').join(', ');
-          throw new ApiError(405, `No route found for "${req.method} ${req.url.split('?')[0]}": Method Not Allowed (Allow: ${allow})`, { headers: { allow } });
+    for (const [url, allowed] of [[collectionUrl, collectionMethods], [itemUrl, itemMethods]] as const) methodNotAllowed(app, url, allowed);
+    if (o.run) registerDeclared(r, o.run);
+  }
+
+  /** The declared operations of `r` (engine/declared.ts): one route each, 405 for other methods. */
+  function registerDeclared(r: ModelResource, run: RunOperation) {
+    const byUrl = new Map<string, string[]>();
+    for (const op of r.operations) {
+      byUrl.set(op.url, [...(byUrl.get(op.url) ?? []), op.method, ...(op.method === 'GET' ? ['HEAD'] : [])]);
+      const output = op.def.output;
+      const offered = output === 'record' ? formats : formats.forDocuments(Boolean(output.type));
+      const onRequest: onRequestHookHandler = (req, _reply, done) => {
+        try {
+          req.apiFormat = offered.negotiate(req.headers.accept);
+        } catch (e) {
+          return done(e as Error);
+        }
+        done();
+      };
+      const config = { openapi: declaredDoc(model, r, op, formats), ...(op.method === 'POST' ? { idempotency: 'response' as const } : {}) };
+      app.route<{ Params: Record<string, string> }>({
+        method: op.method,
+        url: op.url,
+        onRequest,
+        config,
+        handler: async (req, reply) => {
+          const format = req.apiFormat ?? offered.negotiate(req.headers.accept);
+          const url = new URL(req.url, 'http://x');
+          const input = op.method === 'POST' && op.def.input ? readJson(req) : undefined;
+          const result = await run(o.principal(req), r, op, { id: req.params.id, params: req.params, query: url.searchParams, input });
+          return sendDeclared(reply, format, op, r, url, result);
         },
       });
     }
+    for (const [url, allowed] of byUrl) methodNotAllowed(app, url, allowed);
+  }
+
+  function sendDeclared(reply: FastifyReply, format: Format, op: ModelOperation, r: ModelResource, url: URL, result: unknown) {
+    const status = op.def.status ?? 200;
+    reply.header('vary', 'Accept');
+    // A write's answer is not for caches (a secret may be shown once).
+    if (op.method === 'POST') reply.header('cache-control', 'no-store');
+    const output = op.def.output;
+    if (output === 'record') {
+      const rec = result as FieldValues;
+      return send(tagged(reply, format, rec), format, status, format.item(model, r, rec));
+    }
+    let body = result;
+    let total: number | null | undefined;
+    if (output.many) {
+      const page = result as { items: unknown[]; total?: number | null; next?: string | null };
+      body = page.items;
+      total = page.total;
+      if (typeof total === 'number') reply.header('x-total-count', String(total));
+      if (page.next) {
+        const q = new URLSearchParams(url.searchParams);
+        q.delete('page');
+        q.set('after', page.next);
+        reply.header('link', `<${url.pathname}?${q}>; rel="next"`);
+      }
+    }
+    return send(reply, format, status, format.document!.render(model, { type: output.type, path: url.pathname, schema: output.schema, body, many: Boolean(output.many), total }));
+  }
+
+  /** A declared operation's JSON body: 415 for another media type, 400 for one that is not an object. */
+  function readJson(req: FastifyRequest): unknown {
+    const type = mediaTypeOf(req);
+    const allowed = ['application/json', 'application/ld+json'];
+    if (!allowed.includes(type)) throw new ApiError(415, `The content-type "${type || '(none)'}" is not supported. Supported MIME types are "${allowed.join('", "')}".`);
+    return req.body;
   }
 }

@@ -23,9 +23,14 @@ import { notFound, toApiError } from './errors.ts';
 import { registerCompanyApi } from './company-api.ts';
 import { companyModel } from './company.ts';
 import { historyHook, type HistoryRecorder } from './history.ts';
-import { registerTokenApi, tokenModel } from './token-api.ts';
+import { apiToken } from '../resources/api-token.ts';
+import { customEngine } from '../engine/custom.ts';
+import { buildModel } from '../engine/model.ts';
+import { tokenDocuments, tokenModel, TOKEN } from './token-service.ts';
+import { settleHistory, tokenStorage } from './token-storage.ts';
+import type { OperationServices } from '../engine/descriptor.ts';
 import { installIdempotency } from './idempotency.ts';
-import { registerWebhookRoutes, type WebhookOps } from './webhooks/routes.ts';
+import { operationRunner, type RunOperation } from '../engine/declared.ts';
 
 /** Where the API is mounted: the prefix of every IRI the model gives its records. */
 export const API_PREFIX = '/api';
@@ -43,8 +48,10 @@ export interface ApiOptions {
   history: HistoryRecorder;
   /** Document representations (PDF, e-invoice) of a resource's items, offered on its read route. */
   documents?(r: ModelResource): readonly ItemDocument[];
-  /** What the webhook endpoints do (secret rotation, deliveries, retry, ping), shared with the web page. */
-  webhooks: WebhookOps;
+  /** Runs the declared operations of the model's resources (engine/declared.ts). */
+  run: RunOperation;
+  /** What declared operations use of the server (for the models of its own: tokens). */
+  services: OperationServices;
 }
 
 export async function apiPlugin(app: FastifyInstance, o: ApiOptions): Promise<void> {
@@ -79,8 +86,11 @@ export async function apiPlugin(app: FastifyInstance, o: ApiOptions): Promise<vo
 
 /** The authenticated REST route modules of /api, each relative to the prefix. */
 function registerRoutes(rest: FastifyInstance, o: ApiOptions): void {
-  registerRest(rest, { engine: o.engine, formats: o.formats, principal: principalOf, documents: o.documents });
-  registerTokenApi(rest, { db: o.db, formats: o.formats, principal: principalOf, history: o.history, revoked: (id) => o.gate.revoked(id), clock: o.gate.clock });
+  registerRest(rest, { engine: o.engine, formats: o.formats, principal: principalOf, documents: o.documents, run: o.run });
+  // The calling user's API tokens: a model of their own, stored by the server (token-storage.ts).
+  const storage = tokenStorage({ settle: () => settleHistory(o.history, rest), revoked: (id) => o.gate.revoked(id) });
+  const tokens = buildModel([apiToken(storage), ...tokenDocuments]);
+  const tokenEngine = customEngine(o.db, tokens);
+  registerRest(rest, { engine: tokenEngine, formats: o.formats, principal: principalOf, resources: [tokens.get(TOKEN.name)], run: operationRunner(tokenEngine, o.db, o.services) });
   registerCompanyApi(rest, { db: o.db, formats: o.formats, principal: principalOf });
-  registerWebhookRoutes(rest, { engine: o.engine, formats: o.formats, principal: principalOf, ops: o.webhooks });
 }

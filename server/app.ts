@@ -20,14 +20,18 @@ import { Gate } from './gate.ts';
 import { closeHistoryOnClose, HistoryRecorder } from './history.ts';
 import { model, tables } from './model.ts';
 import type { Clock } from './rate-limit.ts';
-import { TOKEN_TAG, tokenComponents } from './token-api.ts';
+import { settleHistory, tokenActivity } from './token-storage.ts';
+import { TOKEN, tokenModel } from './token-service.ts';
+import { openapiComponents } from '../http/openapi.ts';
+import type { OperationServices } from '../engine/descriptor.ts';
 import { COMPANY_TAG, companyComponents } from './company-api.ts';
 import { withCompany } from './company-graphql.ts';
 import { documentsOf } from './documents/index.ts';
 import { registerWeb } from './web/routes.ts';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { webhookOutbox } from './webhooks/outbox.ts';
-import { webhookOps } from './webhooks/routes.ts';
+import { deliveryLog } from './webhooks/deliveries.ts';
+import { operationRunner } from '../engine/declared.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 
 const VERSION = (JSON.parse(readAsset('app', 'package.json').toString('utf8')) as { version: string }).version;
@@ -131,12 +135,17 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   // Documentation first: @fastify/swagger collects the routes registered after it.
-  await registerOpenapi(app, { model, formats, version: VERSION, more: { components: { ...tokenComponents(formats), ...companyComponents(formats) }, tags: [TOKEN_TAG, COMPANY_TAG] } });
+  await registerOpenapi(app, { model, formats, version: VERSION, more: { components: { ...openapiComponents(tokenModel, formats, [TOKEN]), ...companyComponents(formats) }, tags: [{ name: TOKEN.name, description: 'API tokens of the calling user, their usage summary and request history.' }, COMPANY_TAG] } });
   const swaggerUi = { dir: assetDir('swagger-ui'), logo: readAsset('swagger-ui', 'logo.svg') };
   await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi }));
 
-  const graphqlSchema = withCompany(buildGraphqlSchema(model, engine), o.database.db);
-  const hookOps = webhookOps({ db: o.database.db, engine, worker: webhooks });
+  // What declared operations use of the server: the webhooks' delivery log and queue.
+  const services: OperationServices = {
+    deliveries: deliveryLog({ db: o.database.db, engine, wake: () => webhooks.wake() }),
+    tokens: tokenActivity({ db: o.database.db, settle: () => settleHistory(history, app), clock: gate.clock }),
+  };
+  const run = operationRunner(engine, o.database.db, services);
+  const graphqlSchema = withCompany(buildGraphqlSchema(model, engine, { run }), o.database.db);
   await app.register(apiPlugin, {
     prefix: API_PREFIX,
     db: o.database.db,
@@ -148,7 +157,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
     gate,
     history,
     documents: documentsOf(engine, o.database.db),
-    webhooks: hookOps,
+    run,
+    services,
   });
   registerGraphiqlAssets(app, { schema: graphqlSchema, endpoint: API_PREFIX + GRAPHQL_PATH, readAsset });
 
@@ -161,7 +171,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     clock: gate.clock,
     sharedThrottle: gate.sharedThrottle(),
     engine,
-    webhooks: hookOps,
+    run,
   });
   return { fastify: app, engine, gate, history, webhooks };
 }

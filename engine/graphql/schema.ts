@@ -22,6 +22,8 @@ import { connection } from './connection.ts';
 import { idFromIri, resourceOfIri } from './iris.ts';
 import { tag, TYPE, type Loaders, type Tagged } from './loaders.ts';
 import { alwaysSet, describe, isoOf, scalarOf } from './scalars.ts';
+import { declaredFields, SchemaTypes } from './declared.ts';
+import type { RunOperation } from '../declared.ts';
 
 export { idFromIri } from './iris.ts';
 export { GraphQLMoney } from './scalars.ts';
@@ -51,7 +53,12 @@ function needsTotal(info: GraphQLResolveInfo): boolean {
   return info.fieldNodes.some((node) => (node.selectionSet?.selections ?? []).some((sel) => sel.kind !== Kind.FIELD || (sel.name.value !== 'edges' && sel.name.value !== '__typename')));
 }
 
-export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema {
+export interface GraphqlSchemaOptions {
+  /** Runs declared operations (engine/declared.ts); without it they get no GraphQL field. */
+  run?: RunOperation;
+}
+
+export function buildGraphqlSchema(model: Model, engine: Engine, options: GraphqlSchemaOptions = {}): GraphQLSchema {
   const exposed = model.resources.filter((r) => r.graphql.size > 0);
   const isExposed = (name: string | undefined) => exposed.some((r) => r.name === name);
   const objects = new Map<string, GraphQLObjectType>();
@@ -386,6 +393,17 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
           return done(ctx, i, rec);
         },
       };
+    }
+  }
+
+  // Declared operations: a query for each GET, a mutation for each POST.
+  if (options.run) {
+    const types = new SchemaTypes();
+    for (const r of model.resources) {
+      if (!r.operations.length || (!isExposed(r.name) && !r.singleton)) continue;
+      const d = declaredFields(model, r, objects.get(r.name), options.run, types);
+      Object.assign(query, d.queries);
+      Object.assign(mutation, d.mutations);
     }
   }
 

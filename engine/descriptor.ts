@@ -44,6 +44,10 @@ export interface TextField extends Common {
    * the write that set it (a create) carries it whole.
    */
   mask?: { prefix: string; last: number };
+  /** Rewrites a valid value before it is checked and stored (e.g. removes the spaces of an IBAN). */
+  normalise?: (value: string) => string;
+  /** A rule of the value's own (e.g. an IBAN's check digits): the problem, or null when it is valid. */
+  check?: (value: string) => string | null;
 }
 
 export interface IntegerField extends Common {

@@ -141,6 +141,7 @@ export function operationDoc(model: Model, r: ModelResource, op: RestOperation, 
   const base = `api_${snakePath(r)}`;
   const doc: RouteDoc = { summary: SUMMARIES[op](r.name), tags: [r.name], operationId: '', response: {} };
   const itemContent = () => content(formats, (f) => f.docs.item(r));
+  if (r.singleton) return singletonDoc(r, op, doc, itemContent, formats);
   switch (op) {
     case 'list':
       doc.operationId = `${base}_get_collection`;
@@ -207,6 +208,25 @@ export function operationDoc(model: Model, r: ModelResource, op: RestOperation, 
     if (fixed.length) notes.push(`Cannot change: ${fixed.join(', ')}.`);
   }
   doc.description = notes.join('\n\n');
+  return doc;
+}
+
+/** A singleton's GET and PATCH, at its resource's path: the caller's company's record. */
+function singletonDoc(r: ModelResource, op: RestOperation, doc: RouteDoc, itemContent: () => Record<string, { schema: TSchema }>, formats: Formats): RouteDoc {
+  const base = `api_${snakePath(r)}`;
+  if (op === 'update') {
+    doc.summary = `Updates the calling token's company's ${r.name}.`;
+    doc.operationId = `${base}_patch`;
+    doc.body = requestBody(formats, r, 'update');
+    doc.headers = requestHeaders({ 'idempotency-key': IDEMPOTENCY_KEY });
+    doc.response = { 200: { description: `${r.name} updated`, content: itemContent() }, ...problems(400, 401, 403, 406, 413, 415, 422) };
+    doc.description = `${r.description}\n\nRoles: ${r.writers.join(', ')}.`;
+  } else {
+    doc.summary = `Retrieves the calling token's company's ${r.name}.`;
+    doc.operationId = `${base}_get`;
+    doc.response = { 200: { description: r.name, content: itemContent() }, ...problems(401, 406) };
+    doc.description = r.description;
+  }
   return doc;
 }
 

@@ -8,6 +8,7 @@ import type { RestOperation } from '../engine/descriptor.ts';
 import { ApiError } from '../engine/errors.ts';
 import type { Model, ModelOperation, ModelResource } from '../engine/model.ts';
 import type { RunOperation } from '../engine/declared.ts';
+import type { OperationServices } from '../engine/descriptor.ts';
 import type { Engine } from '../engine/operations.ts';
 import { EDGE_CURSOR } from '../engine/keyset.ts';
 import { MAX_PAGE_OFFSET, parseRestFilters, type ListQuery, type PageCursors } from '../engine/query.ts';
@@ -38,10 +39,10 @@ export interface RestOptions {
   /** Default and maximum page sizes. */
   itemsPerPage?: number;
   maxItemsPerPage?: number;
-  /** Document representations of a resource's items (PDF, e-invoice), offered on its read route. */
-  documents?(r: ModelResource): readonly ItemDocument[];
   /** Runs the resources' declared operations (engine/declared.ts); they are not routed without it. */
   run?: RunOperation;
+  /** What declared documents (PDF, e-invoice) use of the layer above; they are not offered without it. */
+  services?: OperationServices;
 }
 
 const BODY_TYPES = {
@@ -155,7 +156,8 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
   if (!app.hasRequestDecorator('apiDocument')) app.decorateRequest('apiDocument', null);
   const route = (r: ModelResource, op: RestOperation) => ({
     onRequest: negotiate,
-    config: { openapi: operationDoc(model, r, op, formats), ...(op === 'create' || op === 'update' ? { idempotency: 'rest' as const } : {}) },
+    // A provider's writes keep no result with their change: their whole response is kept instead.
+    config: { openapi: operationDoc(model, r, op, formats), ...(op === 'create' || op === 'update' ? { idempotency: r.provider ? ('response' as const) : ('rest' as const) } : {}) },
   });
   // Conditional requests and kept results (CONTRACT §12, engine/versions.ts, server/idempotency.ts).
   // Records of a resource with its own provider carry no version, and get no tag.
@@ -200,8 +202,38 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     return plain as FieldValues;
   }
 
+  /** A singleton: GET and PATCH on `/<path>` itself, the record being the caller's company's. */
+  function registerSingleton(r: ModelResource) {
+    const url = `/${r.path}`;
+    const allowed: string[] = [];
+    if (r.rest.has('read')) {
+      allowed.push('GET', 'HEAD');
+      app.get(url, route(r, 'read'), async (req, reply) => {
+        const format = formatOf(formats, req);
+        const p = o.principal(req);
+        const rec = await engine.read(p, r, p.company.id);
+        return send(tagged(reply, format, rec), format, 200, format.item(model, r, rec));
+      });
+    }
+    if (r.rest.has('update')) {
+      allowed.push('PATCH');
+      app.patch(url, route(r, 'update'), async (req, reply) => {
+        const format = formatOf(formats, req);
+        const p = o.principal(req);
+        const rec = await engine.update(p, r, p.company.id, readBody(req, r, 'PATCH'), 'update', writeOptions(req, 200, format));
+        return send(tagged(reply, format, rec), format, 200, format.item(model, r, rec));
+      });
+    }
+    methodNotAllowed(app, url, allowed);
+    if (o.run) registerDeclared(r, o.run);
+  }
+
   for (const r of o.resources ?? model.resources) {
     if (!r.rest.size) continue;
+    if (r.singleton) {
+      registerSingleton(r);
+      continue;
+    }
     // Records built as JSON by the database, for resources the engine stores itself.
     const json = r.provider ? undefined : engine.json;
     // Relative to the plugin's prefix, which is the IRIs' (`/api`).
@@ -248,7 +280,11 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     }
     if (r.rest.has('read')) {
       itemMethods.push('GET', 'HEAD');
-      const documents = o.documents?.(r) ?? [];
+      const services = o.services;
+      // The documents the descriptor declares (PDF, e-invoice), next to the formats.
+      const documents: ItemDocument[] = services
+        ? r.documents.map((d) => ({ mediaType: d.mediaType, description: d.def.description, render: (principal, id) => d.def.render({ principal, resource: r, id, services }) }))
+        : [];
       app.get<{ Params: { id: string } }>(itemUrl, documents.length ? documentRoute(r, documents) : route(r, 'read'), async (req, reply) => {
         const document = req.apiDocument;
         if (document) {

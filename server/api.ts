@@ -11,16 +11,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { Db } from '../engine/types.ts';
-import type { Model, ModelResource } from '../engine/model.ts';
+import type { Model } from '../engine/model.ts';
 import type { Engine } from '../engine/operations.ts';
 import type { Formats } from '../formats/negotiate.ts';
-import type { ItemDocument } from '../formats/types.ts';
 import { registerGraphiqlPage } from '../http/graphiql.ts';
 import { registerGraphql } from '../http/graphql.ts';
 import { registerContexts, registerEntrypoint, registerRest } from '../http/rest.ts';
 import { admission, guard, principalOf, type Gatekeeper } from './auth.ts';
 import { notFound, toApiError } from './errors.ts';
-import { registerCompanyApi } from './company-api.ts';
 import { companyModel } from './company.ts';
 import { historyHook, type HistoryRecorder } from './history.ts';
 import { apiToken } from '../resources/api-token.ts';
@@ -46,8 +44,6 @@ export interface ApiOptions {
   compileGraphql: boolean;
   gate: Gatekeeper & { revoked(tokenId: string): Promise<void>; clock: () => number };
   history: HistoryRecorder;
-  /** Document representations (PDF, e-invoice) of a resource's items, offered on its read route. */
-  documents?(r: ModelResource): readonly ItemDocument[];
   /** Runs the declared operations of the model's resources (engine/declared.ts). */
   run: RunOperation;
   /** What declared operations use of the server (for the models of its own: tokens). */
@@ -86,11 +82,12 @@ export async function apiPlugin(app: FastifyInstance, o: ApiOptions): Promise<vo
 
 /** The authenticated REST route modules of /api, each relative to the prefix. */
 function registerRoutes(rest: FastifyInstance, o: ApiOptions): void {
-  registerRest(rest, { engine: o.engine, formats: o.formats, principal: principalOf, documents: o.documents, run: o.run });
+  registerRest(rest, { engine: o.engine, formats: o.formats, principal: principalOf, run: o.run, services: o.services });
   // The calling user's API tokens: a model of their own, stored by the server (token-storage.ts).
   const storage = tokenStorage({ settle: () => settleHistory(o.history, rest), revoked: (id) => o.gate.revoked(id) });
   const tokens = buildModel([apiToken(storage), ...tokenDocuments]);
   const tokenEngine = customEngine(o.db, tokens);
   registerRest(rest, { engine: tokenEngine, formats: o.formats, principal: principalOf, resources: [tokens.get(TOKEN.name)], run: operationRunner(tokenEngine, o.db, o.services) });
-  registerCompanyApi(rest, { db: o.db, formats: o.formats, principal: principalOf });
+  // The company profile: a singleton of a model of its own, stored on the company's row (company.ts).
+  registerRest(rest, { engine: customEngine(o.db, companyModel), formats: o.formats, principal: principalOf });
 }

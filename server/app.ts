@@ -24,9 +24,10 @@ import { settleHistory, tokenActivity } from './token-storage.ts';
 import { TOKEN, tokenModel } from './token-service.ts';
 import { openapiComponents } from '../http/openapi.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
-import { COMPANY_TAG, companyComponents } from './company-api.ts';
-import { withCompany } from './company-graphql.ts';
-import { documentsOf } from './documents/index.ts';
+import { COMPANY, companyModel } from './company.ts';
+import { customEngine } from '../engine/custom.ts';
+import { mergeSchemas } from '../engine/graphql/merge.ts';
+import { documentRenderers } from './documents/index.ts';
 import { registerWeb } from './web/routes.ts';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { webhookOutbox } from './webhooks/outbox.ts';
@@ -135,17 +136,20 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   // Documentation first: @fastify/swagger collects the routes registered after it.
-  await registerOpenapi(app, { model, formats, version: VERSION, more: { components: { ...openapiComponents(tokenModel, formats, [TOKEN]), ...companyComponents(formats) }, tags: [{ name: TOKEN.name, description: 'API tokens of the calling user, their usage summary and request history.' }, COMPANY_TAG] } });
+  await registerOpenapi(app, { model, formats, version: VERSION, more: { components: { ...openapiComponents(tokenModel, formats, [TOKEN]), ...openapiComponents(companyModel, formats, [COMPANY]) }, tags: [{ name: TOKEN.name, description: 'API tokens of the calling user, their usage summary and request history.' }, { name: COMPANY.name, description: COMPANY.description }] } });
   const swaggerUi = { dir: assetDir('swagger-ui'), logo: readAsset('swagger-ui', 'logo.svg') };
   await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi }));
 
   // What declared operations use of the server: the webhooks' delivery log and queue.
   const services: OperationServices = {
     deliveries: deliveryLog({ db: o.database.db, engine, wake: () => webhooks.wake() }),
+    documents: documentRenderers(engine, o.database.db),
     tokens: tokenActivity({ db: o.database.db, settle: () => settleHistory(history, app), clock: gate.clock }),
   };
   const run = operationRunner(engine, o.database.db, services);
-  const graphqlSchema = withCompany(buildGraphqlSchema(model, engine, { run }), o.database.db);
+  // The company profile's model has only a provider-served singleton: its engine reads and updates.
+  const companyEngine = customEngine(o.database.db, companyModel) as unknown as Engine;
+  const graphqlSchema = mergeSchemas(buildGraphqlSchema(model, engine, { run }), buildGraphqlSchema(companyModel, companyEngine));
   await app.register(apiPlugin, {
     prefix: API_PREFIX,
     db: o.database.db,
@@ -156,7 +160,6 @@ export async function buildApp(o: AppOptions): Promise<App> {
     compileGraphql: o.config.graphqlCompile,
     gate,
     history,
-    documents: documentsOf(engine, o.database.db),
     run,
     services,
   });

@@ -3,8 +3,9 @@
 // reaches it, 404s included, and the request history when the response is sent. Inside, three
 // encapsulated parts, each with its own guard (server/auth.ts):
 //   public   the entrypoint, the JSON-LD @context documents and the GraphiQL page: no token needed
-//   rest     the REST resources, the token API and the company profile: X-API-TOKEN required;
-//            every /api route module is registered here (registerRoutes below); unknown paths under /api
+//   rest     the REST routes of three models, all derived by http/rest.ts from descriptors (CRUD,
+//            declared operations, documents, singletons): the service's, the calling user's API
+//            tokens and the company profile; X-API-TOKEN required; unknown paths under /api
 //   graphql  GraphQL over HTTP: X-API-TOKEN required, refusals in GraphQL's shape
 // The documentation pages (/api/docs, /api/docs.json) are a sibling plugin (http/docs.ts), outside
 // these hooks: no token, no rate limit.
@@ -80,7 +81,7 @@ export async function apiPlugin(app: FastifyInstance, o: ApiOptions): Promise<vo
   });
 }
 
-/** The authenticated REST route modules of /api, each relative to the prefix. */
+/** The authenticated REST routes of /api, relative to the prefix: every one derived from a descriptor. */
 function registerRoutes(rest: FastifyInstance, o: ApiOptions): void {
   registerRest(rest, { engine: o.engine, formats: o.formats, principal: principalOf, run: o.run, services: o.services });
   // The calling user's API tokens: a model of their own, stored by the server (token-storage.ts).

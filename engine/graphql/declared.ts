@@ -151,7 +151,7 @@ export function declaredFields(model: Model, r: ModelResource, object: GraphQLOb
         },
       } satisfies Field;
     } else {
-      const key = output === 'record' ? lowerFirst(r.name) : lowerFirst(output.type ?? 'result');
+      const key = output === 'record' ? lowerFirst(r.name) : lowerFirst(output.type ?? (output.schema as { title?: string }).title ?? 'result');
       const inputSchema = op.def.input as Schema | undefined;
       const fields: GraphQLInputFieldConfigMap = {};
       for (const [k, a] of Object.entries(own)) fields[k] = { type: a.type as GraphQLInputType, description: a.description };

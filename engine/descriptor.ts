@@ -1,7 +1,8 @@
 // The descriptor language: a resource is one plain, typed object built with these helpers.
 // Everything else (tables, routes, schemas, formats) is derived from it by the engine.
+import type { TSchema } from '@sinclair/typebox';
 import type { HookApi, HookSet } from './hooks.ts';
-import type { FieldValues, Role } from './types.ts';
+import type { Db, FieldValues, Principal, Role, Tx } from './types.ts';
 import type { Model } from './model.ts';
 import type { Processor, Provider } from './custom.ts';
 
@@ -46,6 +47,10 @@ export interface TextField extends Common {
    * the write that set it (a create) carries it whole.
    */
   mask?: { prefix: string; last: number };
+  /** Rewrites a valid value before it is checked and stored (e.g. removes the spaces of an IBAN). */
+  normalise?: (value: string) => string;
+  /** A rule of the value's own (e.g. an IBAN's check digits): the problem, or null when it is valid. */
+  check?: (value: string) => string | null;
 }
 
 export interface IntegerField extends Common {
@@ -207,7 +212,22 @@ export interface ResourceDescriptor<F extends Fields = Fields> {
   operations: {
     rest: readonly RestOperation[] | 'all' | 'none';
     graphql: readonly GraphqlOperation[] | 'all' | 'none';
+    /** Operations on one record, below `/<path>/{id}` (API Platform's custom item operations). */
+    item?: Record<string, OperationDescriptor>;
+    /** Operations on the collection, below `/<path>`. */
+    collection?: Record<string, OperationDescriptor>;
   };
+  /**
+   * One record per company (Payload's "globals"): `GET` and `PATCH` on `/<path>` itself, a
+   * GraphQL query named after the resource and an `update<Name>` mutation. Its provider's `read`
+   * and processor's `update` get the company's id as the record's id.
+   */
+  singleton?: boolean;
+  /**
+   * Documents an item is also rendered as (a PDF, an e-invoice), by media type: the read route
+   * offers them beside the formats, negotiated by Accept.
+   */
+  documents?: Record<string, DocumentDescriptor>;
   /** Fields a REST PATCH/PUT may change; all writable ones when omitted. */
   updatable?: readonly (keyof F & string)[];
   states?: StateMachine<F>;
@@ -227,6 +247,90 @@ export interface ResourceDescriptor<F extends Fields = Fields> {
   processor?: Processor;
 }
 
+/**
+ * A declared operation besides CRUD: the engine derives its REST route (405, 406 and 415
+ * answers included), its GraphQL field, its OpenAPI entry and its role check from this.
+ */
+export interface OperationDescriptor {
+  method: 'GET' | 'POST';
+  /** Below the resource (collection) or the record (item); `{name}` segments are parameters. */
+  path: string;
+  summary: string;
+  description?: string;
+  /** Roles allowed; every role for GET, the resource's writers for POST when omitted. */
+  roles?: readonly Role[];
+  /** The JSON body a POST takes (validated before `run`); none when omitted. */
+  input?: TSchema;
+  /** Query parameters a GET reads (documented; `run` parses them from `query`). */
+  query?: TSchema;
+  /** Success status; 200 when omitted. */
+  status?: number;
+  /**
+   * What it answers: `'record'`, a record of the resource in every format (with its ETag); or a
+   * document described by `schema`, in plain JSON, and in JSON-LD too when it names a `type`.
+   */
+  output: 'record' | OperationOutput;
+  /** Event types the operation emits (listed with the resource's, for webhooks). */
+  events?: readonly string[];
+  /** The GraphQL field (a query for GET, a mutation for POST); derived when omitted, none when false. */
+  graphql?: string | false;
+  /** OpenAPI operationId; derived from the resource and the path when omitted. */
+  operationId?: string;
+  /** A POST runs in a transaction (ctx.tx, ctx.api) unless this is false. */
+  transaction?: boolean;
+  /** The provider (GET) or processor (POST): what the operation does. */
+  run(ctx: OperationContext): Promise<unknown>;
+}
+
+export interface OperationOutput {
+  schema: TSchema;
+  /** A list: `run` returns `{ items, total?, next? }`; `next` is the cursor of the following page. */
+  many?: boolean;
+  /** A type name: JSON-LD `@type` (and offered in JSON-LD), GraphQL object type. */
+  type?: string;
+}
+
+/** What an operation's `run` gets. */
+export interface OperationContext {
+  readonly principal: Principal;
+  readonly resource: import('./model.ts').ModelResource;
+  readonly model: Model;
+  /** The engine's database; `tx` the operation's transaction (POST on an engine-stored resource). */
+  readonly db: Db;
+  readonly tx: Tx | undefined;
+  /** Item operations: the record, read as the principal (404 and 403 answered before). */
+  readonly record: FieldValues | undefined;
+  /** Path parameters (`id` and the operation's own). */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  /** The validated body (POST with `input`). */
+  readonly input: unknown;
+  /** What the layer above provides (queues, clocks): see OperationServices. */
+  readonly services: OperationServices;
+  /** The engine's API in `tx`, as the principal (POST on an engine-stored resource). */
+  readonly api: HookApi | undefined;
+  /** Runs `fn` once the operation's transaction has committed (at once when there is none). */
+  afterCommit(fn: () => void): void;
+}
+
+/**
+ * Services the layer above provides to operations (a delivery queue, a clock). Modules declare
+ * what they need by augmenting this interface; the server passes the implementations.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface OperationServices {}
+
+/** A document rendering of one record (PDF, e-invoice). */
+export interface DocumentDescriptor {
+  /** What the document is, for the OpenAPI description. */
+  description: string;
+  /**
+   * Renders the record `id` as seen by `principal` (the same checks as a read: 404, 403); a 422
+   * naming what is missing when it cannot be made.
+   */
+  render(ctx: { principal: Principal; resource: import('./model.ts').ModelResource; id: string; services: OperationServices }): Promise<{ body: Buffer | string; contentType?: string; headers?: Record<string, string> }>;
+}
+
 /** The events a resource declares besides `<resource>.created`, `.updated` and `.deleted`. */
 export interface ResourceEvents {
   /** Emitted when a write moves the record into state `to` (from one of `from`, when given). */
@@ -239,6 +343,9 @@ export interface ResourceEvents {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyResourceDescriptor = ResourceDescriptor<any>;
+
+/** An operation declaration (typed helper). */
+export const operation = (o: OperationDescriptor): OperationDescriptor => o;
 
 export function defineResource<const F extends Fields>(d: ResourceDescriptor<F>): ResourceDescriptor<F> {
   return d;

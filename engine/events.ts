@@ -10,6 +10,7 @@ import type { Model, ModelResource } from './model.ts';
 import { snake } from './names.ts';
 import { recordJson, type Projection } from './projection.ts';
 import { iso, literal } from './sql-text.ts';
+import { payloadSql } from './payload.ts';
 import type { Statements } from './statements.ts';
 import type { FieldValues, Tx } from './types.ts';
 
@@ -59,6 +60,7 @@ export function eventTypes(model: Model): string[] {
     const e = r.events;
     for (const s of e?.states ?? []) out.push(s.type);
     out.push(...(e?.deleted ?? []), ...(e?.emitted ?? []));
+    for (const o of r.operations) out.push(...(o.def.events ?? []));
   }
   return [...new Set(out)];
 }
@@ -104,8 +106,6 @@ const typesOf = (types: readonly string[]): SQL =>
   sql`(values ${sql.join(types.map((x) => sql`(${literal(x)})`), sql`, `)}) as ${sql.identifier('__types')}(${sql.identifier('__type')})`;
 const typed = sql`${sql.identifier('__types')}.${sql.identifier('__type')}`;
 
-/** The payload's JSON: `{"type", "timestamp", "data"}`, `data` the record's JSON. */
-const payloadSql = (type: SQL, timestamp: SQL, data: SQL): SQL => sql`json_build_object('type', ${type}, 'timestamp', ${timestamp}, 'data', ${data})::text`;
 
 export function createEvents(model: Model, outbox: Outbox | undefined, statements: Statements): Events {
   const byType = resourcesByType(model);

@@ -1,6 +1,6 @@
 // Descriptors are normalised once, at start-up, into a complete frozen model. Request-time code
 // reads the model and never re-derives anything from descriptors.
-import type { AnyResourceDescriptor, Computed, Field, GraphqlOperation, RestOperation, ResourceEvents, StateMachine, Fields } from './descriptor.ts';
+import type { AnyResourceDescriptor, Computed, DocumentDescriptor, Field, OperationDescriptor, GraphqlOperation, RestOperation, ResourceEvents, StateMachine, Fields } from './descriptor.ts';
 import type { Role } from './types.ts';
 import type { Processor, Provider } from './custom.ts';
 import type { HookSet } from './hooks.ts';
@@ -62,6 +62,34 @@ export interface ModelResource {
   /** Own storage (engine/custom.ts): reads from `provider`, writes through `processor`; no table. */
   readonly provider: Provider | undefined;
   readonly processor: Processor | undefined;
+  /** Declared operations besides CRUD (descriptor `operations.item` and `.collection`). */
+  readonly operations: readonly ModelOperation[];
+  /** One record per company, at `/<path>` itself. */
+  readonly singleton: boolean;
+  /** Document renderings of an item, by media type. */
+  readonly documents: readonly ModelDocument[];
+}
+
+export interface ModelOperation {
+  readonly name: string;
+  readonly on: 'item' | 'collection';
+  readonly method: 'GET' | 'POST';
+  /** The fastify route, relative to the API prefix (`/webhooks/:id/rotate-secret`). */
+  readonly url: string;
+  /** The OpenAPI path (`/api/webhooks/{id}/rotate-secret`). */
+  readonly template: string;
+  /** The operation's own path parameters (besides `id`). */
+  readonly params: readonly string[];
+  readonly roles: readonly Role[];
+  /** The GraphQL field, or undefined for none. */
+  readonly graphql: string | undefined;
+  readonly operationId: string;
+  readonly def: OperationDescriptor;
+}
+
+export interface ModelDocument {
+  readonly mediaType: string;
+  readonly def: DocumentDescriptor;
 }
 
 export interface ModelUnique {
@@ -159,6 +187,9 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
       shownOnce: fields.filter((f) => f.def.shownOnce),
       provider: d.provider,
       processor: d.processor,
+      operations: operationsOf(d, path, problems),
+      singleton: Boolean(d.singleton),
+      documents: Object.entries(d.documents ?? {}).map(([mediaType, def]) => ({ mediaType, def: def as DocumentDescriptor })),
     };
   });
   // A resource embedded in another one is "owned" through the children field's `via`.
@@ -189,13 +220,46 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
   });
 }
 
+const ALL_ROLES: readonly Role[] = ['admin', 'member', 'viewer'];
+
+/** The declared operations of a descriptor, with their routes and names worked out once. */
+function operationsOf(d: AnyResourceDescriptor, path: string, problems: string[]): ModelOperation[] {
+  const out: ModelOperation[] = [];
+  for (const on of ['collection', 'item'] as const) {
+    for (const [name, def] of Object.entries((d.operations[on] ?? {}) as Record<string, OperationDescriptor>)) {
+      const segments = def.path.split('/').filter(Boolean);
+      const params = segments.filter((s) => /^\{\w+\}$/.test(s)).map((s) => s.slice(1, -1));
+      if (params.includes('id') || segments.some((s) => !/^(\{\w+\}|[a-z0-9-]+)$/.test(s))) problems.push(`${d.name}.${name}: path "${def.path}" must be lower-case segments and {parameters} other than {id}`);
+      const below = segments.map((s) => (s.startsWith('{') ? `:${s.slice(1, -1)}` : s)).join('/');
+      const base = on === 'item' ? `/${path}/:id` : `/${path}`;
+      const url = `${base}/${below}`;
+      const snakePath = `${path}${on === 'item' ? '/id' : ''}/${segments.map((s) => s.replace(/[{}]/g, '')).join('/')}`.replace(/[-/]/g, '_');
+      out.push({
+        name,
+        on,
+        method: def.method,
+        url,
+        template: `/api${url.replace(/:(\w+)/g, '{$1}')}`,
+        params,
+        roles: def.roles ?? (def.method === 'GET' ? ALL_ROLES : (d.writers ?? ['admin', 'member'])),
+        graphql: def.graphql === false ? undefined : (def.graphql ?? `${name}${d.name}`),
+        operationId: def.operationId ?? `api_${snakePath}_${def.method.toLowerCase()}`,
+        def,
+      });
+    }
+  }
+  return out;
+}
+
 /** What a resource with its own provider and processor (engine/custom.ts) cannot declare. */
 function customProblems(d: AnyResourceDescriptor, rest: readonly RestOperation[], graphql: readonly GraphqlOperation[]): string[] {
   const out: string[] = [];
   const writes = rest.some((op) => op !== 'list' && op !== 'read');
   if (d.processor && !d.provider) out.push(`${d.name}: a processor needs a provider`);
   if (d.provider && writes && !d.processor) out.push(`${d.name}: REST writes need a processor`);
-  if (d.provider && graphql.length) out.push(`${d.name}: no GraphQL is derived for a resource with a provider`);
+  if (d.provider && graphql.length && !d.singleton) out.push(`${d.name}: no GraphQL is derived for a resource with a provider`);
+  if (d.singleton && !d.provider) out.push(`${d.name}: a singleton needs a provider (and a processor to be changed)`);
+  if (d.singleton && rest.some((op) => op !== 'read' && op !== 'update')) out.push(`${d.name}: a singleton is read and updated only`);
   if (d.provider && (d.states || d.computed || d.hooks || d.unique)) out.push(`${d.name}: states, computed fields, hooks and unique constraints are the processor's business`);
   return out;
 }

@@ -120,6 +120,12 @@ function scalarChecker(model: Model, f: ScalarField, name: string): Checker {
           if (!isCountry(up)) return v.add(path, 'This value is not a valid country.', C.format);
           return up;
         }
+        if (f.normalise || f.check) {
+          const n = f.normalise ? f.normalise(s) : s;
+          const problem = f.check?.(n);
+          if (problem) return v.add(path, problem, C.format);
+          return n;
+        }
         return s;
       }
       case 'integer': {

@@ -18,6 +18,11 @@ export const json: Format = {
     headers: linkHeaders(view),
   }),
   entrypoint: (model) => ({ body: Object.fromEntries(entrypointLinks(model).map((l) => [l.name, l.href])) }),
+  document: {
+    needsType: false,
+    render: (_model, view) => ({ body: view.body }),
+    schema: (view) => (view.many ? Type.Array(view.schema) : view.schema),
+  },
   docs: {
     item: (r) => ref(r.name),
     collection: (r) => Type.Array(ref(r.name), { description: 'Pagination is in the Link and X-Total-Count headers.' }),

@@ -8,7 +8,7 @@ import { lowerFirst } from '../engine/names.ts';
 import { readProperties, ref } from '../engine/json-schemas.ts';
 import { pageLinks, TOTAL_NOTE, pageUrl } from './links.ts';
 import { iriOf, present, shownFields, type Decorate } from './present.ts';
-import type { CollectionView, Format } from './types.ts';
+import type { CollectionView, DocumentView, Format } from './types.ts';
 
 const HYDRA = 'http://www.w3.org/ns/hydra/core#';
 
@@ -80,6 +80,16 @@ export const jsonld: Format = {
   projection,
   collection,
   entrypoint: (model) => ({ body: entrypoint(model) }),
+  document: {
+    needsType: true,
+    render: (model, view) => ({ body: jsonldDocument(model, view) }),
+    schema: (view) => {
+      const head = { '@context': Type.String({ const: `/api/contexts/${view.type}` }), '@id': Type.String() };
+      const typed = (s: TSchema) => Type.Object({ '@type': Type.Literal(view.type!), ...((s as { properties?: Record<string, TSchema> }).properties ?? {}) });
+      if (view.many) return Type.Object({ ...head, '@type': Type.Literal('Collection'), totalItems: Type.Integer({ minimum: 0 }), member: Type.Array(typed(view.schema)) });
+      return Type.Object({ ...head, '@type': Type.Literal(view.type!), ...((view.schema as { properties?: Record<string, TSchema> }).properties ?? {}) });
+    },
+  },
   docs: {
     components: (model, r) => ({ [`${r.name}.jsonld`]: itemSchema(model, r) }),
     item: (r) => ref(`${r.name}.jsonld`),
@@ -169,6 +179,32 @@ function fieldTerms(model: Model, r: ModelResource): Record<string, unknown> {
     else terms[f.name] = `${r.name}/${f.name}`;
   }
   return terms;
+}
+
+/**
+ * A declared operation's document in JSON-LD: its type and the request path as @id; members of
+ * the schema that name a resource (`'x-resource': '<Type>'`) get that record's @id and @type.
+ */
+function jsonldDocument(model: Model, view: DocumentView): Record<string, unknown> {
+  type Annotated = { 'x-resource'?: string };
+  const props = (view.schema as { properties?: Record<string, Annotated & { anyOf?: Annotated[] }> }).properties ?? {};
+  const refs = Object.entries(props)
+    .map(([k, s]) => [k, s['x-resource'] ?? s.anyOf?.find((x) => x['x-resource'])?.['x-resource']] as const)
+    .filter((e): e is readonly [string, string] => e[1] !== undefined && model.find(e[1]) !== undefined);
+  const decorate = (o: unknown): Record<string, unknown> => {
+    const out = { ...(o as Record<string, unknown>) };
+    for (const [k, type] of refs) {
+      const v = out[k] as Record<string, unknown> | null | undefined;
+      if (v && typeof v === 'object') out[k] = { '@id': `${model.get(type).iri}/${String(v.id)}`, '@type': type, ...v };
+    }
+    return out;
+  };
+  const head = { '@context': `/api/contexts/${view.type}`, '@id': view.path };
+  if (view.many) {
+    const items = view.body as unknown[];
+    return { ...head, '@type': 'Collection', totalItems: view.total ?? items.length, member: items.map((i) => ({ '@type': view.type, ...decorate(i) })) };
+  }
+  return { ...head, '@type': view.type, ...decorate(view.body) };
 }
 
 /** The @context document of a type, or of `Entrypoint`/`Error`; null when unknown. */

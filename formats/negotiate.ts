@@ -65,6 +65,13 @@ export class Formats {
     return f;
   }
 
+  private readonly documentFormats: (Formats | undefined)[] = [];
+  /** The formats that write documents of declared operations; JSON-LD only for those with a type. */
+  forDocuments(typed: boolean): Formats {
+    const i = typed ? 1 : 0;
+    return (this.documentFormats[i] ??= new Formats(this.all.filter((f) => f.document && (typed || !f.document.needsType))));
+  }
+
   /** The format a request body is written in, by media type (parameters ignored). */
   forContentType(mediaType: string): Format | undefined {
     return this.byType.get(mediaType);

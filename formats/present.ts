@@ -8,7 +8,8 @@ import { shownFields } from '../engine/projection.ts';
 /** The members a format puts before the fields of each record (e.g. JSON-LD's @id and @type). */
 export type Decorate = (r: ModelResource, rec: FieldValues) => Record<string, unknown>;
 
-export const iriOf = (r: ModelResource, id: unknown): string => `${r.iri}/${String(id)}`;
+/** A record's IRI; a singleton's is its resource's. */
+export const iriOf = (r: ModelResource, id: unknown): string => (r.singleton ? r.iri : `${r.iri}/${String(id)}`);
 
 const isoOf = (v: unknown): string => (v instanceof Date ? v.toISOString() : typeof v === 'string' && v.endsWith('Z') ? v : new Date(String(v)).toISOString());
 

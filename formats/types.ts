@@ -82,6 +82,30 @@ export interface Format {
   stringify?(body: unknown): string;
   /** How this format's bodies look, for the OpenAPI document. */
   readonly docs: FormatDocs;
+  /** Documents answered by declared operations (engine/declared.ts), when the format offers them. */
+  readonly document?: DocumentFormat;
+}
+
+/** A declared operation's document output, as a format writes it. */
+export interface DocumentView {
+  /** The output's type name (JSON-LD @type), if it has one. */
+  readonly type?: string;
+  /** The request path (JSON-LD @id). */
+  readonly path: string;
+  readonly schema: TSchema;
+  /** The document, or the list's items. */
+  readonly body: unknown;
+  readonly many: boolean;
+  /** A list's size, when known. */
+  readonly total?: number | null;
+}
+
+export interface DocumentFormat {
+  /** Offered only for outputs with a type name (JSON-LD needs one for @type). */
+  readonly needsType: boolean;
+  render(model: Model, view: DocumentView): Rendered;
+  /** The body's JSON Schema, for the OpenAPI document. */
+  schema(view: Pick<DocumentView, 'type' | 'schema' | 'many'>): TSchema;
 }
 
 /** JSON Schemas of a format's bodies; shared shapes come from engine/json-schemas.ts. */

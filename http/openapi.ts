@@ -4,7 +4,7 @@
 // the engine validates input (engine/validate.ts) and parses queries (engine/query.ts).
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { RestOperation } from '../engine/descriptor.ts';
-import type { Model, ModelResource } from '../engine/model.ts';
+import type { Model, ModelOperation, ModelResource } from '../engine/model.ts';
 import { lowerFirst } from '../engine/names.ts';
 import { EDGE_CURSOR } from '../engine/keyset.ts';
 import { DATE_OPS, MAX_COUNTED_MATCHES, MAX_PAGE_OFFSET } from '../engine/query.ts';
@@ -142,6 +142,7 @@ export function operationDoc(model: Model, r: ModelResource, op: RestOperation, 
   const base = `api_${snakePath(r)}`;
   const doc: RouteDoc = { summary: SUMMARIES[op](r.name), tags: [r.name], operationId: '', response: {} };
   const itemContent = () => content(formats, (f) => f.docs.item(r));
+  if (r.singleton) return singletonDoc(r, op, doc, itemContent, formats);
   switch (op) {
     case 'list':
       doc.operationId = `${base}_get_collection`;
@@ -208,6 +209,61 @@ export function operationDoc(model: Model, r: ModelResource, op: RestOperation, 
     if (fixed.length) notes.push(`Cannot change: ${fixed.join(', ')}.`);
   }
   doc.description = notes.join('\n\n');
+  return doc;
+}
+
+/** A singleton's GET and PATCH, at its resource's path: the caller's company's record. */
+function singletonDoc(r: ModelResource, op: RestOperation, doc: RouteDoc, itemContent: () => Record<string, { schema: TSchema }>, formats: Formats): RouteDoc {
+  const base = `api_${snakePath(r)}`;
+  if (op === 'update') {
+    doc.summary = `Updates the calling token's company's ${r.name}.`;
+    doc.operationId = `${base}_patch`;
+    doc.body = requestBody(formats, r, 'update');
+    doc.headers = requestHeaders({ 'idempotency-key': IDEMPOTENCY_KEY });
+    doc.response = { 200: { description: `${r.name} updated`, content: itemContent() }, ...problems(400, 401, 403, 406, 413, 415, 422) };
+    doc.description = `${r.description}\n\nRoles: ${r.writers.join(', ')}.`;
+  } else {
+    doc.summary = `Retrieves the calling token's company's ${r.name}.`;
+    doc.operationId = `${base}_get`;
+    doc.response = { 200: { description: r.name, content: itemContent() }, ...problems(401, 406) };
+    doc.description = r.description;
+  }
+  return doc;
+}
+
+/** The description of a declared operation (engine/declared.ts). */
+export function declaredDoc(model: Model, r: ModelResource, op: ModelOperation, formats: Formats): RouteDoc {
+  const d = op.def;
+  const status = d.status ?? 200;
+  const params: Record<string, TSchema> = {};
+  if (op.on === 'item') params.id = Type.String({ format: 'uuid', description: `The ${r.name} id.` });
+  for (const p of op.params) params[p] = Type.String();
+  const output = d.output;
+  const body =
+    output === 'record'
+      ? content(formats, (f) => f.docs.item(r))
+      : content(formats.forDocuments(Boolean(output.type)), (f) => f.document!.schema({ type: output.type, schema: output.schema, many: Boolean(output.many) }));
+  const headers: Record<string, unknown> = output === 'record' ? { ...ETAG } : {};
+  if (output !== 'record' && output.many) {
+    headers['x-total-count'] = { type: 'integer', description: 'The number of items, when it is known.' };
+    headers.link = { type: 'string', description: 'rel="next": the next page, by a cursor in "after", while there is one.' };
+  }
+  const codes: (keyof typeof PROBLEMS)[] = [401, 403, 406];
+  if (op.on === 'item' || op.params.length) codes.push(404);
+  if (d.query || d.input) codes.push(400);
+  if (d.input) codes.push(413, 415, 422);
+  if (d.method === 'POST') codes.push(409);
+  const doc: RouteDoc = {
+    summary: d.summary,
+    description: [d.description ?? r.description, d.roles ? `Roles: ${op.roles.join(', ')}.` : '', d.events?.length ? `Emits: ${d.events.join(', ')}.` : ''].filter(Boolean).join('\n\n'),
+    tags: [r.name],
+    operationId: op.operationId,
+    response: { [status]: { description: d.summary, ...(Object.keys(headers).length ? { headers } : {}), content: body }, ...problems(...codes.sort()) },
+  };
+  if (Object.keys(params).length) doc.params = Type.Object(params);
+  if (d.query) doc.querystring = d.query;
+  if (d.method === 'POST') doc.headers = requestHeaders({ 'idempotency-key': IDEMPOTENCY_KEY });
+  if (d.input) doc.body = { content: { 'application/json': { schema: d.input }, 'application/ld+json': { schema: d.input } } };
   return doc;
 }
 

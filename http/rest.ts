@@ -6,14 +6,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import type { FieldValues, Principal } from '../engine/types.ts';
 import type { RestOperation } from '../engine/descriptor.ts';
 import { ApiError } from '../engine/errors.ts';
-import type { Model, ModelResource } from '../engine/model.ts';
+import type { Model, ModelOperation, ModelResource } from '../engine/model.ts';
+import type { RunOperation } from '../engine/declared.ts';
+import type { OperationServices } from '../engine/descriptor.ts';
 import type { Engine } from '../engine/operations.ts';
 import { EDGE_CURSOR } from '../engine/keyset.ts';
 import { MAX_PAGE_OFFSET, parseRestFilters, type ListQuery, type PageCursors } from '../engine/query.ts';
 import { contextDocument } from '../formats/jsonld.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
 import { contentTypeOf, type CursorView, type Format, type ItemDocument, type Rendered } from '../formats/types.ts';
-import { contextDoc, entrypointDoc, operationDoc, problems } from './openapi.ts';
+import { contextDoc, declaredDoc, entrypointDoc, operationDoc, problems } from './openapi.ts';
 import { etagOf, ifMatch, ifNoneMatch, noneMatchHits } from '../engine/versions.ts';
 
 declare module 'fastify' {
@@ -37,8 +39,10 @@ export interface RestOptions {
   /** Default and maximum page sizes. */
   itemsPerPage?: number;
   maxItemsPerPage?: number;
-  /** Document representations of a resource's items (PDF, e-invoice), offered on its read route. */
-  documents?(r: ModelResource): readonly ItemDocument[];
+  /** Runs the resources' declared operations (engine/declared.ts); they are not routed without it. */
+  run?: RunOperation;
+  /** What declared documents (PDF, e-invoice) use of the layer above; they are not offered without it. */
+  services?: OperationServices;
 }
 
 const BODY_TYPES = {
@@ -104,6 +108,20 @@ function send(reply: FastifyReply, format: Format, status: number, rendered: Ren
   return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
 }
 
+/** Every method but `allowed` on `url`: a 405 naming the allowed ones. */
+export function methodNotAllowed(app: FastifyInstance, url: string, allowed: readonly string[]): void {
+  const others = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter((m) => !allowed.includes(m));
+  if (!others.length) return;
+  const allow = allowed.filter((m) => m !== 'HEAD').join(', ');
+  app.route({
+    method: [...others],
+    url,
+    handler: async (req) => {
+      throw new ApiError(405, `No route found for "${req.method} ${req.url.split('?')[0]}": Method Not Allowed (Allow: ${allow})`, { headers: { allow } });
+    },
+  });
+}
+
 /** `GET /` under the prefix: the API entrypoint, in every format. */
 export function registerEntrypoint(app: FastifyInstance, o: { model: Model; formats: Formats }): void {
   const negotiate = negotiation(app, o.formats);
@@ -138,7 +156,8 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
   if (!app.hasRequestDecorator('apiDocument')) app.decorateRequest('apiDocument', null);
   const route = (r: ModelResource, op: RestOperation) => ({
     onRequest: negotiate,
-    config: { openapi: operationDoc(model, r, op, formats), ...(op === 'create' || op === 'update' ? { idempotency: 'rest' as const } : {}) },
+    // A provider's writes keep no result with their change: their whole response is kept instead.
+    config: { openapi: operationDoc(model, r, op, formats), ...(op === 'create' || op === 'update' ? { idempotency: r.provider ? ('response' as const) : ('rest' as const) } : {}) },
   });
   // Conditional requests and kept results (CONTRACT §12, engine/versions.ts, server/idempotency.ts).
   // Records of a resource with its own provider carry no version, and get no tag.
@@ -183,8 +202,38 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     return plain as FieldValues;
   }
 
+  /** A singleton: GET and PATCH on `/<path>` itself, the record being the caller's company's. */
+  function registerSingleton(r: ModelResource) {
+    const url = `/${r.path}`;
+    const allowed: string[] = [];
+    if (r.rest.has('read')) {
+      allowed.push('GET', 'HEAD');
+      app.get(url, route(r, 'read'), async (req, reply) => {
+        const format = formatOf(formats, req);
+        const p = o.principal(req);
+        const rec = await engine.read(p, r, p.company.id);
+        return send(tagged(reply, format, rec), format, 200, format.item(model, r, rec));
+      });
+    }
+    if (r.rest.has('update')) {
+      allowed.push('PATCH');
+      app.patch(url, route(r, 'update'), async (req, reply) => {
+        const format = formatOf(formats, req);
+        const p = o.principal(req);
+        const rec = await engine.update(p, r, p.company.id, readBody(req, r, 'PATCH'), 'update', writeOptions(req, 200, format));
+        return send(tagged(reply, format, rec), format, 200, format.item(model, r, rec));
+      });
+    }
+    methodNotAllowed(app, url, allowed);
+    if (o.run) registerDeclared(r, o.run);
+  }
+
   for (const r of o.resources ?? model.resources) {
     if (!r.rest.size) continue;
+    if (r.singleton) {
+      registerSingleton(r);
+      continue;
+    }
     // Records built as JSON by the database, for resources the engine stores itself.
     const json = r.provider ? undefined : engine.json;
     // Relative to the plugin's prefix, which is the IRIs' (`/api`).
@@ -231,7 +280,11 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     }
     if (r.rest.has('read')) {
       itemMethods.push('GET', 'HEAD');
-      const documents = o.documents?.(r) ?? [];
+      const services = o.services;
+      // The documents the descriptor declares (PDF, e-invoice), next to the formats.
+      const documents: ItemDocument[] = services
+        ? r.documents.map((d) => ({ mediaType: d.mediaType, description: d.def.description, render: (principal, id) => d.def.render({ principal, resource: r, id, services }) }))
+        : [];
       app.get<{ Params: { id: string } }>(itemUrl, documents.length ? documentRoute(r, documents) : route(r, 'read'), async (req, reply) => {
         const document = req.apiDocument;
         if (document) {
@@ -285,17 +338,75 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       });
     }
     // Every other method on these paths is a 405 naming the allowed ones.
-    for (const [url, allowed] of [[collectionUrl, collectionMethods], [itemUrl, itemMethods]] as const) {
-      const others = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !allowed.includes(m));
-      if (!others.length) continue;
-      app.route({
-        method: others as ('GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE')[],
-        url,
-        handler: async (req) => {
-          const allow = allowed.filter((m) => m !== 'HEAD').join(', ');
-          throw new ApiError(405, `No route found for "${req.method} ${req.url.split('?')[0]}": Method Not Allowed (Allow: ${allow})`, { headers: { allow } });
+    for (const [url, allowed] of [[collectionUrl, collectionMethods], [itemUrl, itemMethods]] as const) methodNotAllowed(app, url, allowed);
+    if (o.run) registerDeclared(r, o.run);
+  }
+
+  /** The declared operations of `r` (engine/declared.ts): one route each, 405 for other methods. */
+  function registerDeclared(r: ModelResource, run: RunOperation) {
+    const byUrl = new Map<string, string[]>();
+    for (const op of r.operations) {
+      byUrl.set(op.url, [...(byUrl.get(op.url) ?? []), op.method, ...(op.method === 'GET' ? ['HEAD'] : [])]);
+      const output = op.def.output;
+      const offered = output === 'record' ? formats : formats.forDocuments(Boolean(output.type));
+      const onRequest: onRequestHookHandler = (req, _reply, done) => {
+        try {
+          req.apiFormat = offered.negotiate(req.headers.accept);
+        } catch (e) {
+          return done(e as Error);
+        }
+        done();
+      };
+      const config = { openapi: declaredDoc(model, r, op, formats), ...(op.method === 'POST' ? { idempotency: 'response' as const } : {}) };
+      app.route<{ Params: Record<string, string> }>({
+        method: op.method,
+        url: op.url,
+        onRequest,
+        config,
+        handler: async (req, reply) => {
+          const format = req.apiFormat ?? offered.negotiate(req.headers.accept);
+          const url = new URL(req.url, 'http://x');
+          const input = op.method === 'POST' && op.def.input ? readJson(req) : undefined;
+          const result = await run(o.principal(req), r, op, { id: req.params.id, params: req.params, query: url.searchParams, input });
+          return sendDeclared(reply, format, op, r, url, result);
         },
       });
     }
+    for (const [url, allowed] of byUrl) methodNotAllowed(app, url, allowed);
+  }
+
+  function sendDeclared(reply: FastifyReply, format: Format, op: ModelOperation, r: ModelResource, url: URL, result: unknown) {
+    const status = op.def.status ?? 200;
+    reply.header('vary', 'Accept');
+    // A write's answer is not for caches (a secret may be shown once).
+    if (op.method === 'POST') reply.header('cache-control', 'no-store');
+    const output = op.def.output;
+    if (output === 'record') {
+      const rec = result as FieldValues;
+      return send(tagged(reply, format, rec), format, status, format.item(model, r, rec));
+    }
+    let body = result;
+    let total: number | null | undefined;
+    if (output.many) {
+      const page = result as { items: unknown[]; total?: number | null; next?: string | null };
+      body = page.items;
+      total = page.total;
+      if (typeof total === 'number') reply.header('x-total-count', String(total));
+      if (page.next) {
+        const q = new URLSearchParams(url.searchParams);
+        q.delete('page');
+        q.set('after', page.next);
+        reply.header('link', `<${url.pathname}?${q}>; rel="next"`);
+      }
+    }
+    return send(reply, format, status, format.document!.render(model, { type: output.type, path: url.pathname, schema: output.schema, body, many: Boolean(output.many), total }));
+  }
+
+  /** A declared operation's JSON body: 415 for another media type, 400 for one that is not an object. */
+  function readJson(req: FastifyRequest): unknown {
+    const type = mediaTypeOf(req);
+    const allowed = ['application/json', 'application/ld+json'];
+    if (!allowed.includes(type)) throw new ApiError(415, `The content-type "${type || '(none)'}" is not supported. Supported MIME types are "${allowed.join('", "')}".`);
+    return req.body;
   }
 }

@@ -1,12 +1,83 @@
 // API tokens (CONTRACT §4 "API token"): REST only, always the calling user's tokens in the
 // calling token's company; any role manages its own. Their rows live in system tables
-// (server/schema.ts), so the descriptor brings its own provider and processor (server/token-api.ts,
+// (server/schema.ts), so the descriptor brings its own provider and processor (server/token-storage.ts,
 // backed by server/token-service.ts): the engine checks roles and validates bodies, the REST
 // adapter negotiates, formats and answers errors, and the OpenAPI document follows, as for any
-// resource. Not listed in index.ts: a token belongs to a user rather than to the company's data;
-// /api serves it from a model of its own, with its history and summary (token-service.ts).
+// resource. Its usage summary and a token's request history are declared operations, answered
+// by the server's token activity service. Not listed in index.ts: a token belongs to a user
+// rather than to the company's data; /api serves it from a model of its own (token-service.ts).
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { Processor, Provider } from '../engine/custom.ts';
-import { defineResource, integer, text, timestamp } from '../engine/descriptor.ts';
+import { defineResource, integer, text, timestamp, type OperationDescriptor } from '../engine/descriptor.ts';
+import type { Principal } from '../engine/types.ts';
+
+/** What the server keeps of the tokens' use: the summary and each token's history. */
+export interface TokenActivity {
+  summary(p: Principal): Promise<unknown>;
+  /** The token's most recent requests matching `query`'s filters (400 for a bad one). */
+  history(p: Principal, tokenId: string, query: URLSearchParams): Promise<unknown[]>;
+}
+
+declare module '../engine/descriptor.ts' {
+  interface OperationServices {
+    tokens: TokenActivity;
+  }
+}
+
+const nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
+const dateOps = ['after', 'before', 'strictly_after', 'strictly_before'] as const;
+const filter = (description: string) => Type.Optional(Type.String({ description }));
+
+const summary: OperationDescriptor = {
+  method: 'GET',
+  path: 'summary',
+  summary: "The calling user's token activity",
+  description: "The calling user's token activity in the calling token's company; months are UTC.",
+  operationId: 'api_api_tokens_summary_get',
+  output: {
+    type: 'ApiTokenSummary',
+    schema: Type.Object({
+      activeTokens: Type.Integer({ minimum: 0 }),
+      apiCallsThisMonth: Type.Integer({ minimum: 0, description: 'Requests made with the tokens this UTC month' }),
+      lastActivity: nullable(Type.String({ format: 'date-time' })),
+      mostUsedToken: Type.Union([Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }, { additionalProperties: true, 'x-resource': 'ApiToken' }), Type.Null()], {
+        description: 'The token used most this month (JSON-LD adds @id and @type)',
+      }),
+    }),
+  },
+  graphql: false,
+  run: (ctx) => ctx.services.tokens.summary(ctx.principal),
+};
+
+const history: OperationDescriptor = {
+  method: 'GET',
+  path: 'history',
+  summary: "A token's 100 most recent requests, newest first",
+  description: 'Filters: date (whole UTC days or RFC 3339 times), method, status (a code or 2xx…5xx); repeat method[] or status[] for several.',
+  operationId: 'api_api_tokens_id_history_get_collection',
+  query: Type.Object({
+    ...Object.fromEntries(dateOps.map((op) => [`date[${op}]`, filter(`date ${op.replace('_', ' ')} this day or time`)])),
+    method: filter('HTTP method'),
+    status: filter('a status code, or 2xx, 3xx, 4xx, 5xx'),
+  }),
+  output: {
+    type: 'ApiTokenHistoryEntry',
+    many: true,
+    schema: Type.Object({
+      date: Type.String({ format: 'date-time' }),
+      method: Type.String(),
+      endpoint: Type.String(),
+      status: Type.Integer(),
+      ipAddress: nullable(Type.String()),
+      userAgent: nullable(Type.String()),
+    }),
+  },
+  graphql: false,
+  run: async (ctx) => {
+    const items = await ctx.services.tokens.history(ctx.principal, String(ctx.record!.id), ctx.query);
+    return { items, total: items.length };
+  },
+};
 
 /** The descriptor; without `storage` (validation only), it has neither provider nor processor. */
 export const apiToken = (storage?: { provider: Provider; processor: Processor }) =>
@@ -21,7 +92,7 @@ export const apiToken = (storage?: { provider: Provider; processor: Processor })
       lastUsedAt: timestamp({ readOnly: true, order: true, description: 'Time of the last request; null if never used' }),
       token: text({ shownOnce: true, description: 'The value, shown here and never again (only its hash is stored).' }),
     },
-    operations: { rest: ['list', 'read', 'create', 'update', 'delete'], graphql: 'none' },
+    operations: { rest: ['list', 'read', 'create', 'update', 'delete'], graphql: 'none', collection: { summary }, item: { history } },
     writers: ['admin', 'member', 'viewer'],
     ...storage,
   });

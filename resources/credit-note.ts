@@ -1,6 +1,7 @@
 import { children, date, defineResource, oneOf, ref, text } from '../engine/descriptor.ts';
 import { billedClient, currencyAndDiscount, documentComputed, documentTotals, remarks } from './fragments.ts';
 import { creditNoteRules } from './rules/credit-note.ts';
+import { pdfDocument, ublDocument } from './rules/document-files.ts';
 
 export default defineResource({
   name: 'CreditNote',
@@ -23,6 +24,7 @@ export default defineResource({
     lines: children('CreditNoteLine', 'creditNote', { embedded: true, orderBy: 'position' }),
   },
   operations: { rest: 'all', graphql: 'all' },
+  documents: { ...pdfDocument('creditNote'), ...ublDocument('creditNote') },
   states: {
     field: 'status',
     initial: 'draft',

@@ -1,4 +1,5 @@
 import { children, date, defineResource, money, oneOf, ref, timestamp } from '../engine/descriptor.ts';
+import { pdfDocument, ublDocument } from './rules/document-files.ts';
 import { billedClient, currencyAndDiscount, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
 import { invoiceRules } from './rules/invoice.ts';
 
@@ -26,6 +27,7 @@ export default defineResource({
     recurringInvoice: ref('RecurringInvoice', { readOnly: true, onDelete: 'set null' }),
   },
   operations: { rest: 'all', graphql: 'all' },
+  documents: { ...pdfDocument('invoice'), ...ublDocument('invoice') },
   // paid and overdue are reached automatically: by payments (payment.ts) and by schedule:run.
   states: {
     field: 'status',

@@ -1,4 +1,5 @@
 import { children, date, defineResource, oneOf, ref } from '../engine/descriptor.ts';
+import { pdfDocument } from './rules/document-files.ts';
 import { billedClient, currencyAndDiscount, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
 import { quoteRules } from './rules/quote.ts';
 
@@ -19,6 +20,7 @@ export default defineResource({
     invoice: ref('Invoice', { readOnly: true, onDelete: 'set null' }),
   },
   operations: { rest: 'all', graphql: 'all' },
+  documents: pdfDocument('quote'),
   states: {
     field: 'status',
     initial: 'draft',

@@ -1,6 +1,7 @@
 import { boolean, defineResource, text, textList } from '../engine/descriptor.ts';
 import { eventTypes } from '../engine/events.ts';
 import { webhookRules } from './rules/webhook.ts';
+import { webhookCollectionOperations, webhookItemOperations } from './rules/webhook-operations.ts';
 
 export default defineResource({
   name: 'Webhook',
@@ -24,7 +25,7 @@ export default defineResource({
       description: 'The signing secret: whole only in the create and rotate-secret responses',
     }),
   },
-  operations: { rest: 'all', graphql: 'all' },
+  operations: { rest: 'all', graphql: 'all', collection: webhookCollectionOperations, item: webhookItemOperations },
   events: { emitted: ['webhook.ping'] },
   hooks: webhookRules,
 });

@@ -3,29 +3,33 @@
 // reaches it, 404s included, and the request history when the response is sent. Inside, three
 // encapsulated parts, each with its own guard (server/auth.ts):
 //   public   the entrypoint, the JSON-LD @context documents and the GraphiQL page: no token needed
-//   rest     the REST resources, the token API and the company profile: X-API-TOKEN required;
-//            every /api route module is registered here (registerRoutes below); unknown paths under /api
+//   rest     the REST routes of three models, all derived by http/rest.ts from descriptors (CRUD,
+//            declared operations, documents, singletons): the service's, the calling user's API
+//            tokens and the company profile; X-API-TOKEN required; unknown paths under /api
 //   graphql  GraphQL over HTTP: X-API-TOKEN required, refusals in GraphQL's shape
 // The documentation pages (/api/docs, /api/docs.json) are a sibling plugin (http/docs.ts), outside
 // these hooks: no token, no rate limit.
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { Db } from '../engine/types.ts';
-import type { Model, ModelResource } from '../engine/model.ts';
+import type { Model } from '../engine/model.ts';
 import type { Engine } from '../engine/operations.ts';
 import type { Formats } from '../formats/negotiate.ts';
-import type { ItemDocument } from '../formats/types.ts';
 import { registerGraphiqlPage } from '../http/graphiql.ts';
 import { registerGraphql } from '../http/graphql.ts';
 import { registerContexts, registerEntrypoint, registerRest } from '../http/rest.ts';
 import { admission, guard, principalOf, type Gatekeeper } from './auth.ts';
 import { notFound, toApiError } from './errors.ts';
-import { registerCompanyApi } from './company-api.ts';
 import { companyModel } from './company.ts';
 import { historyHook, type HistoryRecorder } from './history.ts';
-import { registerTokenApi, tokenModel } from './token-api.ts';
+import { apiToken } from '../resources/api-token.ts';
+import { customEngine } from '../engine/custom.ts';
+import { buildModel } from '../engine/model.ts';
+import { tokenDocuments, tokenModel, TOKEN } from './token-service.ts';
+import { settleHistory, tokenStorage } from './token-storage.ts';
+import type { OperationServices } from '../engine/descriptor.ts';
 import { installIdempotency } from './idempotency.ts';
-import { registerWebhookRoutes, type WebhookOps } from './webhooks/routes.ts';
+import { operationRunner, type RunOperation } from '../engine/declared.ts';
 import { registerCreditRoutes } from './credit.ts';
 
 /** Where the API is mounted: the prefix of every IRI the model gives its records. */
@@ -42,10 +46,10 @@ export interface ApiOptions {
   compileGraphql: boolean;
   gate: Gatekeeper & { revoked(tokenId: string): Promise<void>; clock: () => number };
   history: HistoryRecorder;
-  /** Document representations (PDF, e-invoice) of a resource's items, offered on its read route. */
-  documents?(r: ModelResource): readonly ItemDocument[];
-  /** What the webhook endpoints do (secret rotation, deliveries, retry, ping), shared with the web page. */
-  webhooks: WebhookOps;
+  /** Runs the declared operations of the model's resources (engine/declared.ts). */
+  run: RunOperation;
+  /** What declared operations use of the server (for the models of its own: tokens). */
+  services: OperationServices;
 }
 
 export async function apiPlugin(app: FastifyInstance, o: ApiOptions): Promise<void> {
@@ -78,11 +82,16 @@ export async function apiPlugin(app: FastifyInstance, o: ApiOptions): Promise<vo
   });
 }
 
-/** The authenticated REST route modules of /api, each relative to the prefix. */
+/** The authenticated REST routes of /api, relative to the prefix: every one derived from a descriptor. */
 function registerRoutes(rest: FastifyInstance, o: ApiOptions): void {
-  registerRest(rest, { engine: o.engine, formats: o.formats, principal: principalOf, documents: o.documents });
-  registerTokenApi(rest, { db: o.db, formats: o.formats, principal: principalOf, history: o.history, revoked: (id) => o.gate.revoked(id), clock: o.gate.clock });
-  registerCompanyApi(rest, { db: o.db, formats: o.formats, principal: principalOf });
-  registerWebhookRoutes(rest, { engine: o.engine, formats: o.formats, principal: principalOf, ops: o.webhooks });
+  registerRest(rest, { engine: o.engine, formats: o.formats, principal: principalOf, run: o.run, services: o.services });
+  // The calling user's API tokens: a model of their own, stored by the server (token-storage.ts).
+  const storage = tokenStorage({ settle: () => settleHistory(o.history, rest), revoked: (id) => o.gate.revoked(id) });
+  const tokens = buildModel([apiToken(storage), ...tokenDocuments]);
+  const tokenEngine = customEngine(o.db, tokens);
+  registerRest(rest, { engine: tokenEngine, formats: o.formats, principal: principalOf, resources: [tokens.get(TOKEN.name)], run: operationRunner(tokenEngine, o.db, o.services) });
+  // The company profile: a singleton of a model of its own, stored on the company's row (company.ts).
+  registerRest(rest, { engine: customEngine(o.db, companyModel), formats: o.formats, principal: principalOf });
+  // The invoices' credit operation (CONTRACT §14), written by hand until it is declared on the Invoice descriptor.
   registerCreditRoutes(rest, { engine: o.engine, formats: o.formats, principal: principalOf });
 }

@@ -20,15 +20,20 @@ import { Gate } from './gate.ts';
 import { closeHistoryOnClose, HistoryRecorder } from './history.ts';
 import { model, tables } from './model.ts';
 import type { Clock } from './rate-limit.ts';
-import { TOKEN_TAG, tokenComponents } from './token-api.ts';
-import { COMPANY_TAG, companyComponents } from './company-api.ts';
-import { withCompany } from './company-graphql.ts';
+import { settleHistory, tokenActivity } from './token-storage.ts';
+import { TOKEN, tokenModel } from './token-service.ts';
+import { openapiComponents } from '../http/openapi.ts';
+import type { OperationServices } from '../engine/descriptor.ts';
+import { COMPANY, companyModel } from './company.ts';
+import { customEngine } from '../engine/custom.ts';
+import { mergeSchemas } from '../engine/graphql/merge.ts';
+import { documentRenderers } from './documents/index.ts';
 import { withCreditInvoice } from './credit.ts';
-import { documentsOf } from './documents/index.ts';
 import { registerWeb } from './web/routes.ts';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { webhookOutbox } from './webhooks/outbox.ts';
-import { webhookOps } from './webhooks/routes.ts';
+import { deliveryLog } from './webhooks/deliveries.ts';
+import { operationRunner } from '../engine/declared.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
 
 const VERSION = (JSON.parse(readAsset('app', 'package.json').toString('utf8')) as { version: string }).version;
@@ -132,12 +137,20 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   // Documentation first: @fastify/swagger collects the routes registered after it.
-  await registerOpenapi(app, { model, formats, version: VERSION, more: { components: { ...tokenComponents(formats), ...companyComponents(formats) }, tags: [TOKEN_TAG, COMPANY_TAG] } });
+  await registerOpenapi(app, { model, formats, version: VERSION, more: { components: { ...openapiComponents(tokenModel, formats, [TOKEN]), ...openapiComponents(companyModel, formats, [COMPANY]) }, tags: [{ name: TOKEN.name, description: 'API tokens of the calling user, their usage summary and request history.' }, { name: COMPANY.name, description: COMPANY.description }] } });
   const swaggerUi = { dir: assetDir('swagger-ui'), logo: readAsset('swagger-ui', 'logo.svg') };
   await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi }));
 
-  const graphqlSchema = withCreditInvoice(withCompany(buildGraphqlSchema(model, engine), o.database.db), engine);
-  const hookOps = webhookOps({ db: o.database.db, engine, worker: webhooks });
+  // What declared operations use of the server: the webhooks' delivery log and queue.
+  const services: OperationServices = {
+    deliveries: deliveryLog({ db: o.database.db, engine, wake: () => webhooks.wake() }),
+    documents: documentRenderers(engine, o.database.db),
+    tokens: tokenActivity({ db: o.database.db, settle: () => settleHistory(history, app), clock: gate.clock }),
+  };
+  const run = operationRunner(engine, o.database.db, services);
+  // The company profile's model has only a provider-served singleton: its engine reads and updates.
+  const companyEngine = customEngine(o.database.db, companyModel) as unknown as Engine;
+  const graphqlSchema = withCreditInvoice(mergeSchemas(buildGraphqlSchema(model, engine, { run }), buildGraphqlSchema(companyModel, companyEngine)), engine);
   await app.register(apiPlugin, {
     prefix: API_PREFIX,
     db: o.database.db,
@@ -148,8 +161,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
     compileGraphql: o.config.graphqlCompile,
     gate,
     history,
-    documents: documentsOf(engine, o.database.db),
-    webhooks: hookOps,
+    run,
+    services,
   });
   registerGraphiqlAssets(app, { schema: graphqlSchema, endpoint: API_PREFIX + GRAPHQL_PATH, readAsset });
 
@@ -162,7 +175,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     clock: gate.clock,
     sharedThrottle: gate.sharedThrottle(),
     engine,
-    webhooks: hookOps,
+    run,
   });
   return { fastify: app, engine, gate, history, webhooks };
 }

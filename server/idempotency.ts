@@ -35,8 +35,11 @@ declare module 'fastify' {
     idempotency: KeyedRequest | null;
   }
   interface FastifyContextConfig {
-    /** The route honours Idempotency-Key: REST writes, or GraphQL (mutations only). */
-    idempotency?: 'rest' | 'graphql';
+    /**
+     * The route honours Idempotency-Key: REST writes (kept by the engine with the change), or
+     * GraphQL (mutations only), or `response`: declared operations, whose response is kept once sent.
+     */
+    idempotency?: 'rest' | 'graphql' | 'response';
   }
 }
 
@@ -85,7 +88,7 @@ export function installIdempotency(app: FastifyInstance, o: IdempotencyOptions):
   const { engine, formats } = o;
   /** Keys whose first request runs on this instance, with when it started. */
   const inflight = new Map<string, number>();
-  const state = new WeakMap<FastifyRequest, { scope: string; key: string; keep: Keep; companyId: string; graphql: boolean }>();
+  const state = new WeakMap<FastifyRequest, { scope: string; key: string; keep: Keep; companyId: string; graphql: boolean; whole: boolean }>();
   /** The in-flight mark of a request that set one, removed once its response is sent. */
   const marks = new WeakMap<FastifyRequest, string>();
 
@@ -146,7 +149,7 @@ export function installIdempotency(app: FastifyInstance, o: IdempotencyOptions):
       const replayed = kept ? engine.decodeKept(engine.model.get(kept.resource!), kept.result!) : undefined;
       if (replayed) reply.header('idempotent-replayed', 'true');
       req.idempotency = { keep, replay: replayed };
-      state.set(req, { scope, key, keep: keep(0, null), companyId: p.company.id, graphql: mode === 'graphql' });
+      state.set(req, { scope, key, keep: keep(0, null), companyId: p.company.id, graphql: mode === 'graphql', whole: mode === 'response' });
       marks.set(req, id);
     } catch (e) {
       done = true;
@@ -166,7 +169,7 @@ export function installIdempotency(app: FastifyInstance, o: IdempotencyOptions):
     try {
       // REST: a success was kept by the write itself. GraphQL: a mutation that wrote kept its
       // result; the whole response is added to it, and replayed as it is from then on.
-      if (!s.graphql && status < 300) return payload;
+      if (!s.graphql && !s.whole && status < 300) return payload;
       if (s.graphql && (await engine.kept.attachBody(s.scope, s.key, payload))) return payload;
       const statuses = s.graphql ? graphqlStatuses(payload, status) : [status];
       if (statuses.some((x) => x === 409 || x === 429 || x >= 500)) return payload;

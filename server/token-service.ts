@@ -1,5 +1,5 @@
 // API token management as functions of a database and an owner (a user in a company), shared by
-// the REST API (/api/api-tokens, token-api.ts) and the /profile/api page's session endpoints
+// the REST API (/api/api-tokens: resources/api-token.ts over token-storage.ts) and the /profile/api page's session endpoints
 // (web/routes.ts), so that both apply the same rules: name required (≤100, unique per user and
 // company), the value shown once, at most the 100 most recent history entries, one summary.
 import { and, asc, desc, eq, gt, gte, ilike, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
@@ -47,7 +47,7 @@ export const tokenDocuments = [
   }),
 ];
 
-/** The tokens' fields and documents, for validation and the JSON-LD contexts (token-api.ts serves them). */
+/** The tokens' fields and documents, for validation and the JSON-LD contexts (served by /api: server/api.ts). */
 export const tokenModel = buildModel([apiToken(), ...tokenDocuments]);
 
 export const TOKEN = tokenModel.get('ApiToken');

@@ -22,6 +22,8 @@ import { connection } from './connection.ts';
 import { idFromIri, resourceOfIri } from './iris.ts';
 import { tag, TYPE, type Loaders, type Tagged } from './loaders.ts';
 import { alwaysSet, describe, isoOf, scalarOf } from './scalars.ts';
+import { declaredFields, SchemaTypes } from './declared.ts';
+import type { RunOperation } from '../declared.ts';
 
 export { idFromIri } from './iris.ts';
 export { GraphQLMoney } from './scalars.ts';
@@ -51,7 +53,12 @@ function needsTotal(info: GraphQLResolveInfo): boolean {
   return info.fieldNodes.some((node) => (node.selectionSet?.selections ?? []).some((sel) => sel.kind !== Kind.FIELD || (sel.name.value !== 'edges' && sel.name.value !== '__typename')));
 }
 
-export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema {
+export interface GraphqlSchemaOptions {
+  /** Runs declared operations (engine/declared.ts); without it they get no GraphQL field. */
+  run?: RunOperation;
+}
+
+export function buildGraphqlSchema(model: Model, engine: Engine, options: GraphqlSchemaOptions = {}): GraphQLSchema {
   const exposed = model.resources.filter((r) => r.graphql.size > 0);
   const isExposed = (name: string | undefined) => exposed.some((r) => r.name === name);
   const objects = new Map<string, GraphQLObjectType>();
@@ -129,7 +136,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
 
   function fieldsOf(r: ModelResource): GraphQLFieldConfigMap<FieldValues, GraphqlContext> {
     const fields: GraphQLFieldConfigMap<FieldValues, GraphqlContext> = {
-      id: { type: new GraphQLNonNull(GraphQLID), description: 'The IRI of the record.', resolve: (rec) => `${r.iri}/${String(rec.id)}` },
+      id: { type: new GraphQLNonNull(GraphQLID), description: 'The IRI of the record.', resolve: (rec) => (r.singleton ? r.iri : `${r.iri}/${String(rec.id)}`) },
       _id: { type: new GraphQLNonNull(GraphQLString), description: 'The bare id of the record.', resolve: (rec) => rec.id },
     };
     for (const f of r.fields) {
@@ -151,13 +158,15 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
       }
     }
     fields.createdAt = { type: new GraphQLNonNull(GraphQLString), description: 'RFC 3339 date-time, UTC.', resolve: (rec) => isoOf(rec.createdAt) };
-    fields.version = { type: new GraphQLNonNull(GraphQLInt), description: 'Moves on every change of the record (and of its embedded lines); give it to update to refuse a lost update.' };
+    // Records of a provider carry no version.
+    if (!r.provider) fields.version = { type: new GraphQLNonNull(GraphQLInt), description: 'Moves on every change of the record (and of its embedded lines); give it to update to refuse a lost update.' };
     fields.updatedAt = { type: new GraphQLNonNull(GraphQLString), description: 'RFC 3339 date-time, UTC.', resolve: (rec) => isoOf(rec.updatedAt) };
     return fields;
   }
 
   for (const r of exposed) {
-    objects.set(r.name, new GraphQLObjectType({ name: r.name, description: r.description, interfaces: [nodeInterface], fields: () => fieldsOf(r) }));
+    // A singleton is no node: it has no id of its own to look it up by.
+    objects.set(r.name, new GraphQLObjectType({ name: r.name, description: r.description, interfaces: r.singleton ? [] : [nodeInterface], fields: () => fieldsOf(r) }));
   }
   for (const r of exposed) {
     const edge = new GraphQLObjectType({
@@ -256,6 +265,14 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
   };
   for (const r of exposed) {
     if (!r.graphql.has('query')) continue;
+    if (r.singleton) {
+      query[lowerFirst(r.name)] = {
+        type: objectOf(r),
+        description: `The calling token's company's ${r.name}.`,
+        resolve: (_src, _args, ctx) => engine.read(ctx.principal, r, ctx.principal.company.id),
+      };
+      continue;
+    }
     query[lowerFirst(r.name)] = {
       type: objectOf(r),
       description: `Retrieves a ${r.name}: null when it does not exist or belongs to another company.`,
@@ -303,8 +320,8 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
 
   function mutationInput(r: ModelResource, mode: 'create' | 'update' | 'delete'): GraphQLInputObjectType {
     const fields: GraphQLInputFieldConfigMap = {};
-    if (mode !== 'create') fields.id = { type: new GraphQLNonNull(GraphQLID), description: `The IRI (${r.iri}/<id>).` };
-    if (mode === 'update') fields.version = { type: GraphQLInt, description: 'The version you read: when the record has another, nothing changes and the error has status 412.' };
+    if (mode !== 'create' && !r.singleton) fields.id = { type: new GraphQLNonNull(GraphQLID), description: `The IRI (${r.iri}/<id>).` };
+    if (mode === 'update' && !r.provider) fields.version = { type: GraphQLInt, description: 'The version you read: when the record has another, nothing changes and the error has status 412.' };
     if (mode !== 'delete') {
       for (const f of mode === 'create' ? r.creatable : r.updatable) {
         const t = inputTypeOf(r, f, mode);
@@ -370,6 +387,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
         args: { input: { type: new GraphQLNonNull(mutationInput(r, 'update')) } },
         resolve: async (_src, { input }, ctx) => {
           const i = input as Args;
+          if (r.singleton) return done(ctx, i, await engine.update(ctx.principal, r, ctx.principal.company.id, bodyOf(i), 'update', writeOptions(ctx, i)));
           const rec = await onVisible(ctx, i.id, async () => {
             const id = idFromIri(model, r, i.id);
             if (!id) throw ApiError.notFound();
@@ -394,6 +412,18 @@ export function buildGraphqlSchema(model: Model, engine: Engine): GraphQLSchema 
           return done(ctx, i, rec);
         },
       };
+    }
+  }
+
+  // Declared operations: a query for each GET, a mutation for each POST.
+  if (options.run) {
+    const types = new SchemaTypes();
+    for (const r of model.resources) {
+      // A resource without GraphQL type of its own (a provider's) gets the operations whose output is a document.
+      if (!r.operations.length || (!r.graphql.size && !r.provider)) continue;
+      const d = declaredFields(model, r, objects.get(r.name), options.run, types);
+      Object.assign(query, d.queries);
+      Object.assign(mutation, d.mutations);
     }
   }
 

@@ -12,7 +12,7 @@ import { ApiError } from '../../engine/errors.ts';
 import type { HistoryRecorder } from '../history.ts';
 import { hashPassword, verifyPassword } from '../passwords.ts';
 import { users } from '../schema.ts';
-import { settleHistory } from '../token-api.ts';
+import { settleHistory } from '../token-storage.ts';
 import {
   createToken,
   updateToken,
@@ -35,7 +35,8 @@ import { readCompany, updateCompany } from '../company.ts';
 import type { Principal } from '../../engine/types.ts';
 import type { Engine } from '../../engine/operations.ts';
 import { json as jsonFormat } from '../../formats/json.ts';
-import { MAX_COUNTED, type WebhookOps } from '../webhooks/routes.ts';
+import { MAX_COUNTED } from '../../resources/rules/webhook-operations.ts';
+import { operationOf, type RunOperation } from '../../engine/declared.ts';
 import { CONTENT_SECURITY_POLICY, loginPage, messagePage, profilePage, setupPage } from './pages.ts';
 import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, SessionStore, setSessionCookie, type Session } from './sessions.ts';
 import { checkSetup, currencies, hasUsers, MAX_PASSWORD, runSetup } from './setup.ts';
@@ -61,8 +62,8 @@ export interface WebOptions {
   sharedThrottle?: SharedThrottle;
   /** The engine: the Webhook records of Settings → Webhooks, read and written as the session's member. */
   engine: Engine;
-  /** The webhook operations of /api/webhooks/… (rotate, deliveries, retry, ping). */
-  webhooks: WebhookOps;
+  /** Runs the declared operations of /api/webhooks/… (rotate, deliveries, retry, ping). */
+  run: RunOperation;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -321,10 +322,11 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     });
 
     // Settings → Webhooks: the engine's Webhook operations and the functions behind
-    // /api/webhooks/… (server/webhooks/routes.ts), as the session's member of the active company
+    // /api/webhooks/… (declared in resources/rules/webhook-operations.ts), as the session's member of the active company
     // (its role decides, as a token's would: viewers read only).
-    const hooks = o.webhooks;
-    const hookResource = hooks.resource;
+    const hookResource = o.engine.model.get('Webhook');
+    const call = async (req: FastifyRequest, name: string, params: Record<string, string>, query?: URLSearchParams) =>
+      o.run(await principal(req), hookResource, operationOf(hookResource, name), { id: params.id, params, query });
     async function principal(req: FastifyRequest): Promise<Principal> {
       const s = await signedIn(req);
       if (!s.company) throw ApiError.forbidden('You are not a member of any company.');
@@ -337,8 +339,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       return Object.fromEntries(Object.entries(body).filter(([k]) => HOOK_FIELDS.includes(k)));
     };
     scope.get(`${PROFILE_PATH}/webhooks/event-types`, async (req, reply) => {
-      await principal(req);
-      return json(reply, 200, hooks.eventTypes());
+      return json(reply, 200, await call(req, 'eventTypes', {}));
     });
     scope.get(`${PROFILE_PATH}/webhooks`, async (req, reply) => {
       const p = await principal(req);
@@ -360,18 +361,18 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       return reply.code(204).header('cache-control', 'no-store').send();
     });
     scope.post<{ Params: { id: string } }>(`${PROFILE_PATH}/webhooks/:id/rotate-secret`, async (req, reply) => {
-      return json(reply, 200, hookOut(await hooks.rotateSecret(await principal(req), req.params.id)));
+      return json(reply, 200, hookOut((await call(req, 'rotateSecret', req.params)) as FieldValues));
     });
     scope.get<{ Params: { id: string } }>(`${PROFILE_PATH}/webhooks/:id/deliveries`, async (req, reply) => {
       const q = new URL(req.url, 'http://x').searchParams;
       // The page words a missing total from the bound it stops counting at.
-      return json(reply, 200, { ...(await hooks.deliveries(await principal(req), req.params.id, q)), countedUpTo: MAX_COUNTED });
+      return json(reply, 200, { ...((await call(req, 'deliveries', req.params, q)) as object), countedUpTo: MAX_COUNTED });
     });
     scope.post<{ Params: { id: string; delivery: string } }>(`${PROFILE_PATH}/webhooks/:id/deliveries/:delivery/retry`, async (req, reply) => {
-      return json(reply, 202, await hooks.retry(await principal(req), req.params.id, req.params.delivery));
+      return json(reply, 202, await call(req, 'retry', req.params));
     });
     scope.post<{ Params: { id: string } }>(`${PROFILE_PATH}/webhooks/:id/ping`, async (req, reply) => {
-      return json(reply, 202, await hooks.ping(await principal(req), req.params.id));
+      return json(reply, 202, await call(req, 'ping', req.params));
     });
 
     scope.get(`${PROFILE_PATH}/tokens`, async (req, reply) => {

@@ -20,6 +20,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Outbox, Written } from '../../engine/events.ts';
 import type { Model } from '../../engine/model.ts';
 import { present } from '../../formats/present.ts';
+import { payloadText } from '../../engine/payload.ts';
 
 /** Active webhooks (aliased `as`) subscribed to `type`. */
 const subscribed = (as: string, type: SQL): SQL => {
@@ -38,9 +39,8 @@ export interface DeliveryTaker {
   take(rows: Record<string, unknown>[], fresh: boolean): void;
 }
 
-/** A payload: event `type` at `at` (a Date, or a time as text), its record `data` (JSON text). */
-export const payloadText = (type: string, at: Date | string, data: string): string =>
-  `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify((at instanceof Date ? at : new Date(at)).toISOString())},"data":${data}}`;
+// The payload's one builder, shared with the database's (engine/payload.ts).
+export { payloadText };
 
 /** Gives handed rows recorded without a body the payload made from the record written. */
 function withBodies(model: Model, rows: Record<string, unknown>[], written: Written | undefined): boolean {

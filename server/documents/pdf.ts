@@ -11,6 +11,7 @@ import PDFDocument from 'pdfkit';
 import { countryName } from '../../resources/rules/countries.ts';
 import { readAsset } from '../assets.ts';
 import type { DocumentData } from './data.ts';
+import { epcMatrix, epcPayload, epcPossible } from './epc.ts';
 import { formatAmount, formatMoney, plainDecimal } from './money.ts';
 
 const FONT_FILES = { regular: 'ttf/DejaVuSans.ttf', bold: 'ttf/DejaVuSans-Bold.ttf' } as const;
@@ -267,9 +268,32 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
     const details = [
       `Bank transfer to ${sellerName}`,
       `IBAN: ${groupIban(String(seller.iban))}${seller.bic ? `    BIC: ${seller.bic}` : ''}`,
+      ...(d.balance ? [`Amount: ${formatMoney(d.balance, d.currency)}`] : []),
       `Reference: ${d.number}`,
     ];
+    // For euros, the EPC QR code of the transfer (CONTRACT §16) beside the details, drawn as squares.
+    const qr = epcPossible(d.currency, d.balance, seller.iban)
+      ? epcMatrix(epcPayload({ name: sellerName, iban: String(seller.iban), bic: typeof seller.bic === 'string' ? seller.bic : null, amount: d.balance!, reference: d.number }))
+      : null;
+    const side = 96;
+    if (qr && y + side + 30 > bottom()) {
+      doc.addPage();
+      y = MARGIN;
+    }
+    const top = y;
     section('Payment details', details.join('\n'));
+    if (qr) {
+      const cell = side / qr.size;
+      const x0 = right - side;
+      const y0 = top;
+      doc.save().fillColor('#000000');
+      for (let my = 0; my < qr.size; my++) {
+        for (let mx = 0; mx < qr.size; mx++) if (qr.dark(mx, my)) doc.rect(x0 + mx * cell, y0 + my * cell, cell, cell);
+      }
+      doc.fill().restore();
+      text('Scan to pay (SEPA)', x0, y0 + side + 4, { size: 7, color: MUTED, width: side, align: 'center' });
+      y = Math.max(y, y0 + side + 18);
+    }
   }
   if (d.reason) section('Reason', d.reason);
   if (d.terms) section('Terms', d.terms);

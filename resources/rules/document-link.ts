@@ -100,3 +100,30 @@ export const documentLinkRules: HookSet = {
     await api.tx.execute(sql`update document_link_tokens set revoked_at = now() where link_id = ${String(existing.id)} and company_id = ${api.principal.company.id}`);
   },
 };
+
+/**
+ * A new link to `document` (an IRI or id) for `contact` (optional), created through the engine in
+ * the caller's transaction (validation, tenancy, events): its URL, the only time it is known. For
+ * e-mails whose template says `{{link}}` (CONTRACT §15).
+ */
+export async function createLinkFor(api: HookApi, document: string, contact?: string | null): Promise<{ id: string; url: string }> {
+  const rec = await api.create('DocumentLink', { document, ...(contact ? { contact } : {}) });
+  return { id: String(rec.id), url: String(rec.url) };
+}
+
+/**
+ * The link of an e-mail: for its first `to` address, the contact of the document's client with that
+ * address when there is one (else a link for no contact).
+ */
+export async function createLinkForRecipient(api: HookApi, document: string, email: string | null | undefined): Promise<{ id: string; url: string }> {
+  let contact: string | null = null;
+  if (email) {
+    const { kind, doc } = await resolveDocument(api, document);
+    const c = api.table('Contact');
+    const [row] = (await api.tx.execute(sql`select id from ${c} where company_id = ${api.principal.company.id} and client_id = ${String(doc.client)}
+      and lower(email) = lower(${email}) order by created_at, id limit 1`)) as unknown as { id: string }[];
+    contact = row?.id ?? null;
+    document = `/api/${kind.path}/${String(doc.id)}`;
+  }
+  return createLinkFor(api, document, contact);
+}

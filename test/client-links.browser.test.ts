@@ -139,7 +139,7 @@ describe('the client page in a browser', () => {
 
   it('shows a dead link with nothing of the document', async () => {
     const page = await open(links.dead!);
-    await page.getByRole('heading', { level: 1, name: 'This link has expired' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'This link is no longer valid' }).waitFor();
     const text = await page.locator('body').innerText();
     expect(text).not.toMatch(/Acme|Nordlicht|INV-/);
     await screenshot(page, 'client-link-dead');

@@ -81,7 +81,7 @@ export async function registerLinkRoutes(app: FastifyInstance, o: LinkRoutesOpti
 
   const html = (reply: FastifyReply, status: number, body: string) => reply.code(status).type('text/html; charset=utf-8').send(body);
   const unknown = (reply: FastifyReply) => html(reply, 404, messagePage('Link not found', 'This link does not exist. Check that it was copied whole, or ask the sender for a new one.'));
-  const dead = (reply: FastifyReply) => html(reply, 410, messagePage('This link has expired', 'This link is no longer valid. Please ask the sender for a new one.'));
+  const dead = (reply: FastifyReply) => html(reply, 410, messagePage('This link is no longer valid', 'It has expired or was withdrawn. Please ask the sender for a new one.'));
 
   /** The link, or the answer already sent (404, 410). */
   async function live(req: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply): Promise<Live | null> {

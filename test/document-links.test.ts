@@ -249,6 +249,9 @@ describe('the page', () => {
     const [event] = await db<{ body: string }>(sql`select body from webhook_deliveries where type = 'invoice.viewed' and body is not null order by created_at desc limit 1`);
     if (event) expect(JSON.parse(event.body).data.number).toBe(inv.number);
     expect(await deliveries('invoice.viewed')).toBe(before + 3);
+    // Webhooks can subscribe to them.
+    const types = (await admin.get('/api/webhooks/event-types', { accept: 'application/json' })).text;
+    for (const type of ['invoice.viewed', 'quote.viewed', 'document_link.created', 'document_link.deleted']) expect(types).toContain(type);
   });
 
   it('answers 410 for a revoked or expired link, showing nothing of the document, and the API 404 for a revoked one', async () => {

@@ -2,6 +2,7 @@ import { children, date, defineResource, money, oneOf, ref, timestamp } from '..
 import { pdfDocument, ublDocument } from './rules/document-files.ts';
 import { billedClient, currencyAndDiscount, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
 import { invoiceRules } from './rules/invoice.ts';
+import { creditOperation } from './rules/credit-note.ts';
 
 export default defineResource({
   name: 'Invoice',
@@ -26,7 +27,7 @@ export default defineResource({
     quote: ref('Quote', { readOnly: true, onDelete: 'set null' }),
     recurringInvoice: ref('RecurringInvoice', { readOnly: true, onDelete: 'set null' }),
   },
-  operations: { rest: 'all', graphql: 'all' },
+  operations: { rest: 'all', graphql: 'all', item: { credit: creditOperation } },
   documents: { ...pdfDocument('invoice'), ...ublDocument('invoice') },
   // paid and overdue are reached automatically: by payments (payment.ts) and by schedule:run.
   states: {

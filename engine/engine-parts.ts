@@ -31,8 +31,10 @@ export interface EngineParts {
   secrets(r: ModelResource): readonly ModelField[];
 }
 
-/** The created record `rec` with the secrets `data` set, unmasked (the create's response). */
+/** The created record `rec` with the secrets `data` set, unmasked, and its `shownOnce` values (the create's response). */
 export function revealed(parts: EngineParts, r: ModelResource, rec: FieldValues, data: FieldValues): FieldValues {
   for (const f of parts.secrets(r)) if (typeof data[f.name] === 'string') rec[f.name] = data[f.name];
+  // A value shown once (a link's URL) is never stored: the create's hooks put it in `data`.
+  for (const f of r.shownOnce) if (data[f.name] !== undefined) rec[f.name] = data[f.name];
   return rec;
 }

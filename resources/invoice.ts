@@ -51,10 +51,11 @@ export default defineResource({
   computed: documentComputed('Invoice', 'balance'),
   // One invoice per recurring invoice and run date, whatever runs schedule:run at the same time.
   unique: [{ fields: ['recurringInvoice', 'invoiceDate'], message: 'This recurring invoice already has an invoice for this date.' }],
-  // invoice.paid comes from payments (rules/payment.ts), invoice.overdue from schedule:run.
+  // invoice.paid comes from payments (rules/payment.ts), invoice.overdue from schedule:run,
+  // invoice.viewed from a client link's page (at most once per link and hour).
   events: {
     states: [{ to: 'pending', from: ['draft'], type: 'invoice.sent' }, { to: 'cancelled', type: 'invoice.cancelled' }],
-    emitted: ['invoice.paid', 'invoice.overdue'],
+    emitted: ['invoice.paid', 'invoice.overdue', 'invoice.viewed'], // viewed: its client link's page (server/links/)
   },
   hooks: invoiceRules,
 });

@@ -46,6 +46,8 @@ export default defineResource({
       { to: 'accepted', type: 'quote.accepted' },
       { to: 'declined', type: 'quote.declined' },
     ],
+    // A client link's page was viewed (server/links/; at most once per link and hour).
+    emitted: ['quote.viewed'],
   },
   hooks: quoteRules,
 });

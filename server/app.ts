@@ -35,6 +35,9 @@ import { webhookOutbox } from './webhooks/outbox.ts';
 import { deliveryLog } from './webhooks/deliveries.ts';
 import { operationRunner } from '../engine/declared.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
+import { setPublicUrl } from '../resources/rules/document-link.ts';
+import { LINK_RATE_LIMIT, registerLinkRoutes } from './links/public.ts';
+import { paymentProvider } from './links/payments.ts';
 
 const VERSION = (JSON.parse(readAsset('app', 'package.json').toString('utf8')) as { version: string }).version;
 
@@ -98,6 +101,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
   // Webhooks: events written with each change (the outbox), delivered by the worker after commit.
   setAllowPrivate(o.config.webhooks.allowPrivate);
+  // Client links point there (CONTRACT §16).
+  setPublicUrl(o.config.publicUrl);
   // The worker has connections of its own: under load its claims and records would otherwise
   // wait behind every request's queries, and deliveries fall behind the writes.
   const deliveryDb = o.database.separate('invoicing:webhooks', 2);
@@ -175,6 +180,17 @@ export async function buildApp(o: AppOptions): Promise<App> {
     sessions,
     clock: gate.clock,
     sharedThrottle: gate.sharedThrottle(),
+  });
+
+  // Client links (/d/<token>) and the payment provider's notifications, outside /api.
+  await registerLinkRoutes(app, {
+    db: o.database.db,
+    engine,
+    services,
+    publicUrl: o.config.publicUrl,
+    limit: gate.limiter('links', LINK_RATE_LIMIT),
+    provider: paymentProvider(o.config.payments),
+    log: app.log,
   });
   return { fastify: app, engine, gate, history, webhooks };
 }

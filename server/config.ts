@@ -43,6 +43,10 @@ export interface Config {
   /** GraphQL queries compiled into one SQL statement each (GRAPHQL_COMPILE=off: every query through the resolvers). */
   graphqlCompile: boolean;
   webhooks: WebhookSettings & { allowPrivate: boolean; worker: boolean };
+  /** Where client links point (PUBLIC_URL, default http://<HOST>:<PORT>), without a trailing slash. */
+  publicUrl: string;
+  /** Online payment on client links (CONTRACT §16): PAYMENT_PROVIDER=stripe, or none. */
+  payments: { provider: 'stripe' | undefined; stripe: { secretKey: string | undefined; webhookSecret: string | undefined; apiBase: string | undefined } };
 }
 
 /** A duration: `500ms`, `5s`, `5m`, `2h`, `5d` (a bare number is milliseconds). */
@@ -77,10 +81,22 @@ function pooler(v: string | undefined): PoolerMode {
   throw new Error(`DATABASE_POOLER must be auto, transaction or none (not "${v}").`);
 }
 
+function paymentProvider(v: string | undefined): 'stripe' | undefined {
+  if (v === undefined || v === '' || v === 'none') return undefined;
+  if (v === 'stripe') return v;
+  throw new Error(`PAYMENT_PROVIDER must be stripe or none (not "${v}").`);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = Number(env.PORT ?? 8080);
+  const host = env.HOST ?? '127.0.0.1';
+  const provider = paymentProvider(env.PAYMENT_PROVIDER);
+  if (provider === 'stripe' && (!env.STRIPE_SECRET_KEY || !env.STRIPE_WEBHOOK_SECRET)) {
+    throw new Error('PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET.');
+  }
   return {
-    port: Number(env.PORT ?? 8080),
-    host: env.HOST ?? '127.0.0.1',
+    port,
+    host,
     databaseUrl: env.DATABASE_URL || undefined,
     databaseDirectUrl: env.DATABASE_DIRECT_URL || undefined,
     databasePooler: pooler(env.DATABASE_POOLER),
@@ -105,6 +121,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: duration(env.WEBHOOK_POLL_INTERVAL || '1s'),
       concurrency: Math.max(1, Math.floor(Number(env.WEBHOOK_CONCURRENCY || 8))),
       disableAfterMs: duration(env.WEBHOOK_DISABLE_AFTER || '5d'),
+    },
+    publicUrl: (env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    payments: {
+      provider,
+      stripe: { secretKey: env.STRIPE_SECRET_KEY || undefined, webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined, apiBase: env.STRIPE_API_BASE || undefined },
     },
   };
 }

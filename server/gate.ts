@@ -12,7 +12,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Principal } from '../engine/types.ts';
 import type { Config } from './config.ts';
 import { EpochPoller, InvalidationListener } from './invalidation.ts';
-import { MemoryStore, RedisStore, type Clock, type Verdict } from './rate-limit.ts';
+import { MemoryStore, RedisStore, type Clock, type RateLimitOptions, type Verdict } from './rate-limit.ts';
 import { TokenCache, type Resolved } from './token-cache.ts';
 import type { SharedThrottle } from './web/throttle.ts';
 
@@ -106,6 +106,27 @@ export class Gate {
     if (!this.degraded) this.tokens.clear();
     this.degraded = true;
     this.warn(err, 'Redis unavailable');
+  }
+
+  /**
+   * A rate limit of its own (another window and maximum, its keys under `name`), in the same
+   * stores as the API's: shared through Redis when configured, per instance otherwise or while
+   * Redis fails. Client links use it (60 requests a minute per IP).
+   */
+  limiter(name: string, o: RateLimitOptions): (key: string) => Promise<Verdict> {
+    const memory = new MemoryStore(o);
+    const shared = this.redis ? new RedisStore(this.redis, o, `${this.o.config.redisPrefix}${name}:`) : undefined;
+    return async (key) => {
+      const now = this.clock();
+      if (shared && !this.degraded) {
+        try {
+          return await shared.hit(key, now);
+        } catch (err) {
+          this.degrade(err);
+        }
+      }
+      return memory.hitSync(key, now);
+    };
   }
 
   /** Redis for the sign-in throttle (server/web/throttle.ts), when configured. */

@@ -107,3 +107,48 @@ export const tokenCacheEpoch = pgTable('token_cache_epoch', {
   id: integer('id').primaryKey().default(1),
   epoch: bigint('epoch', { mode: 'number' }).notNull().default(0),
 });
+
+/**
+ * The tokens of the document links (CONTRACT §16, resources/rules/document-link.ts): only the
+ * SHA-256 of each token. A row outlives its link (no foreign key to it): a revoked link's token is
+ * still known, and its page answers 410 rather than 404. `lastEventAt`: when the link's page last
+ * emitted `invoice.viewed` / `quote.viewed` (at most once an hour).
+ */
+export const documentLinkTokens = pgTable('document_link_tokens', {
+  /** sha256 of the token, hex. */
+  hash: text('hash').primaryKey(),
+  linkId: uuid('link_id').notNull(),
+  companyId: uuid('company_id').notNull().references(() => companies.id, { onDelete: 'cascade' }),
+  expiresAt: ts('expires_at').notNull(),
+  revokedAt: ts('revoked_at'),
+  lastEventAt: ts('last_event_at'),
+}, (t) => [uniqueIndex('document_link_tokens_link_unique').on(t.linkId)]);
+
+/**
+ * Card payments' sessions at a payment provider (server/links/payments.ts): one row per session the
+ * service created (a Stripe Checkout Session for an invoice's balance). A completion the service
+ * did not create has no row here, and records nothing.
+ */
+export const paymentSessions = pgTable('payment_sessions', {
+  provider: text('provider').notNull(),
+  sessionId: text('session_id').notNull(),
+  companyId: uuid('company_id').notNull().references(() => companies.id, { onDelete: 'cascade' }),
+  invoiceId: uuid('invoice_id').notNull(),
+  linkId: uuid('link_id'),
+  amount: bigint('amount', { mode: 'number' }).notNull(),
+  currency: text('currency').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.provider, t.sessionId] })]);
+
+/**
+ * One row per completed session, inserted first in the transaction that records its payment: its
+ * primary key makes a second payment for the session impossible, however often or concurrently the
+ * provider repeats the event (a concurrent insert waits for the first to commit, then conflicts).
+ */
+export const paymentSessionReceipts = pgTable('payment_session_receipts', {
+  provider: text('provider').notNull(),
+  sessionId: text('session_id').notNull(),
+  companyId: uuid('company_id').notNull().references(() => companies.id, { onDelete: 'cascade' }),
+  paymentId: uuid('payment_id'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.provider, t.sessionId] })]);

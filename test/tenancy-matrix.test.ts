@@ -186,6 +186,8 @@ function selectionOf(r: ModelResource): string {
   const parts = ['id', '_id'];
   for (const f of r.fields) {
     const d = f.def;
+    // A value shown once (a link's URL) is in the create's payload only, no member of the type.
+    if (d.shownOnce) continue;
     if (d.kind === 'ref') parts.push(model.get(d.target).graphql.size ? `${f.name} { id }` : f.name);
     else if (d.kind === 'children') {
       if (model.get(d.target).graphql.size) parts.push(`${f.name}(first: 30) { totalCount edges { node { id } } }`);

@@ -115,6 +115,15 @@ BEGIN
 END $$;
 DROP TRIGGER IF EXISTS "webhooks_version" ON "webhooks";
 CREATE TRIGGER "webhooks_version" BEFORE UPDATE ON "webhooks" FOR EACH ROW EXECUTE FUNCTION "webhooks_version"();
+CREATE OR REPLACE FUNCTION "document_links_version"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.version = OLD.version AND NOT EXISTS (SELECT 1 FROM "document_links" WHERE id = OLD.id AND xmin = pg_current_xact_id()::xid) THEN
+    NEW.version := OLD.version + 1;
+  END IF;
+  RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS "document_links_version" ON "document_links";
+CREATE TRIGGER "document_links_version" BEFORE UPDATE ON "document_links" FOR EACH ROW EXECUTE FUNCTION "document_links_version"();
 CREATE OR REPLACE FUNCTION "invoice_lines_bumps_invoices"() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE owner_id uuid;
 BEGIN

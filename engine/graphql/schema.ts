@@ -141,6 +141,8 @@ export function buildGraphqlSchema(model: Model, engine: Engine, options: Graphq
     };
     for (const f of r.fields) {
       const d = f.def;
+      // A value shown once is no member of the record: the create's payload carries it.
+      if (d.shownOnce) continue;
       if (d.kind === 'children') {
         if (isExposed(d.target)) fields[f.name] = childrenField(r, f);
       } else if (d.kind === 'list') {
@@ -366,11 +368,17 @@ export function buildGraphqlSchema(model: Model, engine: Engine, options: Graphq
     const payload = (mode: string) =>
       new GraphQLObjectType({
         name: `${mode}${r.name}Payload`,
-        fields: { [key]: { type: objectOf(r) }, clientMutationId: { type: GraphQLString } },
+        fields: {
+          [key]: { type: objectOf(r) },
+          // The values shown once (a link's URL) are in the create's payload, and nowhere else.
+          ...(mode === 'create' ? Object.fromEntries(r.shownOnce.map((f) => [f.name, { type: GraphQLString, description: f.def.description }])) : {}),
+          clientMutationId: { type: GraphQLString },
+        },
       });
     const done = (ctx: GraphqlContext, input: Args, rec: FieldValues) => {
       ctx.loaders.clear();
-      return { [key]: tag(r, rec), clientMutationId: input.clientMutationId ?? null };
+      const once = Object.fromEntries(r.shownOnce.filter((f) => rec[f.name] !== undefined).map((f) => [f.name, rec[f.name]]));
+      return { [key]: tag(r, rec), ...once, clientMutationId: input.clientMutationId ?? null };
     };
     if (r.graphql.has('create')) {
       mutation[`create${r.name}`] = {

@@ -8,10 +8,13 @@ import { createHash } from 'node:crypto';
 import * as fontkit from 'fontkit';
 import type { Font } from 'fontkit';
 import PDFDocument from 'pdfkit';
-import { countryName } from '../../resources/rules/countries.ts';
 import { readAsset } from '../assets.ts';
 import type { DocumentData } from './data.ts';
+import { addressLines, groupIban, humanDate, taxLabel, totalRows } from './labels.ts';
+import { epcMatrix, epcPayload, epcPossible } from './epc.ts';
 import { formatAmount, formatMoney, plainDecimal } from './money.ts';
+
+export { taxLabel };
 
 const FONT_FILES = { regular: 'ttf/DejaVuSans.ttf', bold: 'ttf/DejaVuSans-Bold.ttf' } as const;
 type FontName = keyof typeof FONT_FILES;
@@ -54,34 +57,6 @@ const SHADE = '#f3f4f8';
 
 const MARGIN = 50;
 const FOOTER_SPACE = 36;
-
-const dateFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
-const humanDate = (d: string) => {
-  const t = Date.parse(`${d}T00:00:00Z`);
-  return Number.isNaN(t) ? d : dateFormat.format(t);
-};
-
-/** IBAN in groups of four, as printed on paper. */
-const groupIban = (iban: string) => iban.replace(/(.{4})(?=.)/g, '$1 ');
-
-function addressLines(a: Record<string, unknown> | null): string[] {
-  if (!a) return [];
-  const s = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : '');
-  const place = [s(a.zip), s(a.city)].filter(Boolean).join(' ');
-  const region = [place, s(a.state)].filter(Boolean).join(', ');
-  return [s(a.street1), s(a.street2), region, countryName(a.country) ?? s(a.country)].filter(Boolean);
-}
-
-/**
- * A tax row's label naming its rate once: the taxes' names ("VAT"), followed by the rate unless a
- * name already says it ("VAT 20%" stays "VAT 20%", never "VAT 20% 20%").
- */
-export function taxLabel(names: readonly string[], rate: number): string {
-  const pct = plainDecimal(rate);
-  const says = new RegExp(`(^|[^0-9.,])${pct.replace('.', '[.,]')}\\s*%`);
-  const name = names.join(', ') || 'Tax';
-  return names.length && names.every((n) => says.test(n)) ? name : `${name} ${pct}%`;
-}
 
 export function renderPdf(d: DocumentData): Promise<Buffer> {
   const f = loadFonts();
@@ -220,22 +195,7 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
   // ---- totals ----------------------------------------------------------------------------------
   // As the tax groups say (CONTRACT §6): subtotal, discount, then per rate its taxable amount
   // (when it differs from the group's base or there are several rates) and its tax.
-  const rows: { label: string; value: string; strong?: boolean }[] = [{ label: 'Subtotal', value: formatAmount(d.subtotal, d.currency) }];
-  if (d.discountTotal !== 0 || d.discountType !== 'none') {
-    const what = d.discountType === 'percentage' ? ` (${plainDecimal(d.discountValue)}%)` : '';
-    rows.push({ label: `Discount${what}`, value: formatAmount(-d.discountTotal, d.currency) });
-  }
-  const showTaxable = d.groups.length > 1 || d.groups.some((g) => g.discount !== 0);
-  for (const g of d.groups) {
-    if (showTaxable) rows.push({ label: `Taxable at ${plainDecimal(g.rate)}%`, value: formatAmount(g.taxable, d.currency) });
-    if (g.names.length || g.tax !== 0 || g.rate !== 0) rows.push({ label: `${taxLabel(g.names, g.rate)}${g.inclusive && g.discount === 0 ? ' (included)' : ''}`, value: formatAmount(g.tax, d.currency) });
-  }
-  rows.push({ label: 'Total', value: formatMoney(d.total, d.currency), strong: true });
-  if (d.kind === 'invoice') {
-    rows.push({ label: 'Amount paid', value: formatAmount(d.amountPaid ?? 0, d.currency) });
-    if (d.amountCredited) rows.push({ label: 'Credited', value: formatAmount(d.amountCredited, d.currency) });
-    rows.push({ label: 'Balance due', value: formatMoney(d.balance ?? 0, d.currency), strong: true });
-  }
+  const rows = totalRows(d);
   const totalsX = right - 250;
   const rowH = 17;
   if (y + 14 + rows.length * rowH > bottom()) {
@@ -267,9 +227,32 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
     const details = [
       `Bank transfer to ${sellerName}`,
       `IBAN: ${groupIban(String(seller.iban))}${seller.bic ? `    BIC: ${seller.bic}` : ''}`,
+      ...(d.balance ? [`Amount: ${formatMoney(d.balance, d.currency)}`] : []),
       `Reference: ${d.number}`,
     ];
+    // For euros, the EPC QR code of the transfer (CONTRACT §16) beside the details, drawn as squares.
+    const qr = epcPossible(d.currency, d.balance, seller.iban)
+      ? epcMatrix(epcPayload({ name: sellerName, iban: String(seller.iban), bic: typeof seller.bic === 'string' ? seller.bic : null, amount: d.balance!, reference: d.number }))
+      : null;
+    const side = 96;
+    if (qr && y + side + 30 > bottom()) {
+      doc.addPage();
+      y = MARGIN;
+    }
+    const top = y;
     section('Payment details', details.join('\n'));
+    if (qr) {
+      const cell = side / qr.size;
+      const x0 = right - side;
+      const y0 = top;
+      doc.save().fillColor('#000000');
+      for (let my = 0; my < qr.size; my++) {
+        for (let mx = 0; mx < qr.size; mx++) if (qr.dark(mx, my)) doc.rect(x0 + mx * cell, y0 + my * cell, cell, cell);
+      }
+      doc.fill().restore();
+      text('Scan to pay (SEPA)', x0, y0 + side + 4, { size: 7, color: MUTED, width: side, align: 'center' });
+      y = Math.max(y, y0 + side + 18);
+    }
   }
   if (d.reason) section('Reason', d.reason);
   if (d.terms) section('Terms', d.terms);

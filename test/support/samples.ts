@@ -28,6 +28,14 @@ const OVERRIDES: Record<string, { prepare(s: Seeder): Promise<Body> }> = {
       return { invoice };
     },
   },
+  // A document link names a document by its IRI (any of three resources), expires within 120 days
+  // from now, and its contact, when given, is one of the document's client's (rules/document-link.ts).
+  DocumentLink: {
+    async prepare(s) {
+      const invoice = await s.create(model.get('Invoice'));
+      return { document: invoice, contact: null, expiresAt: new Date(Date.now() + 10 * 86_400_000).toISOString() };
+    },
+  },
 };
 
 let counter = 0;

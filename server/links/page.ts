@@ -1,0 +1,196 @@
+// The client's page of a document link (CONTRACT §16): server-rendered HTML with no script at all,
+// made from the same data as the PDF (server/documents/data.ts, labels.ts): seller, buyer, lines,
+// tax groups, totals, balance, payment details; downloads; Accept and Decline for a sent quote
+// (plain POST forms); bank transfer details with the EPC QR code (inline SVG) and the card
+// provider's button. The dead-link and error pages show nothing of any document.
+import type { DocumentData } from '../documents/data.ts';
+import { addressLines, groupIban, humanDate, totalRows } from '../documents/labels.ts';
+import { formatAmount, formatMoney, plainDecimal } from '../documents/money.ts';
+import { ASSETS_PREFIX } from '../web/static.ts';
+
+const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The policy of every /d/ response: no script at all; styles, images and forms from here only (forms also to the card provider's checkout, which a form's redirect goes to). */
+export function linkCsp(formTargets: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `form-action 'self'${formTargets.map((t) => ` ${t}`).join('')}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${esc(title)}</title>
+<link rel="icon" href="${ASSETS_PREFIX}/app/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="${ASSETS_PREFIX}/app/client.css">
+</head>
+<body>
+${body}
+</body>
+</html>
+`;
+}
+
+/** 404, 410, 409, 429 and the like: a heading and a sentence, nothing of the document. */
+export function messagePage(title: string, text: string, back?: { href: string; label: string }): string {
+  return layout(title, `<main class="cl-message">
+  <h1>${esc(title)}</h1>
+  <p>${esc(text)}</p>
+  ${back ? `<p><a href="${esc(back.href)}">${esc(back.label)}</a></p>` : ''}
+</main>`);
+}
+
+export interface PageOptions {
+  /** `/d/<token>`: the base of the downloads and forms. */
+  base: string;
+  /** A sent quote: Accept and Decline forms. */
+  canAnswer: boolean;
+  /** Bank transfer details (an invoice with a balance, the company has an IBAN). */
+  transfer: { name: string; iban: string; bic: string | null; amount: number; reference: string; qrSvg: string | null } | null;
+  /** The card provider's button (an invoice with a balance and a provider). */
+  pay: { label: string } | null;
+  /** Whether the document has an e-invoice (UBL) download. */
+  ubl: boolean;
+  /** A line said at the top, after an action (accepted, declined, paid). */
+  notice: string | null;
+}
+
+const TITLES = { invoice: 'Invoice', quote: 'Quote', creditNote: 'Credit note' } as const;
+const STATUS: Record<string, string> = {
+  pending: 'Awaiting payment', overdue: 'Overdue', paid: 'Paid', cancelled: 'Cancelled', draft: 'Draft',
+  sent: 'Awaiting your answer', accepted: 'Accepted', declined: 'Declined', issued: 'Issued',
+};
+
+export function documentPage(d: DocumentData, o: PageOptions): string {
+  const title = TITLES[d.kind];
+  const seller = d.seller;
+  const sellerName = String(seller.legalName ?? seller.name);
+  const sellerLines = [
+    ...addressLines(seller),
+    ...[seller.email, seller.phone, seller.website].filter((v): v is string => typeof v === 'string' && v !== ''),
+    ...(seller.vatNumber ? [`VAT number: ${String(seller.vatNumber)}`] : []),
+  ];
+  const contact = d.buyer.contact;
+  const buyerLines = [
+    ...addressLines(d.buyer.address),
+    ...(contact ? [[contact.firstName, contact.lastName].filter(Boolean).join(' ')].filter(Boolean) : []),
+    ...(d.buyer.vatNumber ? [`VAT number: ${d.buyer.vatNumber}`] : []),
+  ];
+  const meta: [string, string][] = [
+    [`${title} number`, d.number],
+    [d.kind === 'invoice' ? 'Invoice date' : 'Date', humanDate(d.issueDate)],
+    ...(d.dueDate ? [[d.kind === 'invoice' ? 'Due date' : 'Valid until', humanDate(d.dueDate)] as [string, string]] : []),
+    ...(d.invoiceNumber ? [['Credits invoice', d.invoiceNumber] as [string, string]] : []),
+    ['Currency', d.currency],
+  ];
+  const rows = totalRows(d);
+  const lines = d.lines.length
+    ? d.lines.map((l) => `<tr>
+        <td data-label="Description">${esc(l.description)}</td>
+        <td data-label="Qty" class="num">${esc(plainDecimal(l.qty))}</td>
+        <td data-label="Unit price" class="num">${esc(formatAmount(l.price, d.currency))}</td>
+        <td data-label="Tax" class="num">${l.taxRate === null ? '—' : `${esc(plainDecimal(l.taxRate))}%${l.taxType === 'inclusive' ? ' incl.' : ''}`}</td>
+        <td data-label="Amount" class="num">${esc(formatAmount(l.total, d.currency))}</td>
+      </tr>`).join('\n')
+    : '<tr><td colspan="5">No lines.</td></tr>';
+
+  const headline = d.kind === 'invoice' && d.balance !== null && d.balance > 0 && ['pending', 'overdue'].includes(d.status)
+    ? `<p class="cl-amount"><span class="cl-amount-label">Balance due</span> <strong>${esc(formatMoney(d.balance, d.currency))}</strong>${d.dueDate ? ` <span class="muted">by ${esc(humanDate(d.dueDate))}</span>` : ''}</p>`
+    : `<p class="cl-amount"><span class="cl-amount-label">Total</span> <strong>${esc(formatMoney(d.total, d.currency))}</strong></p>`;
+
+  const actions: string[] = [];
+  if (o.canAnswer) {
+    actions.push(`<section class="cl-card cl-answer" aria-labelledby="answer-h">
+  <h2 id="answer-h">Your answer</h2>
+  <p>Accept this quote to go ahead, or decline it. ${esc(sellerName)} is told either way.</p>
+  <div class="cl-buttons">
+    <form method="post" action="${esc(o.base)}/accept"><button type="submit" class="cl-btn primary">Accept quote</button></form>
+    <form method="post" action="${esc(o.base)}/decline"><button type="submit" class="cl-btn">Decline</button></form>
+  </div>
+</section>`);
+  }
+  if (o.transfer || o.pay) {
+    const t = o.transfer;
+    actions.push(`<section class="cl-card cl-pay" aria-labelledby="pay-h">
+  <h2 id="pay-h">How to pay</h2>
+  ${o.pay ? `<form method="post" action="${esc(o.base)}/pay" class="cl-card-pay"><button type="submit" class="cl-btn primary wide">${esc(o.pay.label)}</button></form>` : ''}
+  ${t ? `<div class="cl-transfer">
+    <div>
+      <h3>Bank transfer</h3>
+      <dl class="cl-dl">
+        <dt>Beneficiary</dt><dd>${esc(t.name)}</dd>
+        <dt>IBAN</dt><dd class="mono">${esc(groupIban(t.iban))}</dd>
+        ${t.bic ? `<dt>BIC</dt><dd class="mono">${esc(t.bic)}</dd>` : ''}
+        <dt>Amount</dt><dd>${esc(formatMoney(t.amount, d.currency))}</dd>
+        <dt>Reference</dt><dd class="mono">${esc(t.reference)}</dd>
+      </dl>
+    </div>
+    ${t.qrSvg ? `<figure class="cl-qr"><div role="img" aria-label="EPC QR code of this transfer, for a banking app">${t.qrSvg}</div><figcaption>Scan with your banking app</figcaption></figure>` : ''}
+  </div>` : ''}
+</section>`);
+  }
+
+  const body = `<main class="cl-page">
+  ${o.notice ? `<p class="cl-notice" role="status">${esc(o.notice)}</p>` : ''}
+  <header class="cl-head">
+    <div>
+      <p class="cl-from">${esc(sellerName)}</p>
+      <h1>${esc(title)} ${esc(d.number)}</h1>
+      <p class="cl-status cl-status-${esc(d.status)}">${esc(STATUS[d.status] ?? d.status)}</p>
+    </div>
+    <div class="cl-head-side">
+      ${headline}
+      <p class="cl-downloads">
+        <a class="cl-btn" href="${esc(o.base)}/pdf" download="${esc(d.number)}.pdf">Download PDF</a>
+        ${o.ubl ? `<a class="cl-btn" href="${esc(o.base)}/ubl" download="${esc(d.number)}.xml">E-invoice (UBL)</a>` : ''}
+      </p>
+    </div>
+  </header>
+  ${actions.join('\n')}
+  <article class="cl-card cl-doc" aria-label="${esc(title)} ${esc(d.number)}">
+    <div class="cl-parties">
+      <section aria-labelledby="from-h">
+        <h2 id="from-h" class="cl-label">From</h2>
+        <p class="cl-party">${esc(sellerName)}</p>
+        ${sellerLines.map((l) => `<p class="muted">${esc(l)}</p>`).join('')}
+      </section>
+      <section aria-labelledby="to-h">
+        <h2 id="to-h" class="cl-label">${d.kind === 'quote' ? 'Prepared for' : 'Bill to'}</h2>
+        <p class="cl-party">${esc(d.buyer.name)}</p>
+        ${buyerLines.map((l) => `<p class="muted">${esc(l)}</p>`).join('')}
+      </section>
+      <section aria-labelledby="meta-h">
+        <h2 id="meta-h" class="cl-label">Details</h2>
+        <dl class="cl-dl">${meta.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
+      </section>
+    </div>
+    <table class="cl-lines">
+      <caption class="visually-hidden">Lines of ${esc(title.toLowerCase())} ${esc(d.number)}</caption>
+      <thead><tr><th scope="col">Description</th><th scope="col" class="num">Qty</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Tax</th><th scope="col" class="num">Amount (${esc(d.currency)})</th></tr></thead>
+      <tbody>
+      ${lines}
+      </tbody>
+    </table>
+    <table class="cl-totals">
+      <caption class="visually-hidden">Totals</caption>
+      <tbody>
+      ${rows.map((r) => `<tr${r.strong ? ' class="strong"' : ''}><th scope="row">${esc(r.label)}</th><td class="num">${esc(r.value)}</td></tr>`).join('\n')}
+      </tbody>
+    </table>
+    ${d.reason ? `<section class="cl-text"><h2 class="cl-label">Reason</h2><p>${esc(d.reason)}</p></section>` : ''}
+    ${d.terms ? `<section class="cl-text"><h2 class="cl-label">Terms</h2><p>${esc(d.terms)}</p></section>` : ''}
+    ${d.notes ? `<section class="cl-text"><h2 class="cl-label">Notes</h2><p>${esc(d.notes)}</p></section>` : ''}
+    ${typeof seller.invoiceFooter === 'string' && seller.invoiceFooter ? `<footer class="cl-footer muted">${esc(seller.invoiceFooter)}</footer>` : ''}
+  </article>
+</main>`;
+  return layout(`${title} ${d.number} · ${sellerName}`, body);
+}

@@ -69,6 +69,8 @@ export interface ResourceDescription {
   singular: string;
   description: string;
   rest: string[];
+  /** Has GraphQL queries (`<plural>` and `<name>`): lists are read through them. */
+  gql?: true;
   writers: readonly Role[];
   /** The field that names a record (in links, titles and pickers). */
   title: string;
@@ -225,6 +227,7 @@ export function describeModel(model: Model, extra: ExtraOperations = {}): ModelD
       operations,
     };
     if (search) d.search = search;
+    if (r.graphql.has('query')) d.gql = true;
     if (r.states) {
       d.states = {
         field: String(r.states.field),

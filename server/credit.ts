@@ -8,6 +8,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GraphQLID, GraphQLInputObjectType, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, type GraphQLOutputType } from 'graphql';
 import { ApiError } from '../engine/errors.ts';
+import type { OperationDescription } from '../engine/describe.ts';
 import type { GraphqlContext } from '../engine/graphql/schema.ts';
 import type { Engine } from '../engine/operations.ts';
 import type { FieldValues, Principal } from '../engine/types.ts';
@@ -15,6 +16,17 @@ import { content, problems } from '../http/openapi.ts';
 import type { Formats } from '../formats/negotiate.ts';
 import { contentTypeOf } from '../formats/types.ts';
 import { creditInvoice } from '../resources/rules/credit-note.ts';
+
+/** The operation as the web application's description names it (engine/describe.ts). */
+export const CREDIT_OPERATION: OperationDescription = {
+  name: 'credit',
+  on: 'item',
+  method: 'POST',
+  path: 'credit',
+  summary: "Drafts a credit note for the invoice's balance",
+  roles: ['admin', 'member'],
+  resource: 'CreditNote',
+};
 
 /** Runs the operation as `p` on invoice `id` (an id or an IRI): the new credit note. */
 export async function credit(engine: Engine, p: Principal, id: string): Promise<FieldValues> {

@@ -3,7 +3,7 @@
 // lives in one encapsulated fastify context: its cookie parsing, form parsing and security
 // headers never touch /api, which stays stateless (X-API-TOKEN only) and never reads a cookie.
 // Token rules are token-service.ts's, the same as /api/api-tokens'.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -37,7 +37,9 @@ import type { Engine } from '../../engine/operations.ts';
 import { json as jsonFormat } from '../../formats/json.ts';
 import { MAX_COUNTED } from '../../resources/rules/webhook-operations.ts';
 import { operationOf, type RunOperation } from '../../engine/declared.ts';
-import { CONTENT_SECURITY_POLICY, loginPage, messagePage, profilePage, setupPage } from './pages.ts';
+import { describeModel } from '../../engine/describe.ts';
+import { CREDIT_OPERATION } from '../credit.ts';
+import { appPage, CONTENT_SECURITY_POLICY, loginPage, messagePage, profilePage, setupPage } from './pages.ts';
 import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, SessionStore, setSessionCookie, type Session } from './sessions.ts';
 import { checkSetup, currencies, hasUsers, MAX_PASSWORD, runSetup } from './setup.ts';
 import { registerStatic } from './static.ts';
@@ -48,6 +50,8 @@ export const PROFILE_PATH = '/profile/api';
 export const COMPANY_PAGE = '/profile/company';
 /** Settings → Webhooks: the company's webhooks and their deliveries. */
 export const WEBHOOKS_PAGE = '/profile/webhooks';
+/** The web application (CONTRACT §17). */
+export const APP_PATH = '/app';
 
 export interface WebOptions {
   db: Db;
@@ -96,10 +100,11 @@ function sameHost(req: FastifyRequest): boolean {
 const str = (v: unknown, max = 10_000) => (typeof v === 'string' ? v.slice(0, max) : '');
 const pathOf = (req: FastifyRequest) => req.url.split('?')[0]!;
 const isJsonEndpoint = (path: string) => path.startsWith(`${PROFILE_PATH}/`);
-/** Where to go after sign-in: only our own pages. */
+/** Where to go after sign-in: only our own pages (an /app address may carry its query). */
 const safeNext = (v: unknown) => {
-  const s = str(v, 200);
-  return /^\/profile(\/[A-Za-z0-9/_-]*)?$/.test(s) ? s : PROFILE_PATH;
+  const s = str(v, 1000);
+  if (/^\/profile(\/[A-Za-z0-9/_-]*)?$/.test(s)) return s;
+  return /^\/app(\/[A-Za-z0-9/_-]*)?(\?[A-Za-z0-9_.~%=&[\]+-]*)?$/.test(s) ? s : PROFILE_PATH;
 };
 
 const tokenOut = (t: TokenRow) => {
@@ -275,6 +280,26 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       const s = await sessionOf(req);
       if (!s) return reply.redirect(`/login?next=${encodeURIComponent(WEBHOOKS_PAGE)}`);
       return html(reply, 200, profilePage({ csrf: store.csrfToken(s.value), ...meOf(s) }, { title: 'Webhooks', script: 'webhooks.js' }));
+    });
+
+    // ---- /app: the web application, built in the browser from the model's description ----
+    // Every address under /app is the same shell; the page's router reads the address, so a
+    // reload shows the same view. The description travels in the boot data (no request).
+    const description = describeModel(o.engine.model, { Invoice: [CREDIT_OPERATION] });
+    const descriptionJson = JSON.stringify(description);
+    const descriptionTag = `"${createHash('sha256').update(descriptionJson).digest('base64url').slice(0, 27)}"`;
+    const appShell = async (req: FastifyRequest, reply: FastifyReply) => {
+      const s = await sessionOf(req);
+      if (!s) return reply.redirect(`/login?next=${encodeURIComponent(req.url.slice(0, 1000))}`);
+      return html(reply, 200, appPage({ csrf: store.csrfToken(s.value), ...meOf(s), description }));
+    };
+    scope.get(APP_PATH, appShell);
+    scope.get(`${APP_PATH}/*`, appShell);
+    // The same description for other clients (public, like /api/docs.json).
+    scope.get(`${APP_PATH}/description.json`, async (req, reply) => {
+      reply.header('etag', descriptionTag).header('cache-control', 'no-cache');
+      if (req.headers['if-none-match'] === descriptionTag) return reply.code(304).send();
+      return reply.type('application/json; charset=utf-8').send(descriptionJson);
     });
 
     // ---- JSON endpoints of the page ---------------------------------------------------------

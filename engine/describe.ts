@@ -196,7 +196,8 @@ function columnsOf(r: ModelResource, title: string): string[] {
 export function describeModel(model: Model, extra: ExtraOperations = {}): ModelDescription {
   const resources: ResourceDescription[] = [];
   for (const r of model.resources) {
-    if (r.rest.size === 0 || r.singleton) continue;
+    // Lines (owned, embedded in their owner) are described for the line editor, with no page.
+    if ((r.rest.size === 0 && !r.owner) || r.singleton) continue;
     const texts = r.fields.filter((f) => f.def.kind === 'text' && !f.def.shownOnce && !f.def.mask);
     const short = texts.filter((f) => !f.readOnly && f.def.kind === 'text' && f.def.max !== undefined && f.def.max <= 255);
     const title = TITLE_FIELDS.find((n) => texts.some((f) => f.name === n)) ?? short.find((f) => f.required)?.name ?? short[0]?.name ?? 'id';

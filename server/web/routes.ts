@@ -104,7 +104,7 @@ const isJsonEndpoint = (path: string) => path.startsWith(`${PROFILE_PATH}/`);
 const safeNext = (v: unknown) => {
   const s = str(v, 1000);
   if (/^\/profile(\/[A-Za-z0-9/_-]*)?$/.test(s)) return s;
-  return /^\/app(\/[A-Za-z0-9/_-]*)?(\?[A-Za-z0-9_.~%=&[\]+-]*)?$/.test(s) ? s : PROFILE_PATH;
+  return /^\/app(\/[A-Za-z0-9/_-]*)?(\?[A-Za-z0-9_.~%=&[\]+:,-]*)?$/.test(s) ? s : PROFILE_PATH;
 };
 
 const tokenOut = (t: TokenRow) => {

@@ -216,9 +216,8 @@ function Dashboard({ ctx }) {
     ${data &&
     html`<section aria-labelledby="receivables">
         <h2 id="receivables">Receivables</h2>
-        ${data.currencies.length === 0 && html`<p class="muted">No invoice is waiting for payment.</p>`}
         <div class="cards">
-          ${data.currencies.map(
+          ${(data.currencies.length ? data.currencies : [{ currency: ctx.company?.currency ?? 'USD', outstanding: 0, overdue: 0, overdueCount: 0 }]).map(
             (c) => html`<div class="card">
               <p class="card-label">Outstanding (${c.currency})</p>
               <p class="card-value" data-testid=${`outstanding-${c.currency}`}>${formatMoney(c.outstanding, c.currency)}</p>
@@ -719,7 +718,7 @@ function RefPicker({ ctx, id, label, target, value, onChange, required, disabled
   return html`<div class=${`field picker${compact ? ' compact' : ''}`}>
     ${!compact && html`<label for=${id}>${label}${required ? html` <span class="required" aria-hidden="true">*</span>` : ''}</label>`}
     ${compact && html`<label for=${id} class="visually-hidden">${label}</label>`}
-    ${target?.search && !disabled && html`<label for=${`${id}-search`} class="visually-hidden">Search ${target.label.toLowerCase()} for ${label}</label>
+    ${target?.search && !disabled && (!compact || (total !== null && total > options.length) || text) && html`<label for=${`${id}-search`} class="visually-hidden">Search ${target.label.toLowerCase()} for ${label}</label>
       <input type="search" id=${`${id}-search`} class="picker-search" placeholder=${`Search ${target.label.toLowerCase()}…`} value=${text} onInput=${(e) => setText(e.currentTarget.value)} />`}
     <select id=${id} value=${value ?? ''} disabled=${disabled} required=${required} aria-invalid=${errors?.length ? 'true' : undefined} aria-describedby=${errors?.length ? errId : undefined} onChange=${(e) => pick(e.currentTarget.value)}>
       <option value="">${anyLabel ?? (required ? `Choose…` : 'None')}</option>

@@ -216,11 +216,11 @@ describe('/app in a browser', () => {
   it('a viewer reads and cannot write: no write buttons, and a form’s address shows the API’s 403', async () => {
     const viewer = await signIn(VIEWER, '/app/clients');
     await expect.poll(() => h1(viewer).innerText()).toBe('Clients');
-    expect(await viewer.getByRole('link', { name: 'New client' }).count()).toBe(0);
+    expect(await viewer.getByRole('link', { name: 'New client' }).count(), 'New client').toBe(0);
     await viewer.getByRole('link', { name: 'Acme Ltd' }).click();
     await expect.poll(() => h1(viewer).innerText()).toContain('Acme Ltd');
-    expect(await viewer.getByRole('button', { name: 'Delete' }).count()).toBe(0);
-    expect(await viewer.getByRole('link', { name: 'Edit' }).count()).toBe(0);
+    expect(await viewer.getByRole('button', { name: 'Delete' }).count(), 'Delete').toBe(0);
+    expect(await viewer.getByRole('link', { name: 'Edit', exact: true }).count(), 'Edit').toBe(0);
     await viewer.goto(`${viewer.url()}/edit`);
     await expect.poll(() => viewer.getByRole('alert').innerText()).toBe('A viewer may only read.');
     expect(await viewer.locator('form.app-form').count()).toBe(0);

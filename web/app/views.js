@@ -344,7 +344,7 @@ function FilterBar({ ctx, r, query, filters, order }) {
     go(listAddress(r, query, changes));
   }
   const id = (k) => `filter-${k.replace(/\W/g, '-')}`;
-  return html`<form class="filters app-filters panel pad" role="search" aria-label=${`Filter ${r.label.toLowerCase()}`} onSubmit=${submit}>
+  return html`<form class="app-filters panel pad" role="search" aria-label=${`Filter ${r.label.toLowerCase()}`} onSubmit=${submit}>
     ${filters.map((f) => {
       if (f.filter === 'date')
         return html`<div class="field"><label for=${id(`${f.name}-after`)}>${f.label} from</label><input type="date" id=${id(`${f.name}-after`)} value=${values[`${f.name}[after]`] ?? ''} onInput=${set(`${f.name}[after]`)} /></div>

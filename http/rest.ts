@@ -275,6 +275,8 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         const format = formatOf(formats, req);
         const rec = await engine.create(o.principal(req), r, readBody(req, r, 'POST'), { keep: req.idempotency?.keep(201, format.mediaType) });
         reply.header('location', `${r.iri}/${String(rec.id)}`);
+        // A value shown once (a token, a secret) is in this response only: no cache keeps it.
+        if (r.shownOnce.length) reply.header('cache-control', 'no-store');
         return send(tagged(reply, format, rec), format, 201, format.item(model, r, rec));
       });
     }

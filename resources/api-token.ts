@@ -16,6 +16,8 @@ export interface TokenActivity {
   summary(p: Principal): Promise<unknown>;
   /** The token's most recent requests matching `query`'s filters (400 for a bad one). */
   history(p: Principal, tokenId: string, query: URLSearchParams): Promise<unknown[]>;
+  /** The token's requests per UTC day over the last 30 days (oldest first). */
+  daily(p: Principal, tokenId: string): Promise<unknown>;
 }
 
 declare module '../engine/descriptor.ts' {
@@ -79,6 +81,23 @@ const history: OperationDescriptor = {
   },
 };
 
+const daily: OperationDescriptor = {
+  method: 'GET',
+  path: 'daily',
+  summary: "A token's requests per UTC day over the last 30 days",
+  description: 'One entry per UTC day, oldest first, today last; days without requests count 0. `completeSince` is set when older history was trimmed (the days before it may be undercounted).',
+  operationId: 'api_api_tokens_id_daily_get',
+  output: {
+    type: 'ApiTokenDailyUsage',
+    schema: Type.Object({
+      days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), count: Type.Integer({ minimum: 0 }) })),
+      completeSince: nullable(Type.String({ format: 'date-time' })),
+    }),
+  },
+  graphql: false,
+  run: (ctx) => ctx.services.tokens.daily(ctx.principal, String(ctx.record!.id)),
+};
+
 /** The descriptor; without `storage` (validation only), it has neither provider nor processor. */
 export const apiToken = (storage?: { provider: Provider; processor: Processor }) =>
   defineResource({
@@ -87,12 +106,12 @@ export const apiToken = (storage?: { provider: Provider; processor: Processor })
     description: "An API token of the calling user in the calling token's company. Its value is shown once, when it is created.",
     fields: {
       name: text({ required: true, max: 100, filter: 'partial', order: true }),
-      description: text({ filter: 'partial' }),
+      description: text({ filter: 'partial', order: true }),
       usageCount: integer({ readOnly: true, order: true, description: 'Requests made with the token' }),
       lastUsedAt: timestamp({ readOnly: true, order: true, description: 'Time of the last request; null if never used' }),
       token: text({ shownOnce: true, description: 'The value, shown here and never again (only its hash is stored).' }),
     },
-    operations: { rest: ['list', 'read', 'create', 'update', 'delete'], graphql: 'none', collection: { summary }, item: { history } },
+    operations: { rest: ['list', 'read', 'create', 'update', 'delete'], graphql: 'none', collection: { summary }, item: { history, daily } },
     writers: ['admin', 'member', 'viewer'],
     ...storage,
   });

@@ -18,7 +18,7 @@ import type { Formats } from '../formats/negotiate.ts';
 import { registerGraphiqlPage } from '../http/graphiql.ts';
 import { registerGraphql } from '../http/graphql.ts';
 import { registerContexts, registerEntrypoint, registerRest } from '../http/rest.ts';
-import { admission, guard, principalOf, type Gatekeeper } from './auth.ts';
+import { admission, guard, principalOf, type Gatekeeper, type SessionAuth } from './auth.ts';
 import { notFound, toApiError } from './errors.ts';
 import { companyModel } from './company.ts';
 import { historyHook, type HistoryRecorder } from './history.ts';
@@ -50,13 +50,15 @@ export interface ApiOptions {
   run: RunOperation;
   /** What declared operations use of the server (for the models of its own: tokens). */
   services: OperationServices;
+  /** The web pages' sessions: their cookie authenticates too, with a CSRF token on writes (CONTRACT §17). */
+  sessions?: SessionAuth;
 }
 
 export async function apiPlugin(app: FastifyInstance, o: ApiOptions): Promise<void> {
   app.decorateRequest('principal', null);
   app.decorateRequest('admission', null);
   app.decorateRequest('admittedAt', 0);
-  app.addHook('onRequest', admission(o.gate));
+  app.addHook('onRequest', admission(o.gate, o.sessions));
   app.addHook('onResponse', historyHook(o.history));
   // Idempotency-Key on the REST writes and GraphQL mutations (their routes say so in their config).
   installIdempotency(app, { engine: o.engine, formats: o.formats, clock: o.gate.clock });

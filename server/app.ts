@@ -30,6 +30,7 @@ import { mergeSchemas } from '../engine/graphql/merge.ts';
 import { documentRenderers } from './documents/index.ts';
 import { withCreditInvoice } from './credit.ts';
 import { registerWeb } from './web/routes.ts';
+import { SessionStore, sessionAuth } from './web/sessions.ts';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { webhookOutbox } from './webhooks/outbox.ts';
 import { deliveryLog } from './webhooks/deliveries.ts';
@@ -148,6 +149,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
     tokens: tokenActivity({ db: o.database.db, settle: () => settleHistory(history, app), clock: gate.clock }),
   };
   const run = operationRunner(engine, o.database.db, services);
+  // The web pages' sign-in sessions: the pages' own routes and /api (with a CSRF token on writes) read them.
+  const sessions = new SessionStore(o.database.db, o.secret ?? o.config.appSecret ?? randomBytes(32).toString('base64url'), gate.clock);
   // The company profile's model has only a provider-served singleton: its engine reads and updates.
   const companyEngine = customEngine(o.database.db, companyModel) as unknown as Engine;
   const graphqlSchema = withCreditInvoice(mergeSchemas(buildGraphqlSchema(model, engine, { run }), buildGraphqlSchema(companyModel, companyEngine)), engine);
@@ -163,19 +166,17 @@ export async function buildApp(o: AppOptions): Promise<App> {
     history,
     run,
     services,
+    sessions: sessionAuth(sessions),
   });
   registerGraphiqlAssets(app, { schema: graphqlSchema, endpoint: API_PREFIX + GRAPHQL_PATH, readAsset });
 
-  // The web pages (sign-in, /profile/api) in their own context: sessions and cookies stay out of /api.
+  // The web pages (sign-in, settings) in their own context: their cookie parsing and forms stay out of /api.
   await registerWeb(app, {
     db: o.database.db,
-    secret: o.secret ?? o.config.appSecret ?? randomBytes(32).toString('base64url'),
-    history,
-    revoked: (id) => gate.revoked(id),
+    sessions,
     clock: gate.clock,
     sharedThrottle: gate.sharedThrottle(),
-    engine,
-    run,
+    model,
   });
   return { fastify: app, engine, gate, history, webhooks };
 }

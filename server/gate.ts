@@ -35,7 +35,8 @@ export interface GateOptions {
   clock?: Clock;
 }
 
-const keyOf = (principal: Principal | null, ip: string) => (principal ? `t:${principal.tokenId}` : `ip:${ip}`);
+/** Whom a request counts against: its token, else (a web session) its user, else its IP. */
+const keyOf = (principal: Principal | null, ip: string) => (principal ? (principal.tokenId ? `t:${principal.tokenId}` : `u:${principal.userId}`) : `ip:${ip}`);
 
 export class Gate {
   readonly tokens: TokenCache;
@@ -159,6 +160,22 @@ export class Gate {
       }
       // The principal was read before the latest revocation: read the token again.
       r = await this.tokens.resolve(value!);
+    }
+  }
+
+  /** A request of a principal known without a token (a web session): counted per user. */
+  async admitPrincipal(principal: Principal, ip: string): Promise<Admission> {
+    const at = this.clock();
+    const key = keyOf(principal, ip);
+    if (!this.shared) return { principal, verdict: this.memory.hitSync(key, at), at };
+    try {
+      const answer = await this.shared.hit(key, at);
+      this.tokens.observe(answer.epoch);
+      if (this.degraded) this.recover();
+      return { principal, verdict: answer, at };
+    } catch (err) {
+      this.degrade(err);
+      return { principal, verdict: this.memory.hitSync(key, at), at };
     }
   }
 

@@ -2,7 +2,7 @@
 // the REST API (/api/api-tokens: resources/api-token.ts over token-storage.ts) and the /profile/api page's session endpoints
 // (web/routes.ts), so that both apply the same rules: name required (≤100, unique per user and
 // company), the value shown once, at most the 100 most recent history entries, one summary.
-import { and, asc, desc, eq, gt, gte, ilike, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Principal, FieldValues } from '../engine/types.ts';
 import { defineResource, integer, ref, text, timestamp } from '../engine/descriptor.ts';
 import { apiToken } from '../resources/api-token.ts';
@@ -116,14 +116,12 @@ export interface TokenPage {
 export async function listTokens(
   db: Db,
   o: Owner,
-  q: { conditions?: (SQL | undefined)[]; order?: { field: TokenColumn; dir: 'asc' | 'desc' }[]; limit: number; offset: number; forPeople?: boolean },
+  q: { conditions?: (SQL | undefined)[]; order?: { field: TokenColumn; dir: 'asc' | 'desc' }[]; limit: number; offset: number },
 ): Promise<TokenPage> {
   const where = and(mine(o), ...(q.conditions ?? []));
-  // For a person reading a table (`forPeople`): text ignores case whatever the database's
-  // collation, and empty values go last in both directions ("Last Used": never-used tokens at
-  // the end). Otherwise PostgreSQL's defaults, as the REST API has always ordered.
+  // As a person reads a table: text ignores case whatever the database's collation, and empty
+  // values go last in both directions ("Last Used": never-used tokens at the end).
   const orderOf = (x: { field: TokenColumn; dir: 'asc' | 'desc' }) => {
-    if (!q.forPeople) return (x.dir === 'desc' ? desc : asc)(tokenColumns[x.field]);
     const col = tokenColumns[x.field];
     const key = x.field === 'name' || x.field === 'description' ? sql`lower(${col})` : sql`${col}`;
     return sql`${key} ${sql.raw(x.dir === 'desc' ? 'desc' : 'asc')} nulls last`;
@@ -138,14 +136,6 @@ export async function listTokens(
   let total = rows.length ? Number(rows[0]!.total) : 0;
   if (!rows.length && q.offset > 0) total = Number((await db.select({ n: sql<number>`count(*)` }).from(apiTokens).where(where))[0]!.n);
   return { rows: rows.map((r) => r.t), total };
-}
-
-/** `name` or `description` contains `text`, ignoring case. */
-export function searchCondition(text: string): SQL | undefined {
-  const t = text.trim();
-  if (!t) return undefined;
-  const pattern = `%${escapeLike(t)}%`;
-  return or(ilike(apiTokens.name, pattern), ilike(apiTokens.description, pattern));
 }
 
 /** Creates a token from `{name, description}` (422 on bad input); the value is returned here and never again. */

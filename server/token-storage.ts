@@ -8,7 +8,7 @@ import type { Processor, Provider } from '../engine/custom.ts';
 import type { TokenActivity } from '../resources/api-token.ts';
 import type { HistoryRecorder } from './history.ts';
 import { apiTokens } from './schema.ts';
-import { createToken, escapeLike, historyFilters, listTokens, ownerOf, ownToken, recOf, revokeTokens, tokenHistory, tokenSummary, updateToken, type TokenColumn } from './token-service.ts';
+import { createToken, dailyUsage, escapeLike, historyFilters, listTokens, ownerOf, ownToken, recOf, revokeTokens, tokenHistory, tokenSummary, updateToken, type TokenColumn } from './token-service.ts';
 
 /**
  * The token resource's storage: reads see this instance's requests so far (its queued history
@@ -62,6 +62,12 @@ export function tokenActivity(o: { db: Db; settle(): Promise<void>; clock(): num
       const filters = historyFilters(query);
       await o.settle();
       return tokenHistory(o.db, tokenId, filters);
+    },
+    async daily(p, tokenId) {
+      const token = await ownToken(o.db, ownerOf(p), tokenId);
+      // Flushed first: usage_count is compared with the stored history.
+      await o.settle();
+      return dailyUsage(o.db, token, o.clock());
     },
   };
 }

@@ -233,9 +233,9 @@ describe('/profile/api in a browser', () => {
     await shot('sorted');
   });
 
-  it('searches name and description', async () => {
+  it('searches names, ignoring case (the name filter of /api)', async () => {
     const search = page.getByLabel('Search tokens');
-    await search.fill('books');
+    await search.fill('EXPort');
     await expect.poll(() => rowNames()).toEqual(['Nightly export']);
     await search.fill('DEPLOY');
     await expect.poll(() => rowNames()).toEqual(['CI deploy']);
@@ -398,12 +398,12 @@ describe('/profile/api in a browser', () => {
     const before = await db().select().from(apiTokens);
     const statuses = await page.evaluate(async (ids) => {
       const post = (headers: Record<string, string>, body: unknown) =>
-        fetch('/profile/api/tokens', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then((r) => r.status);
+        fetch('/api/api-tokens', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then((r) => r.status);
       return {
         none: await post({}, { name: 'forged' }),
         wrong: await post({ 'x-csrf-token': 'forged-token' }, { name: 'forged' }),
-        revoke: await fetch('/profile/api/tokens/revoke', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ids }) }).then((r) => r.status),
-        edit: await fetch(`/profile/api/tokens/${ids[0]}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'forged' }) }).then((r) => r.status),
+        revoke: await fetch(`/api/api-tokens/${ids[0]}`, { method: 'DELETE' }).then((r) => r.status),
+        edit: await fetch(`/api/api-tokens/${ids[0]}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ name: 'forged' }) }).then((r) => r.status),
         logout: await fetch('/logout', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '_csrf=nope' }).then((r) => r.status),
       };
     }, before.map((r) => r.id));

@@ -30,7 +30,7 @@ export class Browserish {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(o.form).toString();
     } else if (o.json !== undefined) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] ??= 'application/json';
       body = JSON.stringify(o.json);
     }
     const res = await fetch(this.base + path, { method, headers, body, redirect: 'manual' });
@@ -76,11 +76,27 @@ export class Browserish {
     return Browserish.csrfOf(page.text);
   }
 
-  /** A JSON call of the page, with the CSRF header (`csrf: null` sends none). */
+  /** A JSON call of a page to /api, with the CSRF header (`csrf: null` sends none); a PATCH is a merge patch. */
   async call(method: string, path: string, json?: unknown, csrf?: string | null): Promise<WebRes> {
     const headers: Record<string, string> = { accept: 'application/json' };
+    if (method === 'PATCH') headers['content-type'] = 'application/merge-patch+json';
     const token = csrf === undefined ? await this.csrf() : csrf;
     if (token !== null && method !== 'GET') headers['x-csrf-token'] = token;
     return this.request(method, path, { json, headers });
+  }
+
+  /** The signed-in user, the active company and the user's companies, as the settings page boots with them; null when signed out. */
+  async me(): Promise<{ user: { email: string; name: string }; company: { id: string; name: string; role: string; currency: string } | null; companies: { id: string; name: string; role: string }[] } | null> {
+    const page = await this.get('/profile/api');
+    if (page.status !== 200) return null;
+    const m = /<script type="application\/json" id="boot">(.*?)<\/script>/s.exec(page.text);
+    expect(m, 'page has its boot data').toBeTruthy();
+    return JSON.parse(m![1]!);
+  }
+
+  /** Makes another of the user's companies the active one (the settings pages' form). */
+  async switchCompany(companyId: string, csrf?: string | null): Promise<WebRes> {
+    const token = csrf === undefined ? await this.csrf() : csrf;
+    return this.request('POST', '/profile/switch-company', { form: { ...(token === null ? {} : { _csrf: token }), companyId, next: '/profile/api' } });
   }
 }

@@ -93,11 +93,10 @@ describe('first run', () => {
     const w = results.findIndex((r) => r.location === '/profile/api');
     expect(rows[0]!.email).toBe(`racer${w}@a.test`);
     people.forEach((p, i) => expect(p.cookies.has('inv_session')).toBe(i === w));
-    const me = await people[w]!.get('/profile/api/me');
-    expect(me.status).toBe(200);
-    expect(me.body.user.email).toBe(`racer${w}@a.test`);
-    expect(me.body.company).toMatchObject({ name: `Racer ${w}`, role: 'admin', currency: w === 0 ? 'EUR' : 'USD' });
-    expect(me.body.companies).toHaveLength(1);
+    const me = (await people[w]!.me())!;
+    expect(me.user.email).toBe(`racer${w}@a.test`);
+    expect(me.company).toMatchObject({ name: `Racer ${w}`, role: 'admin', currency: w === 0 ? 'EUR' : 'USD' });
+    expect(me.companies).toHaveLength(1);
   });
 
   it('sends /setup to /login afterwards, and refuses another set-up', async () => {
@@ -200,15 +199,15 @@ describe('sessions', () => {
   it('ends after 12 idle hours', async () => {
     const v = visitor();
     await v.login('ann@b.test', PASSWORD);
-    expect((await v.get('/profile/api/me')).status).toBe(200);
+    expect((await v.get('/api/company')).status).toBe(200);
     offset += 11 * 3600_000;
-    expect((await v.get('/profile/api/me')).status).toBe(200);
+    expect((await v.get('/api/company')).status).toBe(200);
     offset += 11 * 3600_000; // 11 h after the last use: still alive (the expiry moved on)
-    expect((await v.get('/profile/api/me')).status).toBe(200);
+    expect((await v.get('/api/company')).status).toBe(200);
     offset += 12 * 3600_000 + 60_000;
-    const me = await v.get('/profile/api/me');
+    const me = await v.get('/api/company');
     expect(me.status).toBe(401);
-    expect(me.body.message).toBe('Not signed in');
+    expect(me.body.message).toBe('No API token provided');
     expect((await v.get('/profile/api')).location).toBe('/login?next=%2Fprofile%2Fapi');
   });
 
@@ -219,7 +218,7 @@ describe('sessions', () => {
     let alive = true;
     while (alive && offset - start < 8 * 86_400_000) {
       offset += 10 * 3600_000;
-      alive = (await v.get('/profile/api/me')).status === 200;
+      alive = (await v.get('/api/company')).status === 200;
     }
     expect(alive).toBe(false);
     expect(offset - start).toBeGreaterThan(7 * 86_400_000 - 10 * 3600_000);
@@ -231,7 +230,7 @@ describe('sessions', () => {
     await v.login('ann@b.test', PASSWORD);
     const value = v.cookies.get('inv_session')!;
     expect((await v.request('POST', '/logout', { form: {} })).status).toBe(403);
-    expect((await v.get('/profile/api/me')).status).toBe(200);
+    expect((await v.get('/api/company')).status).toBe(200);
     const csrf = await v.csrf();
     const out = await v.request('POST', '/logout', { form: { _csrf: csrf } });
     expect(out.status).toBe(303);
@@ -239,21 +238,29 @@ describe('sessions', () => {
     expect(v.cookies.has('inv_session')).toBe(false);
     const replay = new Browserish(t.url);
     replay.cookies.set('inv_session', value);
-    expect((await replay.get('/profile/api/me')).status).toBe(401);
+    expect((await replay.get('/api/company')).status).toBe(401);
   });
 
-  it('is never accepted by /api, which wants X-API-TOKEN only', async () => {
+  it('is accepted by /api for reads (CONTRACT §17), with none of the pages’ headers or cookies', async () => {
     const v = visitor();
     await v.login('ann@b.test', PASSWORD);
     const res = await v.get('/api/clients', { accept: 'application/ld+json' });
-    expect(res.status).toBe(401);
-    expect(res.body.message).toBe('No API token provided');
+    expect(res.status).toBe(200);
+    expect(res.body['@type']).toBe('Collection');
     expect(res.headers.get('set-cookie')).toBeNull();
     expect(res.headers.get('content-security-policy')).toBeNull();
+    // Counted per user, in the X-RateLimit-* headers.
+    expect(res.headers.get('x-ratelimit-limit')).not.toBeNull();
+    // A cookie that names no session: 401 as without any credential.
+    const stranger = new Browserish(t.url);
+    stranger.cookies.set('inv_session', 'x'.repeat(43));
+    const none = await stranger.get('/api/clients', { accept: 'application/ld+json' });
+    expect(none.status).toBe(401);
+    expect(none.body.message).toBe('No API token provided');
   });
 });
 
-describe('the JSON endpoints of /profile/api', () => {
+describe('/api with the session cookie, as the pages call it (CONTRACT §17)', () => {
   let v: Browserish;
   let csrf: string;
   beforeAll(async () => {
@@ -262,137 +269,149 @@ describe('the JSON endpoints of /profile/api', () => {
     csrf = await v.csrf();
   });
   const tokenCount = async () => Number((await db().select({ n: count() }).from(apiTokens))[0]!.n);
+  /** The names of a token list (`query` after /api/api-tokens), and its total. */
+  const listed = async (query = '') => {
+    const r = await v.get(`/api/api-tokens${query}`, { accept: 'application/json' });
+    expect(r.status).toBe(200);
+    return { names: (r.body as { name: string }[]).map((x) => x.name), items: r.body as { id: string; name: string; usageCount: number; lastUsedAt: string | null }[], total: Number(r.headers.get('x-total-count')), text: r.text };
+  };
 
-  it('refuses state-changing calls without, or with a wrong, CSRF token (403) and changes nothing', async () => {
+  it('refuses writes without, or with a wrong, CSRF token (403) and changes nothing', async () => {
     const before = await tokenCount();
-    const none = await v.call('POST', '/profile/api/tokens', { name: 'sneaky' }, null);
+    const none = await v.call('POST', '/api/api-tokens', { name: 'sneaky' }, null);
     expect(none.status).toBe(403);
     expect(none.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(none.body.detail).toMatch(/X-CSRF-Token/);
     // One character changed (replacing the last two with 'AA' left the token intact whenever it
     // already ended so: 1 run in 1,024).
     const altered = csrf.slice(0, 10) + (csrf[10] === 'A' ? 'B' : 'A') + csrf.slice(11);
     expect(altered).not.toBe(csrf);
-    expect((await v.call('POST', '/profile/api/tokens', { name: 'sneaky' }, altered)).status).toBe(403);
-    expect((await v.call('POST', '/profile/api/tokens', { name: 'sneaky', _csrf: 'nope' }, null)).status).toBe(403);
+    expect((await v.call('POST', '/api/api-tokens', { name: 'sneaky' }, altered)).status).toBe(403);
+    // A form field is no CSRF header.
+    expect((await v.call('POST', '/api/api-tokens', { name: 'sneaky', _csrf: csrf }, null)).status).toBe(403);
     // Another session's token does not fit this session.
     const other = visitor();
     await other.login('ann@b.test', PASSWORD);
-    expect((await v.call('POST', '/profile/api/tokens', { name: 'sneaky' }, await other.csrf())).status).toBe(403);
+    expect((await v.call('POST', '/api/api-tokens', { name: 'sneaky' }, await other.csrf())).status).toBe(403);
     // The right token from another origin.
-    const cross = await v.request('POST', '/profile/api/tokens', { json: { name: 'sneaky' }, headers: { 'x-csrf-token': csrf, origin: 'https://evil.test' } });
+    const cross = await v.request('POST', '/api/api-tokens', { json: { name: 'sneaky' }, headers: { 'x-csrf-token': csrf, origin: 'https://evil.test' } });
     expect(cross.status).toBe(403);
+    // GraphQL mutations too, in GraphQL's shape.
+    const gql = await v.request('POST', '/api/graphql', { json: { query: 'mutation { createClient(input: { name: "sneaky" }) { client { id } } }' } });
+    expect(gql.status).toBe(403);
+    expect(gql.body.errors[0].extensions.status).toBe(403);
     expect(await tokenCount()).toBe(before);
 
-    const created = await v.call('POST', '/profile/api/tokens', { name: 'kept' }, csrf);
+    const created = await v.call('POST', '/api/api-tokens', { name: 'kept' }, csrf);
     expect(created.status).toBe(201);
     for (const bad of [null, 'wrong']) {
-      const r = await v.call('POST', '/profile/api/tokens/revoke', { ids: [created.body.id] }, bad);
-      expect(r.status).toBe(403);
-      const r2 = await v.call('POST', '/profile/api/company', { companyId: created.body.id }, bad);
-      expect(r2.status).toBe(403);
+      expect((await v.call('DELETE', `/api/api-tokens/${created.body.id}`, undefined, bad)).status).toBe(403);
+      expect((await v.call('PATCH', `/api/api-tokens/${created.body.id}`, { name: 'renamed' }, bad)).status).toBe(403);
+      expect((await v.switchCompany(created.body.id, bad)).status).toBe(403);
     }
     expect((await client(t, created.body.token).get('/api/clients')).status).toBe(200);
     expect(await tokenCount()).toBe(before + 1);
+    // With the header, GraphQL accepts the session's writes.
+    const ok = await v.request('POST', '/api/graphql', { json: { query: 'mutation { createClient(input: { name: "Via session" }) { client { name } } }' }, headers: { 'x-csrf-token': csrf } });
+    expect(ok.body.data.createClient.client.name).toBe('Via session');
   });
 
   it('creates a token for the active company, whose value works once shown, and never again', async () => {
-    const res = await v.call('POST', '/profile/api/tokens', { name: 'CI deploy', description: 'pipeline' }, csrf);
+    const res = await v.call('POST', '/api/api-tokens', { name: 'CI deploy', description: 'pipeline' }, csrf);
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.body).toMatchObject({ name: 'CI deploy', description: 'pipeline', usageCount: 0, lastUsedAt: null });
     expect(res.body.token).toMatch(/^inv_/);
     const api = client(t, res.body.token);
-    const me = await v.get('/profile/api/me');
-    expect(me.body.company.name).toBe('Bravo');
+    expect((await v.me())!.company!.name).toBe('Bravo');
     expect((await api.post('/api/clients', { name: 'Made in Bravo' })).body.currency).toBe('GBP');
     expect((await api.get('/api/clients')).status).toBe(200);
-    const list = await v.get('/profile/api/tokens?search=CI%20deploy');
-    expect(list.body.items).toHaveLength(1);
+    const list = await listed('?name=CI%20deploy');
+    expect(list.items).toHaveLength(1);
     expect(list.text).not.toContain(res.body.token);
   });
 
   it('applies the rules of /api/api-tokens: name required, at most 100, unique; unknown fields refused', async () => {
-    const missing = await v.call('POST', '/profile/api/tokens', { description: 'x' }, csrf);
+    const missing = await v.call('POST', '/api/api-tokens', { description: 'x' }, csrf);
     expect(missing.status).toBe(422);
     expect(missing.body.violations[0].propertyPath).toBe('name');
-    expect((await v.call('POST', '/profile/api/tokens', { name: 'x'.repeat(101) }, csrf)).status).toBe(422);
-    const dup = await v.call('POST', '/profile/api/tokens', { name: 'CI deploy' }, csrf);
+    expect((await v.call('POST', '/api/api-tokens', { name: 'x'.repeat(101) }, csrf)).status).toBe(422);
+    const dup = await v.call('POST', '/api/api-tokens', { name: 'CI deploy' }, csrf);
     expect(dup.status).toBe(422);
     expect(dup.body.violations[0]).toMatchObject({ propertyPath: 'name', message: 'This value is already used.' });
-    expect((await v.call('POST', '/profile/api/tokens', { name: 'ok', token: 'inv_mine' }, csrf)).status).toBe(400);
-    expect((await v.call('POST', '/profile/api/tokens', [1], csrf)).status).toBe(400);
-    const broken = await v.request('POST', '/profile/api/tokens', { headers: { 'x-csrf-token': csrf, 'content-type': 'application/json' } });
+    expect((await v.call('POST', '/api/api-tokens', { name: 'ok', token: 'inv_mine' }, csrf)).status).toBe(400);
+    expect((await v.call('POST', '/api/api-tokens', [1], csrf)).status).toBe(400);
+    const broken = await v.request('POST', '/api/api-tokens', { headers: { 'x-csrf-token': csrf, 'content-type': 'application/json' } });
     expect(broken.status).toBe(400);
   });
 
-  it('searches name and description, sorts every column (never-used tokens last), and pages', async () => {
+  it('searches names, sorts every column as people read a table (never-used tokens last), and pages', async () => {
     for (const [name, description] of [['alpha', 'nightly export'], ['Beta', null], ['gamma', 'EXPORT to books']]) {
-      expect((await v.call('POST', '/profile/api/tokens', { name, description }, csrf)).status).toBe(201);
+      expect((await v.call('POST', '/api/api-tokens', { name, description }, csrf)).status).toBe(201);
     }
-    const names = async (q: string) => ((await v.get(`/profile/api/tokens${q}`)).body.items as { name: string }[]).map((x) => x.name);
-    expect(await names('?search=export&sort=name&dir=asc')).toEqual(['alpha', 'gamma']);
-    expect(await names('?search=%25')).toEqual([]);
-    expect(await names('?search=ALP')).toEqual(['alpha']);
-    expect((await names('?sort=name&dir=asc')).slice(0, 3)).toEqual(['alpha', 'Beta', 'CI deploy']);
-    const used = (await v.get('/profile/api/tokens?search=CI%20deploy')).body.items[0];
+    expect((await listed('?description=export&order[name]=asc')).names).toEqual(['alpha', 'gamma']);
+    expect((await listed('?name=%25')).names).toEqual([]);
+    expect((await listed('?name=ALP')).names).toEqual(['alpha']);
+    expect((await listed('?order[name]=asc')).names.slice(0, 3)).toEqual(['alpha', 'Beta', 'CI deploy']);
+    const used = (await listed('?name=CI%20deploy')).items[0]!;
     expect(used.usageCount).toBe(2);
     for (const dir of ['asc', 'desc']) {
-      const list = (await v.get(`/profile/api/tokens?sort=lastUsedAt&dir=${dir}`)).body.items as { lastUsedAt: string | null }[];
+      const list = (await listed(`?order[lastUsedAt]=${dir}`)).items;
       expect(list[0]!.lastUsedAt).not.toBeNull();
       expect(list.at(-1)!.lastUsedAt).toBeNull();
     }
-    expect((await names('?sort=usageCount&dir=desc'))[0]).toBe('CI deploy');
-    expect((await names('?sort=description&dir=asc')).slice(0, 2)).toEqual(['gamma', 'alpha']);
-    const page = await v.get('/profile/api/tokens?sort=name&dir=asc&itemsPerPage=2&page=2');
-    expect(page.body).toMatchObject({ page: 2, itemsPerPage: 2 });
-    expect(page.body.total).toBeGreaterThanOrEqual(5);
-    expect(page.body.items.map((x: { name: string }) => x.name)).toEqual(['CI deploy', 'gamma']);
-    for (const q of ['?sort=tokenHash', '?dir=sideways', '?page=0', '?itemsPerPage=x']) expect((await v.get(`/profile/api/tokens${q}`)).status).toBe(400);
+    expect((await listed('?order[usageCount]=desc')).names[0]).toBe('CI deploy');
+    expect((await listed('?order[description]=asc')).names.slice(0, 2)).toEqual(['gamma', 'alpha']);
+    const page = await listed('?order[name]=asc&itemsPerPage=2&page=2');
+    expect(page.total).toBeGreaterThanOrEqual(5);
+    expect(page.names).toEqual(['CI deploy', 'gamma']);
+    for (const q of ['?order[name]=sideways', '?page=0', '?itemsPerPage=x']) expect((await v.get(`/api/api-tokens${q}`, { accept: 'application/json' })).status, q).toBe(400);
   });
 
   it('answers the list, the summary and the history in a fixed number of SQL statements', async () => {
     const statements = async (path: string) => {
       const before = t.db.database.statements();
-      expect((await v.get(path)).status).toBe(200);
+      expect((await v.get(path, { accept: 'application/json' })).status).toBe(200);
       return t.db.database.statements() - before;
     };
-    const [token] = (await v.get('/profile/api/tokens?search=CI%20deploy')).body.items;
-    const paths = ['/profile/api/tokens?sort=name&dir=asc', '/profile/api/summary', `/profile/api/tokens/${token.id}/history`];
+    const [token] = (await listed('?name=CI%20deploy')).items;
+    const paths = ['/api/api-tokens?order[name]=asc', '/api/api-tokens/summary', `/api/api-tokens/${token!.id}/history`];
     const measure = async () => {
       const counts: number[] = [];
       for (const path of paths) counts.push(await statements(path));
       return counts;
     };
     const few = await measure();
-    for (let i = 0; i < 20; i++) expect((await v.call('POST', '/profile/api/tokens', { name: `bulk ${i}` }, csrf)).status).toBe(201);
+    for (let i = 0; i < 20; i++) expect((await v.call('POST', '/api/api-tokens', { name: `bulk ${i}` }, csrf)).status).toBe(201);
     const many = await measure();
     // Session (2) + the list (1) | the summary (2) | the token and its history (2).
     expect(few).toEqual([3, 4, 4]);
     expect(many).toEqual(few);
-    const bulk = (await v.get('/profile/api/tokens?search=bulk&itemsPerPage=100')).body.items.map((x: { id: string }) => x.id);
-    expect((await v.call('POST', '/profile/api/tokens/revoke', { ids: bulk }, csrf)).body.revoked).toHaveLength(20);
+    const bulk = (await listed('?name=bulk&itemsPerPage=100')).items.map((x) => x.id);
+    for (const id of bulk) expect((await v.call('DELETE', `/api/api-tokens/${id}`, undefined, csrf)).status).toBe(204);
   });
 
-  it('summarises like /api/api-tokens/summary', async () => {
-    const page = (await v.get('/profile/api/summary')).body;
-    const [any] = (await v.get('/profile/api/tokens?search=CI%20deploy')).body.items;
-    const rest = await call(t, 'GET', '/api/api-tokens/summary', { accept: 'application/json', token: (await v.call('POST', '/profile/api/tokens', { name: 'summary probe' }, csrf)).body.token });
+  it('summarises as a token sees it', async () => {
+    const page = (await v.get('/api/api-tokens/summary', { accept: 'application/json' })).body;
+    const [any] = (await listed('?name=CI%20deploy')).items;
+    const rest = await call(t, 'GET', '/api/api-tokens/summary', { accept: 'application/json', token: (await v.call('POST', '/api/api-tokens', { name: 'summary probe' }, csrf)).body.token });
     expect(rest.status).toBe(200);
-    // One more token (the probe); its own request is recorded after it is answered.
+    // One more token (the probe); its own request is recorded after it is answered. The
+    // session's own requests are recorded in no token's history.
     expect(rest.body).toMatchObject({ activeTokens: page.activeTokens + 1, apiCallsThisMonth: page.apiCallsThisMonth });
     expect(page.apiCallsThisMonth).toBe(3);
-    expect(page.mostUsedToken).toMatchObject({ id: any.id, name: 'CI deploy' });
+    expect(page.mostUsedToken).toMatchObject({ id: any!.id, name: 'CI deploy' });
     expect(page.lastActivity).toMatch(/Z$/);
   });
 
   it('shows a token’s history with every filter, at most 100 entries', async () => {
-    const [token] = (await v.get('/profile/api/tokens?search=CI%20deploy')).body.items;
+    const [token] = (await listed('?name=CI%20deploy')).items;
     const now = clock();
     const day = 86_400_000;
     // Noon (UTC) three and ten days ago: each group falls on one day.
     const noon = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate(), 12);
     const rows = Array.from({ length: 130 }, (_, i) => ({
-      tokenId: token.id,
+      tokenId: token!.id,
       date: new Date(noon - (i < 120 ? 3 * day : 10 * day) - i * 1000),
       method: i % 2 ? 'POST' : 'GET',
       endpoint: '/api/clients',
@@ -402,9 +421,9 @@ describe('the JSON endpoints of /profile/api', () => {
     }));
     await db().insert(apiTokenHistory).values(rows);
     const h = async (q = '') => {
-      const r = await v.get(`/profile/api/tokens/${token.id}/history${q}`);
+      const r = await v.get(`/api/api-tokens/${token!.id}/history${q}`, { accept: 'application/json' });
       expect(r.status).toBe(200);
-      return r.body.items as { date: string; method: string; status: number }[];
+      return r.body as { date: string; method: string; status: number }[];
     };
     const all = await h();
     expect(all).toHaveLength(100);
@@ -420,20 +439,20 @@ describe('the JSON endpoints of /profile/api', () => {
     const recent = await h(`?date[after]=${new Date(now - 5 * day).toISOString()}&method=GET&status=2xx`);
     expect(recent.every((e) => e.method === 'GET' && e.status === 200 && Date.parse(e.date) > now - 5 * day)).toBe(true);
     expect(recent.length).toBeGreaterThan(40);
-    expect((await v.get(`/profile/api/tokens/${token.id}/history?status=6xx`)).status).toBe(400);
-    expect((await v.get(`/profile/api/tokens/${token.id}/history?date[after]=yesterday`)).status).toBe(400);
+    expect((await v.get(`/api/api-tokens/${token!.id}/history?status=6xx`)).status).toBe(400);
+    expect((await v.get(`/api/api-tokens/${token!.id}/history?date[after]=yesterday`)).status).toBe(400);
   });
 
   it('counts requests per day over 30 days in SQL, beyond the 100 entries the history shows', async () => {
-    const [token] = (await v.get('/profile/api/tokens?search=CI%20deploy')).body.items;
-    const res = await v.get(`/profile/api/tokens/${token.id}/daily`);
+    const [token] = (await listed('?name=CI%20deploy')).items;
+    const res = await v.get(`/api/api-tokens/${token!.id}/daily`, { accept: 'application/json' });
     expect(res.status).toBe(200);
     const days = res.body.days as { day: string; count: number }[];
     expect(days).toHaveLength(30);
     expect(days.at(-1)!.day).toBe(new Date(clock()).toISOString().slice(0, 10));
     const byDay = new Map(days.map((d) => [d.day, d.count]));
     const expected = rowsOf<{ day: string; n: string | number }>(
-      await db().execute(sql`select to_char(date at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as n from api_token_history where token_id = ${token.id} group by 1`),
+      await db().execute(sql`select to_char(date at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as n from api_token_history where token_id = ${token!.id} group by 1`),
     );
     for (const e of expected) if (byDay.has(e.day)) expect(byDay.get(e.day)).toBe(Number(e.n));
     expect(Math.max(...days.map((d) => d.count))).toBe(120);
@@ -442,53 +461,55 @@ describe('the JSON endpoints of /profile/api', () => {
     expect(res.body.completeSince).toBeNull();
   });
 
-  it('revokes a batch at once: gone from the list, 401 on /api; other users’ ids are left alone', async () => {
-    const mine = await Promise.all(['r1', 'r2'].map(async (name) => (await v.call('POST', '/profile/api/tokens', { name }, csrf)).body));
+  it('revokes tokens: gone from the list, 401 on /api; other users’ tokens are out of reach', async () => {
+    const mine = await Promise.all(['r1', 'r2'].map(async (name) => (await v.call('POST', '/api/api-tokens', { name }, csrf)).body));
     const foreign = await tokenFor(t, { email: 'mallory@b.test', company: 'Bravo', name: 'theirs' });
     const [foreignRow] = await db().select().from(apiTokens).where(eq(apiTokens.name, 'theirs'));
     for (const m of mine) expect((await client(t, m.token).get('/api/clients')).status).toBe(200);
-    const res = await v.call('POST', '/profile/api/tokens/revoke', { ids: [...mine.map((m) => m.id), foreignRow!.id, 'not-a-uuid'] }, csrf);
-    expect(res.status).toBe(200);
-    expect(res.body.revoked.sort()).toEqual(mine.map((m) => m.id).sort());
+    const statuses = await Promise.all([...mine.map((m) => m.id), foreignRow!.id, 'not-a-uuid'].map(async (id) => (await v.call('DELETE', `/api/api-tokens/${id}`, undefined, csrf)).status));
+    // Another user's token: 403, as on /api/api-tokens with a token; an unknown id: 404.
+    expect(statuses).toEqual([204, 204, 403, 404]);
     for (const m of mine) {
       const r = await client(t, m.token).get('/api/clients');
       expect(r.status).toBe(401);
       expect(r.body.message).toBe('Invalid API token');
     }
     expect((await client(t, foreign).get('/api/clients')).status).toBe(200);
-    expect((await v.get('/profile/api/tokens?search=r1')).body.items).toHaveLength(0);
-    for (const bad of [{ ids: [] }, { ids: 'x' }, {}, { ids: [1] }]) expect((await v.call('POST', '/profile/api/tokens/revoke', bad, csrf)).status).toBe(400);
+    expect((await listed('?name=r1')).items).toHaveLength(0);
   });
 
   it('keeps other users’ and other companies’ tokens out of reach (403 / 404)', async () => {
     const [theirs] = await db().select().from(apiTokens).where(eq(apiTokens.name, 'theirs'));
-    expect((await v.get(`/profile/api/tokens/${theirs!.id}/history`)).status).toBe(403);
-    expect((await v.get(`/profile/api/tokens/${theirs!.id}/daily`)).status).toBe(403);
-    expect((await v.get('/profile/api/tokens/0190f3c2-0000-7000-8000-000000000000/history')).status).toBe(404);
-    expect((await v.get('/profile/api/tokens/nope/history')).status).toBe(404);
+    const status = async (path: string) => (await v.get(path, { accept: 'application/json' })).status;
+    expect(await status(`/api/api-tokens/${theirs!.id}/history`)).toBe(403);
+    expect(await status(`/api/api-tokens/${theirs!.id}/daily`)).toBe(403);
+    expect(await status('/api/api-tokens/0190f3c2-0000-7000-8000-000000000000/history')).toBe(404);
+    expect(await status('/api/api-tokens/nope/history')).toBe(404);
   });
 
-  it('switches the active company: tokens are created and listed for it, kept in the session', async () => {
-    const me = (await v.get('/profile/api/me')).body;
-    expect(me.companies.map((c: { name: string }) => c.name)).toEqual(['Bravo', 'Charlie']);
-    const charlie = me.companies.find((c: { name: string }) => c.name === 'Charlie');
-    const switched = await v.call('POST', '/profile/api/company', { companyId: charlie.id }, csrf);
-    expect(switched.status).toBe(200);
-    expect(switched.body.company).toMatchObject({ name: 'Charlie', role: 'viewer' });
-    expect((await v.get('/profile/api/me')).body.company.name).toBe('Charlie');
-    expect((await v.get('/profile/api/tokens')).body.total).toBe(0);
-    const made = await v.call('POST', '/profile/api/tokens', { name: 'CI deploy' }, csrf);
+  it('switches the active company: /api then acts in it, kept in the session', async () => {
+    const me = (await v.me())!;
+    expect(me.companies.map((c) => c.name)).toEqual(['Bravo', 'Charlie']);
+    const charlie = me.companies.find((c) => c.name === 'Charlie')!;
+    const switched = await v.switchCompany(charlie.id);
+    expect(switched.status).toBe(303);
+    expect(switched.location).toBe('/profile/api');
+    expect((await v.me())!.company).toMatchObject({ name: 'Charlie', role: 'viewer' });
+    expect((await listed()).total).toBe(0);
+    expect((await v.get('/api/company', { accept: 'application/json' })).body.name).toBe('Charlie');
+    // Any role manages its own tokens; a viewer's session reads the company's data and cannot write it.
+    const made = await v.call('POST', '/api/api-tokens', { name: 'CI deploy' }, csrf);
     expect(made.status).toBe(201);
     const [row] = await db().select().from(apiTokens).where(eq(apiTokens.id, made.body.id));
     expect(row!.companyId).toBe(charlie.id);
-    // A viewer's token reads, and cannot write.
+    expect((await v.call('POST', '/api/clients', { name: 'No' }, csrf)).status).toBe(403);
     const api = client(t, made.body.token);
     expect((await api.get('/api/clients')).body.totalItems).toBe(0);
     expect((await api.post('/api/clients', { name: 'No' })).status).toBe(403);
     // Not a member: refused, and the session keeps its company.
     const [other] = rowsOf<{ id: string }>(await db().execute(sql`select id from companies where name like 'Racer %'`));
-    expect((await v.call('POST', '/profile/api/company', { companyId: other!.id }, csrf)).status).toBe(403);
-    expect((await v.get('/profile/api/me')).body.company.name).toBe('Charlie');
+    expect((await v.switchCompany(other!.id)).status).toBe(403);
+    expect((await v.me())!.company!.name).toBe('Charlie');
   });
 });
 

@@ -187,8 +187,8 @@ describe('Settings → Webhooks in a browser', () => {
     // The endpoints themselves refuse: the page's own CSRF token, a viewer's session.
     const status = await page.evaluate(async (id) => {
       const csrf = JSON.parse(document.getElementById('boot')!.textContent!).csrf;
-      const res = await fetch(`/profile/api/webhooks/${id}/ping`, { method: 'POST', headers: { 'x-csrf-token': csrf } });
-      const del = await fetch(`/profile/api/webhooks/${id}`, { method: 'DELETE', headers: { 'x-csrf-token': csrf } });
+      const res = await fetch(`/api/webhooks/${id}/ping`, { method: 'POST', headers: { 'x-csrf-token': csrf } });
+      const del = await fetch(`/api/webhooks/${id}`, { method: 'DELETE', headers: { 'x-csrf-token': csrf } });
       return [res.status, del.status];
     }, made.body.id);
     expect(status).toEqual([403, 403]);

@@ -10,7 +10,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Db, Role } from '../../engine/types.ts';
+import type { Db, Principal, Role } from '../../engine/types.ts';
+import type { SessionAuth } from '../auth.ts';
 import { companies, memberships, sessions, users } from '../schema.ts';
 
 export const SESSION_COOKIE = 'inv_session';
@@ -153,3 +154,20 @@ export function preSession(req: FastifyRequest, reply: FastifyReply): string {
 }
 
 export const wellFormed = (v: string | undefined): v is string => Boolean(v && WELL_FORMED.test(v));
+
+/**
+ * The sessions as /api reads them (CONTRACT §17): the user in the active company, with that
+ * membership's role; a user who belongs to no company has no principal there.
+ */
+export function sessionAuth(store: SessionStore): SessionAuth {
+  return {
+    cookie: SESSION_COOKIE,
+    async resolve(value) {
+      const s = await store.resolve(value);
+      if (!s?.company) return null;
+      const principal: Principal = { userId: s.user.id, role: s.company.role, company: { id: s.company.id, currency: s.company.currency } };
+      return { principal, binding: s.value };
+    },
+    checkCsrf: (binding, submitted) => store.checkCsrf(binding, submitted),
+  };
+}

@@ -1,7 +1,7 @@
 // Settings → API Keys: the summary cards, the searchable and sortable token list with its batch
 // actions, and the create and history dialogs. Tokens belong to the active company.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, csrfToken, query } from '../lib/api.js';
+import { api, apiPage, csrfToken, query, switchCompany as submitSwitch } from '../lib/api.js';
 import { plural } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { SummaryCards } from './cards.js';
@@ -26,16 +26,10 @@ export function Banner({ message, onDismiss }) {
   </div>`;
 }
 
-/** Makes another company the active one, then reloads the page (the settings pages other than API Keys). */
-export async function switchCompanyAndReload(id, { setBusy, setMessage }) {
+/** Makes another company the active one; the browser comes back to this page, now in that company. */
+export function switchCompanyAndReload(id, { setBusy }) {
   setBusy(true);
-  try {
-    await api('/profile/api/company', { method: 'POST', body: { companyId: id } });
-    window.location.reload();
-  } catch (e) {
-    setMessage({ kind: 'error', text: e.message });
-    setBusy(false);
-  }
+  submitSwitch(id);
 }
 
 export function Header({ me, onSwitch, switching }) {
@@ -107,10 +101,11 @@ export function App({ boot }) {
   useEffect(() => {
     if (!me.company) return undefined;
     let live = true;
-    const q = query({ search: searchQuery, sort: sort.key, dir: sort.dir, page, itemsPerPage: PAGE_SIZE });
-    Promise.all([api(`/profile/api/tokens${q}`), api('/profile/api/summary')]).then(
-      ([tokens, s]) => {
+    const q = query({ name: searchQuery, [`order[${sort.key}]`]: sort.dir, page, itemsPerPage: PAGE_SIZE });
+    Promise.all([apiPage(`/api-tokens${q}`), api('/api-tokens/summary')]).then(
+      ([found, s]) => {
         if (!live) return;
+        const tokens = { items: found.items, total: found.total ?? found.items.length, page, itemsPerPage: PAGE_SIZE };
         setLoadError('');
         setList(tokens);
         setSummary(s);
@@ -124,23 +119,8 @@ export function App({ boot }) {
     };
   }, [me.company?.id, searchQuery, sort.key, sort.dir, page, reloads]);
 
-  async function switchCompany(id) {
-    setBusy(true);
-    try {
-      const next = await api('/profile/api/company', { method: 'POST', body: { companyId: id } });
-      setMe(next);
-      setSelected(new Set());
-      setSearch('');
-      setSearchQuery('');
-      setPage(1);
-      setList(null);
-      setSummary(null);
-      setMessage({ kind: 'info', text: `Now working in ${next.company.name}: tokens you create belong to this company.` });
-    } catch (e) {
-      setMessage({ kind: 'error', text: e.message });
-    } finally {
-      setBusy(false);
-    }
+  function switchCompany(id) {
+    switchCompanyAndReload(id, { setBusy });
   }
 
   async function revoke() {
@@ -148,7 +128,11 @@ export function App({ boot }) {
     if (!ids.length) return;
     setBusy(true);
     try {
-      const { revoked } = await api('/profile/api/tokens/revoke', { method: 'POST', body: { ids } });
+      // One DELETE per token, together; one that is already gone counts as revoked.
+      const results = await Promise.allSettled(ids.map((id) => api(`/api-tokens/${encodeURIComponent(id)}`, { method: 'DELETE' })));
+      const failed = results.find((r) => r.status === 'rejected' && r.reason.status !== 404);
+      if (failed) throw failed.reason;
+      const revoked = ids;
       setSelected(new Set());
       setMessage({ kind: 'success', text: `Revoked ${plural(revoked.length, 'token')}. ${revoked.length === 1 ? 'It stops' : 'They stop'} working immediately.` });
       reload();
@@ -204,7 +188,7 @@ export function App({ boot }) {
           <div class="toolbar">
             <div class="search">
               <label for="token-search" class="visually-hidden">Search tokens</label>
-              <input id="token-search" type="search" placeholder="Search name or description" value=${search} onInput=${(e) => setSearch(e.currentTarget.value)} />
+              <input id="token-search" type="search" placeholder="Search by name" value=${search} onInput=${(e) => setSearch(e.currentTarget.value)} />
             </div>
             <div class="mobile-sort">
               <label for="token-sort">Sort by</label>

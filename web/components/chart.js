@@ -38,7 +38,7 @@ export function UsageChart({ tokenId }) {
 
   useEffect(() => {
     let live = true;
-    api(`/profile/api/tokens/${encodeURIComponent(tokenId)}/daily`).then(
+    api(`/api-tokens/${encodeURIComponent(tokenId)}/daily`).then(
       (d) => live && setData(d),
       (e) => live && setError(e.message),
     );

@@ -98,7 +98,7 @@ export function CompanyPage({ boot }) {
 
   useEffect(() => {
     if (!me.company) return;
-    api('/profile/api/company-profile').then(
+    api('/company').then(
       (p) => {
         setProfile(p);
         setValues(valuesOf(p));
@@ -131,7 +131,7 @@ export function CompanyPage({ boot }) {
     setBusy(true);
     setMessage(null);
     try {
-      const p = await api('/profile/api/company-profile', { method: 'PATCH', body: changes });
+      const p = await api('/company', { method: 'PATCH', body: changes });
       setProfile(p);
       setValues(valuesOf(p));
       setErrors({});

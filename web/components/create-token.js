@@ -55,11 +55,11 @@ export function CreateTokenDialog({ editing, onClose, onCreated }) {
     try {
       const body = { name, description: description.trim() ? description : null };
       if (editing) {
-        onCreated(await api(`/profile/api/tokens/${encodeURIComponent(editing.id)}`, { method: 'PATCH', body }));
+        onCreated(await api(`/api-tokens/${encodeURIComponent(editing.id)}`, { method: 'PATCH', body }));
         onClose();
         return;
       }
-      const token = await api('/profile/api/tokens', { method: 'POST', body });
+      const token = await api('/api-tokens', { method: 'POST', body });
       setCreated(token);
       onCreated(token);
     } catch (err) {

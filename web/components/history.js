@@ -40,8 +40,8 @@ export function HistoryDialog({ token, limit, onClose }) {
       method: filters.method,
       status: filters.status,
     });
-    api(`/profile/api/tokens/${encodeURIComponent(token.id)}/history${q}`).then(
-      (d) => live && setEntries(d.items),
+    api(`/api-tokens/${encodeURIComponent(token.id)}/history${q}`).then(
+      (d) => live && setEntries(d),
       (e) => live && setError(e.message),
     );
     return () => {

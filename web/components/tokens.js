@@ -45,7 +45,7 @@ export function TokenTable({ tokens, sort, onSort, selected, onSelect, onHistory
   if (!tokens.length) {
     return html`<div class="empty" data-testid="tokens-empty">
       ${search
-        ? html`<p><strong>No token matches “${search}”.</strong></p><p class="muted">Try another name or description.</p>`
+        ? html`<p><strong>No token matches “${search}”.</strong></p><p class="muted">Try another part of a name.</p>`
         : html`<p><strong>No API tokens yet.</strong></p>
             <p class="muted">Create a token to let a script or an integration call the API.</p>
             <p><button type="button" class="btn primary" onClick=${onCreate}>Create API Token</button></p>`}

@@ -3,7 +3,7 @@
 // delivery log of each with "Retry now" and "Send ping". Viewers see everything read-only; the
 // server refuses their writes anyway.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../lib/api.js';
+import { api, apiPage } from '../lib/api.js';
 import { dateTime, relative } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Banner, Header, switchCompanyAndReload } from './app.js';
@@ -63,8 +63,8 @@ function WebhookDialog({ editing, eventTypes, onClose, onSaved, onRotate }) {
     if (editing) body.active = active;
     try {
       const hook = editing
-        ? await api(`/profile/api/webhooks/${editing.id}`, { method: 'PATCH', body })
-        : await api('/profile/api/webhooks', { method: 'POST', body });
+        ? await api(`/webhooks/${editing.id}`, { method: 'PATCH', body })
+        : await api('/webhooks', { method: 'POST', body });
       onSaved(hook);
     } catch (err) {
       const byField = {};
@@ -137,7 +137,7 @@ const STATUS_CLASS = { pending: 'state-pending', succeeded: 'state-ok', failed: 
 const codeClass = (n) => `status status-${String(n)[0]}xx`;
 
 /** The delivery log of one webhook, newest first; refreshed every 2 s while a delivery is pending. */
-function DeliveriesDialog({ hook, canWrite, onClose }) {
+function DeliveriesDialog({ hook, canWrite, countedUpTo, onClose }) {
   const [list, setList] = useState(null);
   const [failure, setFailure] = useState('');
   const [note, setNote] = useState('');
@@ -145,8 +145,8 @@ function DeliveriesDialog({ hook, canWrite, onClose }) {
 
   useEffect(() => {
     let live = true;
-    api(`/profile/api/webhooks/${hook.id}/deliveries?itemsPerPage=50`).then(
-      (l) => live && setList(l),
+    apiPage(`/webhooks/${hook.id}/deliveries?itemsPerPage=50`).then(
+      (l) => live && setList({ ...l, countedUpTo }),
       (e) => live && setFailure(e.message),
     );
     return () => {
@@ -177,7 +177,7 @@ function DeliveriesDialog({ hook, canWrite, onClose }) {
       <p class="muted small">${list ? (list.total === null ? `More than ${list.countedUpTo.toLocaleString('en-US')} deliveries` : `${list.total} ${list.total === 1 ? 'delivery' : 'deliveries'}`) : 'Loading…'}${pending ? ' · refreshing while some are pending' : ''}</p>
       <div class="toolbar">
         <button type="button" class="btn small" onClick=${() => setReloads((n) => n + 1)}>Refresh</button>
-        ${canWrite ? html`<button type="button" class="btn small primary" onClick=${() => act(`/profile/api/webhooks/${hook.id}/ping`, 'Ping queued.')}>Send ping</button>` : null}
+        ${canWrite ? html`<button type="button" class="btn small primary" onClick=${() => act(`/webhooks/${hook.id}/ping`, 'Ping queued.')}>Send ping</button>` : null}
       </div>
     </div>
     <p class="visually-hidden" role="status">${note}</p>
@@ -200,7 +200,7 @@ function DeliveriesDialog({ hook, canWrite, onClose }) {
               <td data-label="Next attempt">${d.nextAttemptAt ? html`<time datetime=${d.nextAttemptAt} title=${dateTime(d.nextAttemptAt)}>${relative(d.nextAttemptAt)}</time>` : html`<span class="muted">—</span>`}</td>
               <td data-label="Created"><time datetime=${d.createdAt} title=${dateTime(d.createdAt)}>${relative(d.createdAt)}</time></td>
               ${canWrite
-                ? html`<td class="actions"><button type="button" class="btn small" aria-label=${`Retry now: ${d.type} ${d.createdAt}`} onClick=${() => act(`/profile/api/webhooks/${hook.id}/deliveries/${d.id}/retry`, 'Retry queued.')}>Retry now</button></td>`
+                ? html`<td class="actions"><button type="button" class="btn small" aria-label=${`Retry now: ${d.type} ${d.createdAt}`} onClick=${() => act(`/webhooks/${hook.id}/deliveries/${d.id}/retry`, 'Retry queued.')}>Retry now</button></td>`
                 : null}
             </tr>`)}
           </tbody>
@@ -225,11 +225,11 @@ export function WebhooksPage({ boot }) {
 
   useEffect(() => {
     if (!me.company) return;
-    api('/profile/api/webhooks/event-types').then(setEventTypes, (e) => setMessage({ kind: 'error', text: e.message }));
+    api('/webhooks/event-types').then(setEventTypes, (e) => setMessage({ kind: 'error', text: e.message }));
   }, []);
   useEffect(() => {
     if (!me.company) return;
-    api('/profile/api/webhooks').then(
+    apiPage('/webhooks?order[createdAt]=asc&itemsPerPage=100').then(
       (l) => setHooks(l.items),
       (e) => setMessage({ kind: 'error', text: e.message }),
     );
@@ -240,7 +240,7 @@ export function WebhooksPage({ boot }) {
 
   async function rotate(hook) {
     try {
-      const h = await api(`/profile/api/webhooks/${hook.id}/rotate-secret`, { method: 'POST' });
+      const h = await api(`/webhooks/${hook.id}/rotate-secret`, { method: 'POST' });
       setDialog({ kind: 'secret', hook: h, rotated: true });
       reload();
     } catch (e) {
@@ -250,7 +250,7 @@ export function WebhooksPage({ boot }) {
 
   async function ping(hook) {
     try {
-      await api(`/profile/api/webhooks/${hook.id}/ping`, { method: 'POST' });
+      await api(`/webhooks/${hook.id}/ping`, { method: 'POST' });
       setDialog({ kind: 'deliveries', hook });
     } catch (e) {
       setMessage({ kind: 'error', text: e.message });
@@ -259,7 +259,7 @@ export function WebhooksPage({ boot }) {
 
   async function remove(hook) {
     try {
-      await api(`/profile/api/webhooks/${hook.id}`, { method: 'DELETE' });
+      await api(`/webhooks/${hook.id}`, { method: 'DELETE' });
       setMessage({ kind: 'success', text: `Deleted the webhook to ${hook.url}.` });
       reload();
     } catch (e) {
@@ -339,7 +339,7 @@ export function WebhooksPage({ boot }) {
           }} />`
       : null}
     ${dialog?.kind === 'secret' ? html`<${SecretDialog} hook=${dialog.hook} rotated=${dialog.rotated} onClose=${close} />` : null}
-    ${dialog?.kind === 'deliveries' ? html`<${DeliveriesDialog} hook=${dialog.hook} canWrite=${canWrite} onClose=${() => { close(); reload(); }} />` : null}
+    ${dialog?.kind === 'deliveries' ? html`<${DeliveriesDialog} hook=${dialog.hook} canWrite=${canWrite} countedUpTo=${boot.countedUpTo} onClose=${() => { close(); reload(); }} />` : null}
     ${dialog?.kind === 'delete'
       ? html`<${ConfirmDialog} title="Delete webhook?" text=${`Events will no longer be sent to ${dialog.hook.url}, and its delivery log is deleted with it.`} action="Delete" onConfirm=${() => remove(dialog.hook)} onClose=${close} />`
       : null}`;

@@ -16,11 +16,6 @@ const OWNER = 'owner@app.test';
 const VIEWER = 'viewer@app.test';
 const COMPANY = 'Browser Co';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-/**
- * Until /api accepts the session (CONTRACT §17), set APP_TEST_TOKEN_BRIDGE=1 to run these tests
- * with the API token of the same user added to the page's /api requests.
- */
-const BRIDGE = process.env.APP_TEST_TOKEN_BRIDGE === '1';
 
 let t: TestServer;
 let browser: Browser;
@@ -32,10 +27,6 @@ async function signIn(email: string, path = '/app'): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC', locale: 'en-US', acceptDownloads: true });
   const p = await context.newPage();
   watch(p, t.url, problems, /status of (403|404|409|422)/);
-  if (BRIDGE) {
-    const token = tokens.get(email)!;
-    await p.route(`${t.url}/api/**`, (route) => route.continue({ headers: { ...route.request().headers(), 'x-api-token': token } }));
-  }
   await p.goto(`${t.url}${path}`);
   // No session: the sign-in page, which returns to the address asked for.
   expect(new URL(p.url()).pathname).toBe('/login');
@@ -68,8 +59,8 @@ beforeAll(async () => {
   const ctx = { db: t.db.database.db };
   await userCreate(ctx, { email: OWNER, password: PASSWORD, company: COMPANY, role: 'admin', currency: 'USD' });
   await userCreate(ctx, { email: VIEWER, password: PASSWORD, company: COMPANY, role: 'viewer', currency: 'USD' });
-  tokens.set(OWNER, await tokenFor(t, { email: OWNER, company: COMPANY, name: 'bridge' }));
-  tokens.set(VIEWER, await tokenFor(t, { email: VIEWER, company: COMPANY, role: 'viewer', name: 'bridge' }));
+  // The test's own calls (35 clients at once) use a token; the pages use the session.
+  tokens.set(OWNER, await tokenFor(t, { email: OWNER, company: COMPANY, name: 'test' }));
   browser = await launchChromium();
   page = await signIn(OWNER);
 });
@@ -240,8 +231,14 @@ describe('/app in a browser', () => {
     expect((await names())[0]).toBe('Acme Ltd');
     await axe(page, 'list');
     await screenshot(page, 'app-list');
+    // A list page is one request to /api.
+    const calls: string[] = [];
+    const count = (r: { url(): string }) => void (r.url().startsWith(`${t.url}/api/`) && calls.push(r.url()));
+    page.on('request', count);
     await page.getByRole('link', { name: 'Next' }).click();
     await expect.poll(async () => (await names()).length).toBe(6);
+    page.off('request', count);
+    expect(calls).toEqual([`${t.url}/api/graphql`]);
     expect((await names()).at(-1)).toBe('Client 35');
     expect(page.url()).toContain('after=');
     await page.reload();

@@ -82,14 +82,14 @@ describe('/app with one more descriptor', () => {
     await expect.poll(() => page.locator('#f-client option').allInnerTexts()).toContain('Initech');
     await page.locator('#f-client').selectOption({ label: 'Initech' });
     await page.getByLabel('Label').fill('Taxi');
-    // The client's currency (JPY) has no decimals.
-    await page.getByLabel('Amount').fill('1500');
+    // An expense has no currency of its own: its amount is in the company's (EUR).
+    await page.getByLabel('Amount').fill('15.00');
     await page.getByRole('button', { name: 'Create expense' }).click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toContain('Taxi');
     expect(await page.locator('[data-field="client"] a').innerText()).toBe('Initech');
     await page.getByRole('link', { name: 'Expenses' }).first().click();
     await expect.poll(() => page.getByTestId('total').innerText()).toBe('1 expense');
-    expect(await page.locator('main tbody tr').first().innerText()).toContain('Taxi');
+    expect(await page.locator('main tbody tr').first().innerText()).toMatch(/Taxi\s+Initech\s+€15\.00/);
     await screenshot(page, 'app-extra-expenses');
     expect(problems).toEqual([]);
   });

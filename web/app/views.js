@@ -125,7 +125,7 @@ export function App({ boot }) {
         ${view.view === 'dashboard' && html`<${Dashboard} key=${key} ctx=${ctx} />`}
         ${view.view === 'list' && html`<${ListView} key=${key} ctx=${ctx} r=${view.resource} query=${view.query} />`}
         ${view.view === 'record' && html`<${RecordView} key=${key} ctx=${ctx} r=${view.resource} id=${view.id} />`}
-        ${view.view === 'form' && html`<${FormView} key=${key} ctx=${ctx} r=${view.resource} id=${view.id} />`}
+        ${view.view === 'form' && html`<${FormView} key=${key} ctx=${ctx} r=${view.resource} id=${view.id} query=${view.query} />`}
         ${view.view === 'missing' && html`<h1>Not found</h1><p>There is no page at this address. <a href="/app">Go to the dashboard</a>.</p>`}
       </main>
     </div>`;
@@ -469,7 +469,9 @@ function RecordView({ ctx, r, id }) {
     html`<section class="panel pad" aria-labelledby="related"><h2 id="related">Related</h2><ul class="related">
       ${related.map((f) => {
         const t = ctx.desc.get(f.target);
-        return html`<li><a href=${`${t.path}?${f.via}=${encodeURIComponent(iri)}`}>${f.label}</a></li>`;
+        const field = t.byField.get(f.via);
+        const mayAdd = can(t, 'create') && writes(t, ctx.role) && field && !field.readOnly;
+        return html`<li><a href=${`${t.path}?${f.via}=${encodeURIComponent(iri)}`}>${f.label}</a>${mayAdd && html` · <a href=${`${t.path}/new?${f.via}=${encodeURIComponent(iri)}`}>New ${t.singular.toLowerCase()}</a>`}</li>`;
       })}
     </ul></section>`}
     ${confirming &&
@@ -521,16 +523,16 @@ function emptyLine(ctx, f, currency) {
   return Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, m.default !== undefined ? toInput(m, m.default, currency) : m.kind === 'decimal' && m.name === 'qty' ? '1' : toInput(m, null, currency)]));
 }
 
-function FormView({ ctx, r, id }) {
+function FormView({ ctx, r, id, query }) {
   const { data, error, loading } = useLoad(() => loadForm(ctx, r, id), `${r.name}/${id}`);
   if (loading) return html`<${Loading} />`;
   const title = id ? `Edit ${r.singular.toLowerCase()}` : `New ${r.singular.toLowerCase()}`;
   if (error) return html`<h1>${title}</h1><${Problem} error=${error} />`;
   if (data.refused) return html`<h1>${title}</h1><p class="alert" role="alert">${data.refused.message}</p><p><a href=${r.path}>Back to ${r.label.toLowerCase()}</a></p>`;
-  return html`<${Form} ctx=${ctx} r=${r} id=${id} rec=${data.rec} titles=${data.titles} title=${title} />`;
+  return html`<${Form} ctx=${ctx} r=${r} id=${id} rec=${data.rec} titles=${data.titles} title=${title} query=${query} />`;
 }
 
-function Form({ ctx, r, id, rec, titles, title }) {
+function Form({ ctx, r, id, rec, titles, title, query }) {
   const mode = id ? 'update' : 'create';
   const fields = formFields(r, mode);
   const locked = lockedFields(r, rec);
@@ -539,7 +541,7 @@ function Form({ ctx, r, id, rec, titles, title }) {
     const v = {};
     for (const f of fields) {
       if (f.kind === 'children' || f.kind === 'list') v[f.name] = (rec?.[f.name] ?? []).map((line) => Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, toInput(m, line[m.name], currency)])));
-      else v[f.name] = toInput(f, rec ? rec[f.name] : (f.default ?? null), currency);
+      else v[f.name] = toInput(f, rec ? rec[f.name] : (query?.get(f.name) ?? f.default ?? null), currency);
     }
     return v;
   });
@@ -608,7 +610,8 @@ function Form({ ctx, r, id, rec, titles, title }) {
           (f) => html`<${Input} ctx=${ctx} f=${f} value=${values[f.name]} currency=${currency} locked=${locked.has(f.name)} errors=${errors.fields[f.name]} titles=${titles}
             onChange=${(v, option) => {
               set(f.name, v);
-              if (option?.currency && f.kind === 'ref') setCurrency(option.currency);
+              // A record whose currency is its reference's (an invoice's is its client's) takes it from the pick.
+              if (option?.currency && f.kind === 'ref' && r.byField.has('currency')) setCurrency(option.currency);
             }} />`,
         )}
       </div>
@@ -713,6 +716,12 @@ function RefPicker({ ctx, id, label, target, value, onChange, required, disabled
     };
   }, [text, target?.name]);
   const known = options.some((o) => o.id === value);
+  // A value given by the address (`/app/payments/new?invoice=…`) is told with its record once
+  // listed, as a pick is (its currency).
+  useEffect(() => {
+    const found = value && options.find((o) => o.id === value);
+    if (found) onChange(value, found);
+  }, [options]);
   const errId = `${id}-error`;
   const pick = (iri) => onChange(iri, options.find((o) => o.id === iri));
   return html`<div class=${`field picker${compact ? ' compact' : ''}`}>

@@ -16,7 +16,7 @@ import { isUuid } from '../validate.ts';
 import { collectionWhere, conditionShape, conditionSql, orderTerms, placeholders, queryShape } from './conditions.ts';
 import { withDensity } from './density.ts';
 import type { SelectLists } from './select-lists.ts';
-import { collectionSize, countOf, pageOf, reading, sizeShape, windowShape } from './window.ts';
+import { collectionSize, countOf, cursorWindow, pageOf, pageSql, reading, readPast, sizeShape, windowShape } from './window.ts';
 
 export interface Page extends PageCursors {
   items: FieldValues[];
@@ -118,8 +118,9 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     const counted = q.count !== false;
     const cursor = cursorRead(r, t, q, values);
     const positions = cursor !== undefined || q.cursors === true;
-    // Cursor mode reads one record more than the page, to know whether more follow.
-    if (cursor) values.limit = q.limit + 1;
+    // Cursor mode reads a window (window.ts): one record more than the page, to know whether more follow.
+    const w = cursor ? cursorWindow(cursor.side, cursor.pos ?? undefined, q.limit) : undefined;
+    if (w) values.limit = reading(w).limit;
     // The total as a scalar subquery: `count(*) over ()` would make PostgreSQL read and window
     // every matching row (not just the page) before the limit applies.
     const rows = await run(
@@ -141,12 +142,10 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
       },
       values,
     );
-    const more = cursor ? rows.length > q.limit : undefined;
+    const more = w ? readPast(w, rows.length) : undefined;
     const behind = cursor && rows.length ? rows[0]!.__behind === true : undefined;
-    if (cursor) {
-      rows.splice(q.limit);
-      if (cursor.side === 'before') rows.reverse();
-    }
+    // The page in the collection's order (behind the cursor is told apart, by `behind`).
+    if (w) rows.splice(0, rows.length, ...pageOf(w, rows, false, false).items);
     const offset = cursor ? 0 : q.offset;
     // An empty page past the end (or beside a cursor) says nothing of the size: it is counted then.
     const total = !counted ? offset + rows.length : rows.length ? nullable(rows[0]!.__total) : offset === 0 && !cursor ? 0 : await countAgain();
@@ -259,7 +258,8 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     const whereOf = collectionWhere(t, q.where, values);
     const cursor = cursorRead(r, t, q, values);
     const positions = cursor !== undefined || q.cursors === true;
-    if (cursor) Object.assign(values, { size: q.limit, limit: q.limit + 1 });
+    const w = cursor ? cursorWindow(cursor.side, cursor.pos ?? undefined, q.limit) : undefined;
+    if (w) Object.assign(values, { size: q.limit, limit: reading(w).limit });
     const build = () => {
       const where = whereOf();
       const order = sql.join(orderTerms(t, q.order), sql`, `);
@@ -271,7 +271,8 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
         // numbered in that direction, and the records within the page aggregated in the order.
         const read = sql.join(orderBy(t, q.order, cursor.side === 'before'), sql`, `);
         const { page, behind } = cursorPage(r, t, q.order, cursor, where!);
-        const inPage = sql`filter (where ${sql.identifier('__rn')} <= ${sql.placeholder('size')}::int)`;
+        // A REST cursor window has `first` or `last` alone: which rows it keeps depends on their place only.
+        const inPage = sql`filter (where ${pageSql(w!, () => sql`${sql.placeholder('size')}::int`).keep(sql`${sql.identifier('__rn')}`, sql`null`)})`;
         return sql`select ${size(r, t, q, where)}::float8 as "total", count(*)::float8 as "fetched", ${behind} as "behind",
             coalesce(json_agg(${member} order by ${order}) ${inPage}, '[]'::json)::text as "members",
             ((array_agg(${position} order by ${order}) ${inPage})[1])::text as "first",
@@ -287,7 +288,7 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     const key = `json-list|${projection.name}|${r.name}|${queryShape(q)}|${sizeShape(r, q.where)}${cursor ? `|${cursor.key}` : positions ? '|cursors' : ''}`;
     const [row] = await run(db, { key, build, bind: whereOf }, values);
     const ends = positions && row!.first !== null && row!.first !== undefined ? { first: cursorOfPosition(r, q.order, row!.first), last: cursorOfPosition(r, q.order, row!.last) } : {};
-    return { members: row!.members as string, total: nullable(row!.total), ...ends, ...(cursor ? { more: Number(row!.fetched) > q.limit, behind: row!.behind === true } : {}) };
+    return { members: row!.members as string, total: nullable(row!.total), ...ends, ...(w ? { more: readPast(w, Number(row!.fetched)), behind: row!.behind === true } : {}) };
   }
 
   // The item read's statement shape per projection and resource, made once: the request path

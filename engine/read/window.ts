@@ -7,7 +7,7 @@
 // through the same functions, so every path answers alike.
 import { sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { countShape, countSql } from '../counts.ts';
-import { positionShape } from '../keyset.ts';
+import { positionShape, type Position } from '../keyset.ts';
 import type { ModelResource } from '../model.ts';
 import { countIsBounded, MAX_COUNTED_MATCHES, type Condition, type Window } from '../query.ts';
 
@@ -17,6 +17,17 @@ export function reading(w: Window): { reverse: boolean; limit: number } {
   const reverse = w.first === undefined;
   return { reverse, limit: (reverse ? w.last! : w.first!) + 1 };
 }
+
+/**
+ * The window of a REST cursor page (CONTRACT §10): `limit` records after the cursor, or before it
+ * (the cursor may be the collection's edge: no position).
+ */
+export function cursorWindow(side: 'after' | 'before', pos: Position | undefined, limit: number): Window {
+  return side === 'after' ? { after: pos, first: limit } : { before: pos, last: limit };
+}
+
+/** Whether the rows read for a window include the one past it: more records follow in the reading direction. */
+export const readPast = (w: Window, read: number): boolean => read >= reading(w).limit;
 
 /** What the rules compute with: the window's numbers and the rows read, as numbers or SQL. */
 interface Logic<N, B> {

@@ -6,6 +6,7 @@ import type { Db, Principal } from '../../engine/types.ts';
 import { ApiError } from '../../engine/errors.ts';
 import type { Engine } from '../../engine/operations.ts';
 import { MAX_PAGE_OFFSET } from '../../engine/query.ts';
+import { cursorWindow, pageOf, reading } from '../../engine/read/window.ts';
 import { isUuid } from '../../engine/validate.ts';
 import { uuidv7 } from '../../engine/uuid.ts';
 import { json } from '../../formats/json.ts';
@@ -94,12 +95,15 @@ export function deliveryLog(o: { db: Db; engine: Engine; wake(): void }): Delive
         offset = (n - 1) * ipp;
         if (offset > MAX_PAGE_OFFSET) throw ApiError.badRequest(`Page parameter is too large: page numbers reach offsets ((page - 1) × itemsPerPage) up to ${MAX_PAGE_OFFSET.toLocaleString('en-US')}. Follow the "next" links (cursors in "after") to read further.`);
       }
-      const rows = (await db.select(LOG_COLUMNS).from(d).where(and(...page)).orderBy(desc(d.createdAt), desc(d.id)).limit(ipp + 1).offset(offset)) as Record<string, unknown>[];
-      const items = rows.slice(0, ipp);
+      // The page is a window of the log, read as the engine reads one (engine/read/window.ts): one
+      // record more than the page says whether more follow.
+      const w = cursorWindow('after', undefined, ipp);
+      const rows = (await db.select(LOG_COLUMNS).from(d).where(and(...page)).orderBy(desc(d.createdAt), desc(d.id)).limit(reading(w).limit).offset(offset)) as Record<string, unknown>[];
+      const { items, hasNextPage } = pageOf(w, rows, false, false);
       const last = items.at(-1);
-      const next = rows.length > ipp && last ? cursorOf(last) : null;
+      const next = hasNextPage && last ? cursorOf(last) : null;
       // A page by number that reached the end of the list has its total already (most logs fit one page).
-      const ended = after === null && rows.length <= ipp && (rows.length > 0 || offset === 0);
+      const ended = after === null && !hasNextPage && (rows.length > 0 || offset === 0);
       const n = ended ? offset + rows.length : rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from (select 1 from ${d} where ${and(...where)} limit ${MAX_COUNTED + 1}) as x`))[0]!.n;
       return { items: items.map(deliveryJson), total: n > MAX_COUNTED ? null : n, next };
     },

@@ -76,6 +76,19 @@ describe('/app in a browser', () => {
     expect(links).toEqual(['Dashboard', 'Clients', 'Contacts', 'Addresses', 'Taxes', 'Invoices', 'Quotes', 'Recurring invoices', 'Payments', 'Credit notes', 'Webhooks', 'API tokens', 'Company']);
     await page.getByRole('heading', { name: 'Invoices per status' }).waitFor();
     await axe(page, 'dashboard (empty)');
+    // Keyboard: the first Tab reaches the skip link, with a visible focus ring; then the
+    // navigation, whose links open their view with Enter.
+    await page.keyboard.press('Tab');
+    const focused = () => page.evaluate(() => ({ text: (document.activeElement as HTMLElement | null)?.innerText ?? '', outline: getComputedStyle(document.activeElement!).outlineStyle }));
+    expect(await focused()).toEqual({ text: 'Skip to content', outline: 'solid' });
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Tab'); // brand, sign out, Dashboard
+    await page.keyboard.press('Tab');
+    expect((await focused()).text).toBe('Clients');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => h1().innerText()).toBe('Clients');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    await page.goBack();
+    await expect.poll(() => h1().innerText()).toBe('Dashboard');
   });
 
   it('a person’s day: a client, a tax, an invoice with lines, issued, its PDF, a payment, paid on the dashboard', async () => {

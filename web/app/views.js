@@ -487,7 +487,10 @@ function RecordView({ ctx, r, id }) {
 function LinesTable({ ctx, f, rec, titles }) {
   const child = f.kind === 'children' ? ctx.desc.get(f.target) : null;
   const members = child ? child.fields.filter((c) => c.name !== f.via && c.name !== f.orderBy && c.kind !== 'children' && c.kind !== 'list') : f.of;
-  const shown = members.filter((m) => !['net', 'taxRate', 'taxType'].includes(m.name) || !child);
+  // The members a person typed, and the first computed amount (a line's total); the other
+  // read-only members are the engine's bookkeeping, shown on nothing but the API.
+  const amount = members.find((m) => m.readOnly && m.kind === 'money');
+  const shown = members.filter((m) => !m.readOnly || m === amount);
   const items = rec[f.name] ?? [];
   return html`<section class="panel pad" aria-labelledby=${`lines-${f.name}`}>
     <h2 id=${`lines-${f.name}`}>${f.label}</h2>
@@ -520,7 +523,7 @@ async function loadForm(ctx, r, id) {
 }
 
 function emptyLine(ctx, f, currency) {
-  return Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, m.default !== undefined ? toInput(m, m.default, currency) : m.kind === 'decimal' && m.name === 'qty' ? '1' : toInput(m, null, currency)]));
+  return Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, m.default !== undefined ? toInput(m, m.default, currency) : toInput(m, null, currency)]));
 }
 
 function FormView({ ctx, r, id, query }) {

@@ -121,7 +121,7 @@ function scalar(name: string, def: ScalarField | Field, f?: ModelField): FieldDe
       if (def.min !== undefined) d.min = def.min;
       if (def.max !== undefined) d.max = def.max;
       if (def.format) d.format = def.format;
-      if (def.max === undefined || def.max > 255) d.multiline = true;
+      if (!def.format && (def.max === undefined || def.max > 255)) d.multiline = true;
       if (def.default !== undefined) d.default = def.default;
       break;
     case 'integer':

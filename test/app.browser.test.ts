@@ -267,6 +267,27 @@ describe('/app in a browser', () => {
     await expect.poll(() => page.getByTestId('total').innerText()).toBe('6 clients');
   });
 
+  it('every resource’s list and create form: built, labelled, no serious or critical axe violation', async () => {
+    const { descriptors } = await import('../resources/index.ts');
+    expect(descriptors.length).toBeGreaterThan(10);
+    const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').evaluateAll((as) => as.map((a) => a.getAttribute('href')!));
+    for (const href of links.filter((h) => h.startsWith('/app/'))) {
+      await page.goto(`${t.url}${href}`);
+      await page.getByTestId('total').waitFor();
+      await axe(page, `list ${href}`);
+      await page.goto(`${t.url}${href}/new`);
+      await page.locator('form.app-form').waitFor();
+      // Every control has a name.
+      const unnamed = await page.locator('form.app-form').evaluate((form) =>
+        [...form.querySelectorAll('input, select, textarea')].filter((el) => !(el as HTMLInputElement).labels?.length && !el.getAttribute('aria-label')).map((el) => el.id),
+      );
+      expect(unnamed, href).toEqual([]);
+      if (href === '/app/recurring-invoices') await page.getByRole('button', { name: 'Add line' }).click();
+      await axe(page, `create form ${href}`);
+      if (href === '/app/recurring-invoices' || href === '/app/webhooks') await screenshot(page, `app-form-${href.slice(5)}`);
+    }
+  });
+
   it('nothing went wrong on any page', () => {
     expect(problems).toEqual([]);
   });

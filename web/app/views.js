@@ -641,12 +641,12 @@ function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPr
   switch (f.kind) {
     case 'enum':
       control = html`<select ...${common} value=${value ?? ''} onChange=${(e) => onChange(e.currentTarget.value)}>
-        ${!f.required && f.default === undefined && html`<option value="">—</option>`}
+        ${f.default === undefined && html`<option value="">${f.required ? 'Choose…' : '—'}</option>`}
         ${f.values.map((v) => html`<option value=${v}>${choiceLabel(v)}</option>`)}
       </select>`;
       break;
     case 'boolean':
-      return html`<div class="field check-row"><input type="checkbox" ...${common} checked=${Boolean(value)} onChange=${(e) => onChange(e.currentTarget.checked)} /> <label for=${id}>${name}</label>
+      return html`<div class="field bool-field"><input type="checkbox" ...${common} checked=${Boolean(value)} onChange=${(e) => onChange(e.currentTarget.checked)} /> <label for=${id}>${name}</label>
         ${errors?.length ? html`<p class="field-error" id=${errId}>${errors.join(' ')}</p>` : ''}</div>`;
     case 'ref': {
       const t = ctx.desc.get(f.target);

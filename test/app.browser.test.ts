@@ -203,6 +203,21 @@ describe('/app in a browser', () => {
     await expect.poll(() => page.locator('#f-amount-error').innerText()).toBe('Enter an amount with at most 2 decimals (USD).');
   });
 
+  it('runs an operation as a button: Credit drafts a credit note and shows it', async () => {
+    const api = client(t, tokens.get(OWNER)!);
+    const acme = (await api.get('/api/clients?name=Acme')).body.member[0]['@id'];
+    const inv = (await api.post('/api/invoices', { client: acme, lines: [{ description: 'Support', qty: 1, price: 5000 }] })).body;
+    expect((await api.patch(inv['@id'], { status: 'pending' })).status).toBe(200);
+    await page.goto(`${t.url}/app/invoices/${inv.id}`);
+    await page.getByRole('button', { name: 'Credit' }).click();
+    await expect.poll(() => h1().innerText()).toMatch(/^Credit note/);
+    expect(new URL(page.url()).pathname).toMatch(/^\/app\/credit-notes\/[0-9a-f-]{36}$/);
+    await expect.poll(() => main().locator('[data-field="total"]').innerText()).toBe('$50.00');
+    await expect.poll(() => main().locator('[data-field="invoice"] a').innerText()).toBe(inv.number);
+    await page.getByRole('button', { name: 'Issue' }).click();
+    await expect.poll(() => h1().innerText()).toMatch(/CN-000001\s+Issued/);
+  });
+
   it('shows a 409 on delete as the problem’s detail', async () => {
     await page.goto(`${t.url}/app/clients?name=acme`);
     await page.getByRole('link', { name: 'Acme Ltd' }).click();

@@ -93,8 +93,6 @@ export interface ModelDescription {
   navigation: string[];
 }
 
-/** Operations served outside the declared ones (hand-written until declared), by resource. */
-export type ExtraOperations = Record<string, OperationDescription[]>;
 
 const TITLE_FIELDS = ['number', 'name', 'label', 'title', 'url', 'description', 'email', 'reference'];
 const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'application/xml': 'xml', 'application/vnd.oasis.ubl+xml': 'xml' };
@@ -193,7 +191,7 @@ function columnsOf(r: ModelResource, title: string): string[] {
 }
 
 /** The description of every resource of `model` that has REST operations. */
-export function describeModel(model: Model, extra: ExtraOperations = {}): ModelDescription {
+export function describeModel(model: Model): ModelDescription {
   const resources: ResourceDescription[] = [];
   for (const r of model.resources) {
     // Lines (owned, embedded in their owner) are described for the line editor, with no page.
@@ -206,10 +204,10 @@ export function describeModel(model: Model, extra: ExtraOperations = {}): ModelD
       const o: OperationDescription = { name: op.name, on: op.on, method: op.method, path: op.def.path, summary: op.def.summary, roles: op.roles };
       if (op.def.input) o.input = true;
       if (op.def.output === 'record') o.resource = r.name;
+      else if ('record' in op.def.output) o.resource = op.def.output.record;
       if (op.params.length) o.params = true;
       return o;
     });
-    operations.push(...(extra[r.name] ?? []));
     const d: ResourceDescription = {
       name: r.name,
       plural: r.plural,

@@ -266,10 +266,12 @@ export interface OperationDescriptor {
   /** Success status; 200 when omitted. */
   status?: number;
   /**
-   * What it answers: `'record'`, a record of the resource in every format (with its ETag); or a
-   * document described by `schema`, in plain JSON, and in JSON-LD too when it names a `type`.
+   * What it answers: `'record'`, a record of the resource in every format (with its ETag);
+   * `{ record: '<Resource>' }`, a record of another resource, likewise (a POST answering 201 gives
+   * its Location: the credit note an invoice's `credit` makes); or a document described by
+   * `schema`, in plain JSON, and in JSON-LD too when it names a `type`.
    */
-  output: 'record' | OperationOutput;
+  output: 'record' | { record: string } | OperationOutput;
   /** Event types the operation emits (listed with the resource's, for webhooks). */
   events?: readonly string[];
   /** The GraphQL field (a query for GET, a mutation for POST); derived when omitted, none when false. */

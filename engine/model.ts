@@ -1,6 +1,6 @@
 // Descriptors are normalised once, at start-up, into a complete frozen model. Request-time code
 // reads the model and never re-derives anything from descriptors.
-import type { AnyResourceDescriptor, Computed, DocumentDescriptor, Field, OperationDescriptor, GraphqlOperation, RestOperation, ResourceEvents, StateMachine, Fields } from './descriptor.ts';
+import type { AnyResourceDescriptor, Computed, DocumentDescriptor, Field, OperationDescriptor, OperationOutput, GraphqlOperation, RestOperation, ResourceEvents, StateMachine, Fields } from './descriptor.ts';
 import type { Role } from './types.ts';
 import type { Processor, Provider } from './custom.ts';
 import type { HookSet } from './hooks.ts';
@@ -69,6 +69,19 @@ export interface ModelResource {
   /** Document renderings of an item, by media type. */
   readonly documents: readonly ModelDocument[];
 }
+
+/** The resource whose record a declared operation answers with (`'record'`: its own), or undefined for a document. */
+export function recordOutput(model: Model, r: ModelResource, op: ModelOperation): ModelResource | undefined {
+  const output = op.def.output;
+  if (output === 'record') return r;
+  return 'record' in output ? model.get(output.record) : undefined;
+}
+
+/** A declared operation's document output (not a record). */
+export const documentOutput = (op: ModelOperation): OperationOutput | undefined => {
+  const output = op.def.output;
+  return output === 'record' || 'record' in output ? undefined : output;
+};
 
 export interface ModelOperation {
   readonly name: string;

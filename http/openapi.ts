@@ -4,7 +4,7 @@
 // the engine validates input (engine/validate.ts) and parses queries (engine/query.ts).
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { RestOperation } from '../engine/descriptor.ts';
-import type { Model, ModelOperation, ModelResource } from '../engine/model.ts';
+import { documentOutput, recordOutput, type Model, type ModelOperation, type ModelResource } from '../engine/model.ts';
 import { lowerFirst } from '../engine/names.ts';
 import { EDGE_CURSOR } from '../engine/keyset.ts';
 import { DATE_OPS, MAX_COUNTED_MATCHES, MAX_PAGE_OFFSET } from '../engine/query.ts';
@@ -238,13 +238,13 @@ export function declaredDoc(model: Model, r: ModelResource, op: ModelOperation, 
   const params: Record<string, TSchema> = {};
   if (op.on === 'item') params.id = Type.String({ format: 'uuid', description: `The ${r.name} id.` });
   for (const p of op.params) params[p] = Type.String();
-  const output = d.output;
-  const body =
-    output === 'record'
-      ? content(formats, (f) => f.docs.item(r))
-      : content(formats.forDocuments(Boolean(output.type)), (f) => f.document!.schema({ type: output.type, schema: output.schema, many: Boolean(output.many) }));
-  const headers: Record<string, unknown> = output === 'record' ? { ...ETAG } : {};
-  if (output !== 'record' && output.many) {
+  const target = recordOutput(model, r, op);
+  const output = documentOutput(op);
+  const body = target
+    ? content(formats, (f) => f.docs.item(target))
+    : content(formats.forDocuments(Boolean(output!.type)), (f) => f.document!.schema({ type: output!.type, schema: output!.schema, many: Boolean(output!.many) }));
+  const headers: Record<string, unknown> = target ? { ...ETAG, ...(status === 201 ? { location: { type: 'string', description: `The IRI of the new ${target.name}.` } } : {}) } : {};
+  if (output?.many) {
     headers['x-total-count'] = { type: 'integer', description: 'The number of items, when it is known.' };
     headers.link = { type: 'string', description: 'rel="next": the next page, by a cursor in "after", while there is one.' };
   }

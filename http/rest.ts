@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import type { FieldValues, Principal } from '../engine/types.ts';
 import type { RestOperation } from '../engine/descriptor.ts';
 import { ApiError } from '../engine/errors.ts';
-import type { Model, ModelOperation, ModelResource } from '../engine/model.ts';
+import { documentOutput, recordOutput, type Model, type ModelOperation, type ModelResource } from '../engine/model.ts';
 import type { RunOperation } from '../engine/declared.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
 import type { Engine } from '../engine/operations.ts';
@@ -349,8 +349,8 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     const byUrl = new Map<string, string[]>();
     for (const op of r.operations) {
       byUrl.set(op.url, [...(byUrl.get(op.url) ?? []), op.method, ...(op.method === 'GET' ? ['HEAD'] : [])]);
-      const output = op.def.output;
-      const offered = output === 'record' ? formats : formats.forDocuments(Boolean(output.type));
+      const output = documentOutput(op);
+      const offered = output ? formats.forDocuments(Boolean(output.type)) : formats;
       const onRequest: onRequestHookHandler = (req, _reply, done) => {
         try {
           req.apiFormat = offered.negotiate(req.headers.accept);
@@ -382,10 +382,13 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     reply.header('vary', 'Accept');
     // A write's answer is not for caches (a secret may be shown once).
     if (op.method === 'POST') reply.header('cache-control', 'no-store');
-    const output = op.def.output;
-    if (output === 'record') {
+    const target = recordOutput(model, r, op);
+    const output = documentOutput(op);
+    if (target || !output) {
       const rec = result as FieldValues;
-      return send(tagged(reply, format, rec), format, status, format.item(model, r, rec));
+      const of = target ?? r;
+      if (status === 201) reply.header('location', `${of.iri}/${String(rec.id)}`);
+      return send(tagged(reply, format, rec), format, status, format.item(model, of, rec));
     }
     let body = result;
     let total: number | null | undefined;

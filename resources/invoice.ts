@@ -3,6 +3,7 @@ import { pdfDocument, ublDocument } from './rules/document-files.ts';
 import { billedClient, currencyAndDiscount, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
 import { invoiceRules } from './rules/invoice.ts';
 import { dashboard } from './rules/dashboard.ts';
+import { creditOperation } from './rules/credit-note.ts';
 
 export default defineResource({
   name: 'Invoice',
@@ -27,8 +28,8 @@ export default defineResource({
     quote: ref('Quote', { readOnly: true, onDelete: 'set null' }),
     recurringInvoice: ref('RecurringInvoice', { readOnly: true, onDelete: 'set null' }),
   },
-  // The web application's dashboard (CONTRACT §17), a collection operation like any other.
-  operations: { rest: 'all', graphql: 'all', collection: { dashboard } },
+  // The web application's dashboard (CONTRACT §17) is a collection operation like any other.
+  operations: { rest: 'all', graphql: 'all', collection: { dashboard }, item: { credit: creditOperation } },
   documents: { ...pdfDocument('invoice'), ...ublDocument('invoice') },
   // paid and overdue are reached automatically: by payments (payment.ts) and by schedule:run.
   states: {

@@ -30,7 +30,6 @@ import { settleHistory, tokenStorage } from './token-storage.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
 import { installIdempotency } from './idempotency.ts';
 import { operationRunner, type RunOperation } from '../engine/declared.ts';
-import { registerCreditRoutes } from './credit.ts';
 
 /** Where the API is mounted: the prefix of every IRI the model gives its records. */
 export const API_PREFIX = '/api';
@@ -94,6 +93,4 @@ function registerRoutes(rest: FastifyInstance, o: ApiOptions): void {
   registerRest(rest, { engine: tokenEngine, formats: o.formats, principal: principalOf, resources: [tokens.get(TOKEN.name)], run: operationRunner(tokenEngine, o.db, o.services) });
   // The company profile: a singleton of a model of its own, stored on the company's row (company.ts).
   registerRest(rest, { engine: customEngine(o.db, companyModel), formats: o.formats, principal: principalOf });
-  // The invoices' credit operation (CONTRACT §14), written by hand until it is declared on the Invoice descriptor.
-  registerCreditRoutes(rest, { engine: o.engine, formats: o.formats, principal: principalOf });
 }

@@ -28,7 +28,6 @@ import { COMPANY, companyModel } from './company.ts';
 import { customEngine } from '../engine/custom.ts';
 import { mergeSchemas } from '../engine/graphql/merge.ts';
 import { documentRenderers } from './documents/index.ts';
-import { withCreditInvoice } from './credit.ts';
 import { registerWeb } from './web/routes.ts';
 import { SessionStore, sessionAuth } from './web/sessions.ts';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
@@ -153,7 +152,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   const sessions = new SessionStore(o.database.db, o.secret ?? o.config.appSecret ?? randomBytes(32).toString('base64url'), gate.clock);
   // The company profile's model has only a provider-served singleton: its engine reads and updates.
   const companyEngine = customEngine(o.database.db, companyModel) as unknown as Engine;
-  const graphqlSchema = withCreditInvoice(mergeSchemas(buildGraphqlSchema(model, engine, { run }), buildGraphqlSchema(companyModel, companyEngine)), engine);
+  const graphqlSchema = mergeSchemas(buildGraphqlSchema(model, engine, { run }), buildGraphqlSchema(companyModel, companyEngine));
   await app.register(apiPlugin, {
     prefix: API_PREFIX,
     db: o.database.db,

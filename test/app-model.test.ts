@@ -9,7 +9,6 @@ import { buildModel } from '../engine/model.ts';
 import { descriptors } from '../resources/index.ts';
 import { lastMonths } from '../resources/rules/dashboard.ts';
 import { model } from '../server/model.ts';
-import { CREDIT_OPERATION } from '../server/credit.ts';
 import { client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
 import { Browserish } from './web-helpers.ts';
 import expense from './fixtures/expense.ts';
@@ -19,7 +18,7 @@ import * as lib from '../web/app/lib.js';
 const desc = (d: ModelDescription) => lib.indexDescription(structuredClone(d));
 
 describe('the description the application is built from', () => {
-  const d = describeModel(model, { Invoice: [CREDIT_OPERATION] });
+  const d = describeModel(model);
 
   it('lists every resource with REST operations; lines have an owner and no page of their own', () => {
     expect(d.navigation).toEqual(['Client', 'Contact', 'Address', 'Tax', 'Invoice', 'Quote', 'RecurringInvoice', 'Payment', 'CreditNote', 'Webhook']);

@@ -9,7 +9,7 @@ import {
 import type { TSchema } from '@sinclair/typebox';
 import { ApiError } from '../errors.ts';
 import type { RunOperation } from '../declared.ts';
-import type { Model, ModelOperation, ModelResource } from '../model.ts';
+import { documentOutput, recordOutput, type Model, type ModelOperation, type ModelResource } from '../model.ts';
 import { lowerFirst, upperFirst } from '../names.ts';
 import type { FieldValues } from '../types.ts';
 import type { GraphqlContext } from './schema.ts';
@@ -98,15 +98,18 @@ export interface DeclaredFields {
  * The queries and mutations of `r`'s declared operations. `object` is the resource's GraphQL type
  * (record outputs); an item operation takes the record's IRI as `id`.
  */
-export function declaredFields(model: Model, r: ModelResource, object: GraphQLObjectType | undefined, run: RunOperation, types: SchemaTypes): DeclaredFields {
+export function declaredFields(model: Model, r: ModelResource, objectOf: (resource: string) => GraphQLObjectType | undefined, run: RunOperation, types: SchemaTypes): DeclaredFields {
   const out: DeclaredFields = { queries: {}, mutations: {} };
   for (const op of r.operations) {
     if (!op.graphql) continue;
-    const output = op.def.output;
-    if (output === 'record' && !object) continue;
+    // A record (of this resource or another) or a document.
+    const target = recordOutput(model, r, op);
+    const output = documentOutput(op);
+    const object = target ? objectOf(target.name) : undefined;
+    if (target && !object) continue;
     const typeName = upperFirst(op.graphql);
     let type: GraphQLOutputType;
-    if (output === 'record') type = object!;
+    if (!output) type = object!;
     else if (output.many) {
       const item = types.output(output.schema as Schema, output.type ?? `${typeName}Item`);
       type = new GraphQLObjectType({
@@ -118,7 +121,7 @@ export function declaredFields(model: Model, r: ModelResource, object: GraphQLOb
         },
       });
     } else type = types.output(output.schema as Schema, output.type ?? `${typeName}Result`);
-    const answer = (result: unknown) => (output === 'record' ? tag(r, result as FieldValues) : result);
+    const answer = (result: unknown) => (target ? tag(target, result as FieldValues) : result);
     const ids = (a: Record<string, unknown>) => {
       if (op.on !== 'item') return undefined;
       const id = idFromIri(model, r, a.id);
@@ -143,7 +146,7 @@ export function declaredFields(model: Model, r: ModelResource, object: GraphQLOb
             for (const x of Array.isArray(v) ? v : [v]) query.append(name, String(x));
           }
           const result = await run(ctx.principal, r, op, { id: ids(a), params: paramsOf(a), query });
-          if (output !== 'record' && output.many) {
+          if (output?.many) {
             const page = result as { items: unknown[]; total?: number | null; next?: string | null };
             return { items: page.items, totalCount: page.total ?? null, next: page.next ?? null };
           }
@@ -151,14 +154,14 @@ export function declaredFields(model: Model, r: ModelResource, object: GraphQLOb
         },
       } satisfies Field;
     } else {
-      const key = output === 'record' ? lowerFirst(r.name) : lowerFirst(output.type ?? (output.schema as { title?: string }).title ?? 'result');
+      const key = target ? lowerFirst(target.name) : lowerFirst(output!.type ?? (output!.schema as { title?: string }).title ?? 'result');
       const inputSchema = op.def.input as Schema | undefined;
       const fields: GraphQLInputFieldConfigMap = {};
       for (const [k, a] of Object.entries(own)) fields[k] = { type: a.type as GraphQLInputType, description: a.description };
       Object.assign(fields, inputSchema ? types.inputFields(inputSchema, `${op.graphql}Input`) : {});
       fields.clientMutationId = { type: GraphQLString };
       const input = new GraphQLInputObjectType({ name: `${op.graphql}Input`, fields });
-      const payload = new GraphQLObjectType({ name: `${op.graphql}Payload`, fields: { [key]: { type: output === 'record' ? type : type }, clientMutationId: { type: GraphQLString } } });
+      const payload = new GraphQLObjectType({ name: `${op.graphql}Payload`, fields: { [key]: { type }, clientMutationId: { type: GraphQLString } } });
       out.mutations[op.graphql] = {
         type: payload,
         description: op.def.summary,

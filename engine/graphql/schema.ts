@@ -421,7 +421,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine, options: Graphq
     for (const r of model.resources) {
       // A resource without GraphQL type of its own (a provider's) gets the operations whose output is a document.
       if (!r.operations.length || (!r.graphql.size && !r.provider)) continue;
-      const d = declaredFields(model, r, objects.get(r.name), options.run, types);
+      const d = declaredFields(model, r, (name) => objects.get(name), options.run, types);
       Object.assign(query, d.queries);
       Object.assign(mutation, d.mutations);
     }

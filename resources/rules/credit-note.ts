@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { ApiError, ViolationCode } from '../../engine/errors.ts';
 import type { FieldValues } from '../../engine/types.ts';
 import type { HookApi, HookSet } from '../../engine/hooks.ts';
+import type { OperationDescriptor } from '../../engine/descriptor.ts';
 import { checkDiscount, copyClientCurrency } from './documents.ts';
 import { divRound, scaled, splitFixed } from './totals.ts';
 
@@ -125,3 +126,22 @@ export async function creditInvoice(api: HookApi, invoiceId: string): Promise<Fi
   if (left > 0n) lines.push({ description: 'Credit (rounding)', qty: 1, price: Number(left), tax: null, position: lines.length });
   return api.create('CreditNote', { ...base, lines });
 }
+
+/**
+ * The invoice's `credit` operation (CONTRACT §14): `POST /api/invoices/<id>/credit` and GraphQL
+ * `creditInvoice(input: {id})`, answering 201 with the draft credit note for the invoice's
+ * balance, made in the operation's transaction through the engine (validation, numbering, events).
+ */
+export const creditOperation: OperationDescriptor = {
+  method: 'POST',
+  path: 'credit',
+  summary: "Drafts a credit note for a pending or overdue invoice's whole balance (its lines and discount when nothing was paid or credited yet)",
+  operationId: 'api_invoices_credit',
+  status: 201,
+  output: { record: 'CreditNote' },
+  graphql: 'creditInvoice',
+  run: async (ctx) => {
+    const note = await creditInvoice(ctx.api!, String(ctx.record!.id));
+    return (await ctx.api!.read('CreditNote', String(note.id)))!;
+  },
+};

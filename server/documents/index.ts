@@ -6,7 +6,8 @@ import type { Engine } from '../../engine/operations.ts';
 import type { DocumentRenderers } from '../../resources/rules/document-files.ts';
 import { loadDocument } from './data.ts';
 import type { renderPdf as RenderPdf } from './pdf.ts';
-import { renderUbl, UBL_TYPE, ublProblems } from './ubl.ts';
+import { renderUbl, ublProblems } from './ubl.ts';
+import { UBL_TYPE } from '../../resources/rules/document-files.ts';
 
 export const PDF_TYPE = 'application/pdf';
 

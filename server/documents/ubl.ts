@@ -11,7 +11,6 @@ import { scaled, SCALE } from '../../resources/rules/totals.ts';
 import type { DocumentData, DocumentLine } from './data.ts';
 import { currencyDigits, decimalOf, plainDecimal } from './money.ts';
 
-export const UBL_TYPE = 'application/vnd.oasis.ubl+xml';
 export const CUSTOMIZATION_ID = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
 export const PROFILE_ID = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
 

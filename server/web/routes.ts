@@ -15,7 +15,6 @@ import { HISTORY_LIMIT } from '../token-service.ts';
 import { MAX_COUNTED } from '../../resources/rules/webhook-operations.ts';
 import { describeModel } from '../../engine/describe.ts';
 import type { Model } from '../../engine/model.ts';
-import { CREDIT_OPERATION } from '../credit.ts';
 import { appPage, CONTENT_SECURITY_POLICY, loginPage, messagePage, profilePage, setupPage } from './pages.ts';
 import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, type SessionStore, setSessionCookie, type Session } from './sessions.ts';
 import { checkSetup, currencies, hasUsers, MAX_PASSWORD, runSetup } from './setup.ts';
@@ -222,7 +221,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     // ---- /app: the web application, built in the browser from the model's description ----
     // Every address under /app is the same shell; the page's router reads the address, so a
     // reload shows the same view. The description travels in the boot data (no request).
-    const description = describeModel(o.model, { Invoice: [CREDIT_OPERATION] });
+    const description = describeModel(o.model);
     const descriptionJson = JSON.stringify(description);
     const descriptionTag = `"${createHash('sha256').update(descriptionJson).digest('base64url').slice(0, 27)}"`;
     const appShell = async (req: FastifyRequest, reply: FastifyReply) => {

@@ -216,6 +216,9 @@ describe('/app in a browser', () => {
     await expect.poll(() => main().locator('[data-field="invoice"] a').innerText()).toBe(inv.number);
     await page.getByRole('button', { name: 'Issue' }).click();
     await expect.poll(() => h1().innerText()).toMatch(/CN-000001\s+Issued/);
+    // An issued credit note cannot change or be deleted: neither is offered.
+    expect(await page.getByRole('link', { name: 'Edit', exact: true }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete' }).count()).toBe(0);
   });
 
   it('shows a 409 on delete as the problem’s detail', async () => {

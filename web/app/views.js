@@ -410,7 +410,9 @@ function RecordView({ ctx, r, id }) {
   const mayWrite = writes(r, ctx.role);
   const state = r.states ? rec[r.states.field] : null;
   const targets = r.states && mayWrite && can(r, 'update') ? (r.states.transitions[state] ?? []) : [];
-  const deletable = can(r, 'delete') && mayWrite;
+  // What the state machine forbids is not offered (the API would refuse it with a 409 or 422).
+  const deletable = can(r, 'delete') && mayWrite && (!r.states?.deletable || r.states.deletable.includes(state));
+  const editable = can(r, 'update') && mayWrite && !(r.states?.editable?.[state] && r.states.editable[state].length === 0);
   const ops = r.operations.filter((o) => o.on === 'item' && o.method === 'POST' && !o.input && !o.params && o.roles.includes(ctx.role));
 
   async function act(fn, done) {
@@ -451,7 +453,7 @@ function RecordView({ ctx, r, id }) {
       <h1>${r.singular} ${titleOf(r, rec) !== `${r.singular} ${String(rec.id).slice(-6)}` ? titleOf(r, rec) : ''} ${state && html`<span class=${`badge badge-${state}`}>${choiceLabel(state)}</span>`}</h1>
     </div>
     <div class="actions" role="group" aria-label="Actions">
-      ${mayWrite && can(r, 'update') && html`<a class="btn" href=${`${r.path}/${id}/edit`}>Edit</a>`}
+      ${editable && html`<a class="btn" href=${`${r.path}/${id}/edit`}>Edit</a>`}
       ${targets.map((to) => html`<button type="button" class="btn" disabled=${busy} onClick=${() => transition(to)}>${transitionLabel(to)}</button>`)}
       ${r.documents.map((d) => html`<button type="button" class="btn" disabled=${busy} onClick=${() => act(() => download(iri, d.mediaType, `${titleOf(r, rec)}.${d.extension}`))}>Download ${d.extension === 'pdf' ? 'PDF' : d.mediaType.includes('ubl') ? 'UBL e-invoice' : d.extension.toUpperCase()}</button>`)}
       ${ops.map((op) => html`<button type="button" class="btn" disabled=${busy} title=${op.summary} onClick=${() => operate(op)}>${choiceLabel(op.name.replace(/([A-Z])/g, ' $1').toLowerCase())}</button>`)}

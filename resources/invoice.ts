@@ -2,6 +2,7 @@ import { children, date, defineResource, money, oneOf, ref, timestamp } from '..
 import { pdfDocument, ublDocument } from './rules/document-files.ts';
 import { billedClient, currencyAndDiscount, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
 import { invoiceRules } from './rules/invoice.ts';
+import { dashboard } from './rules/dashboard.ts';
 import { creditOperation } from './rules/credit-note.ts';
 
 export default defineResource({
@@ -27,7 +28,8 @@ export default defineResource({
     quote: ref('Quote', { readOnly: true, onDelete: 'set null' }),
     recurringInvoice: ref('RecurringInvoice', { readOnly: true, onDelete: 'set null' }),
   },
-  operations: { rest: 'all', graphql: 'all', item: { credit: creditOperation } },
+  // The web application's dashboard (CONTRACT §17) is a collection operation like any other.
+  operations: { rest: 'all', graphql: 'all', collection: { dashboard }, item: { credit: creditOperation } },
   documents: { ...pdfDocument('invoice'), ...ublDocument('invoice') },
   // paid and overdue are reached automatically: by payments (payment.ts) and by schedule:run.
   states: {

@@ -180,6 +180,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     sessions,
     clock: gate.clock,
     sharedThrottle: gate.sharedThrottle(),
+    model,
   });
 
   // Client links (/d/<token>) and the payment provider's notifications, outside /api.

@@ -132,3 +132,19 @@ export function profilePage(boot: unknown, o: { title: string; script: string } 
 <div id="app"><noscript><p class="alert">This page needs JavaScript.</p></noscript></div>`,
   });
 }
+
+/** The shell of every /app address: the application's modules build the view from the boot data. */
+export function appPage(boot: unknown): string {
+  const data = JSON.stringify(boot).replace(/</g, '\\u003c');
+  return layout({
+    title: 'Invoicing',
+    head: `<link rel="stylesheet" href="${ASSETS_PREFIX}/app/app/app.css">
+<script type="importmap">${importMap}</script>
+<link rel="modulepreload" href="${ASSETS_PREFIX}/app/app/views.js">
+<script type="module" src="${ASSETS_PREFIX}/app/app/main.js"></script>
+`,
+    bodyClass: 'app-body',
+    body: `<script type="application/json" id="boot">${data}</script>
+<div id="app"><noscript><p class="alert">This application needs JavaScript.</p></noscript></div>`,
+  });
+}

@@ -1,9 +1,9 @@
 // The web pages: first-run set-up, sign-in and out, the settings pages (/profile/api, /profile/company,
-// /profile/webhooks) and the switch of the active company. Pages only: their scripts call /api like
+// /profile/webhooks) and the switch of the active company, and the web application (/app). Pages only: their scripts call /api like
 // any client, authenticated by the session cookie with the page's CSRF token (server/auth.ts,
 // CONTRACT §17). Everything here lives in one encapsulated fastify context: its cookie parsing,
 // form parsing and security headers never touch /api.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -13,7 +13,9 @@ import { hashPassword, verifyPassword } from '../passwords.ts';
 import { users } from '../schema.ts';
 import { HISTORY_LIMIT } from '../token-service.ts';
 import { MAX_COUNTED } from '../../resources/rules/webhook-operations.ts';
-import { CONTENT_SECURITY_POLICY, loginPage, messagePage, profilePage, setupPage } from './pages.ts';
+import { describeModel } from '../../engine/describe.ts';
+import type { Model } from '../../engine/model.ts';
+import { appPage, CONTENT_SECURITY_POLICY, loginPage, messagePage, profilePage, setupPage } from './pages.ts';
 import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, type SessionStore, setSessionCookie, type Session } from './sessions.ts';
 import { checkSetup, currencies, hasUsers, MAX_PASSWORD, runSetup } from './setup.ts';
 import { registerStatic } from './static.ts';
@@ -26,6 +28,8 @@ export const COMPANY_PAGE = '/profile/company';
 export const WEBHOOKS_PAGE = '/profile/webhooks';
 /** The form that makes another of the user's companies the active one. */
 export const SWITCH_COMPANY = '/profile/switch-company';
+/** The web application (CONTRACT §17). */
+export const APP_PATH = '/app';
 
 export interface WebOptions {
   db: Db;
@@ -35,6 +39,8 @@ export interface WebOptions {
   throttle?: ThrottleOptions;
   /** Redis, when configured: sign-in failures are counted across every instance. */
   sharedThrottle?: SharedThrottle;
+  /** The model /api serves: /app is built from its description (engine/describe.ts). */
+  model: Model;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -55,10 +61,11 @@ function securityHeaders(req: FastifyRequest): Record<string, string> {
 
 const str = (v: unknown, max = 10_000) => (typeof v === 'string' ? v.slice(0, max) : '');
 const pathOf = (req: FastifyRequest) => req.url.split('?')[0]!;
-/** Where to go after sign-in: only our own pages. */
+/** Where to go after sign-in: only our own pages (an /app address may carry its query). */
 const safeNext = (v: unknown) => {
-  const s = str(v, 200);
-  return /^\/profile(\/[A-Za-z0-9/_-]*)?$/.test(s) ? s : PROFILE_PATH;
+  const s = str(v, 1000);
+  if (/^\/profile(\/[A-Za-z0-9/_-]*)?$/.test(s)) return s;
+  return /^\/app(\/[A-Za-z0-9/_-]*)?(\?[A-Za-z0-9_.~%=&[\]+:,-]*)?$/.test(s) ? s : PROFILE_PATH;
 };
 
 const meOf = (s: Session) => ({
@@ -209,6 +216,26 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       const s = await sessionOf(req);
       if (!s) return reply.redirect(`/login?next=${encodeURIComponent(WEBHOOKS_PAGE)}`);
       return html(reply, 200, profilePage({ csrf: store.csrfToken(s.value), countedUpTo: MAX_COUNTED, ...meOf(s) }, { title: 'Webhooks', script: 'webhooks.js' }));
+    });
+
+    // ---- /app: the web application, built in the browser from the model's description ----
+    // Every address under /app is the same shell; the page's router reads the address, so a
+    // reload shows the same view. The description travels in the boot data (no request).
+    const description = describeModel(o.model);
+    const descriptionJson = JSON.stringify(description);
+    const descriptionTag = `"${createHash('sha256').update(descriptionJson).digest('base64url').slice(0, 27)}"`;
+    const appShell = async (req: FastifyRequest, reply: FastifyReply) => {
+      const s = await sessionOf(req);
+      if (!s) return reply.redirect(`/login?next=${encodeURIComponent(req.url.slice(0, 1000))}`);
+      return html(reply, 200, appPage({ csrf: store.csrfToken(s.value), ...meOf(s), description }));
+    };
+    scope.get(APP_PATH, appShell);
+    scope.get(`${APP_PATH}/*`, appShell);
+    // The same description for other clients (public, like /api/docs.json).
+    scope.get(`${APP_PATH}/description.json`, async (req, reply) => {
+      reply.header('etag', descriptionTag).header('cache-control', 'no-cache');
+      if (req.headers['if-none-match'] === descriptionTag) return reply.code(304).send();
+      return reply.type('application/json; charset=utf-8').send(descriptionJson);
     });
 
     // Another of the user's companies becomes the active one (a form of every settings page): the

@@ -1,0 +1,225 @@
+// The web application's parts that need no browser: the model's description it is built from
+// (engine/describe.ts) — including a test model with one extra descriptor, which gets its list,
+// record and form with no UI code —, the pure functions of web/app/lib.js (addresses, money in
+// a currency's decimals, the list's one GraphQL request, violations at their fields), the /app
+// shell and its sign-in redirect, and the dashboard's declared operation on a real database.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeModel, type ModelDescription } from '../engine/describe.ts';
+import { buildModel } from '../engine/model.ts';
+import { descriptors } from '../resources/index.ts';
+import { lastMonths } from '../resources/rules/dashboard.ts';
+import { model } from '../server/model.ts';
+import { client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
+import { Browserish } from './web-helpers.ts';
+import expense from './fixtures/expense.ts';
+// @ts-expect-error: the pages' plain ES module (web/app/lib.js), run here as the browser runs it.
+import * as lib from '../web/app/lib.js';
+
+const desc = (d: ModelDescription) => lib.indexDescription(structuredClone(d));
+
+describe('the description the application is built from', () => {
+  const d = describeModel(model);
+
+  it('lists every resource with REST operations; lines have an owner and no page of their own', () => {
+    expect(d.navigation).toEqual(['Client', 'Contact', 'Address', 'Tax', 'Invoice', 'Quote', 'RecurringInvoice', 'Payment', 'CreditNote', 'Webhook']);
+    const line = d.resources.find((r) => r.name === 'InvoiceLine')!;
+    expect(line.owner).toEqual({ resource: 'Invoice', field: 'invoice' });
+    expect(JSON.parse(JSON.stringify(d))).toEqual(d);
+  });
+
+  it('describes fields, states, documents and operations of an invoice', () => {
+    const inv = d.resources.find((r) => r.name === 'Invoice')!;
+    const f = (n: string) => inv.fields.find((x) => x.name === n)!;
+    expect(inv).toMatchObject({ iri: '/api/invoices', path: '/app/invoices', title: 'number', search: 'number', gql: true });
+    expect(inv.columns).toEqual(['number', 'client', 'status', 'invoiceDate', 'dueDate', 'total', 'balance']);
+    expect(f('client')).toMatchObject({ kind: 'ref', target: 'Client', required: true, filter: 'exact' });
+    expect(f('total')).toMatchObject({ kind: 'money', readOnly: true, order: true });
+    expect(f('discountValue')).toMatchObject({ kind: 'decimal', scale: 4 });
+    expect(f('status')).toMatchObject({ kind: 'enum', values: ['draft', 'pending', 'overdue', 'paid', 'cancelled'] });
+    expect(f('lines')).toMatchObject({ kind: 'children', target: 'InvoiceLine', embedded: true, orderBy: 'position', via: 'invoice' });
+    expect(f('dueDate').updatable).toBe(true);
+    expect(inv.states!.transitions.draft).toEqual(['pending', 'cancelled']);
+    expect(inv.states!.editable!.pending).toEqual(['dueDate', 'terms', 'notes']);
+    expect(inv.documents.map((x) => x.extension)).toEqual(['pdf', 'xml']);
+    expect(inv.operations.map((o) => o.name)).toEqual(['dashboard', 'credit']);
+    const pay = d.resources.find((r) => r.name === 'Payment')!;
+    expect(pay.fields.find((x) => x.name === 'amount')).toMatchObject({ kind: 'money', writeOnce: true, required: true });
+    expect(pay.fields.find((x) => x.name === 'amount')!.updatable).toBeUndefined();
+    const rec = d.resources.find((r) => r.name === 'RecurringInvoice')!;
+    expect(rec.fields.find((x) => x.name === 'lines')!.of!.map((m) => `${m.name}:${m.kind}`)).toEqual(['description:text', 'qty:decimal', 'price:money', 'tax:ref']);
+    const hook = d.resources.find((r) => r.name === 'Webhook')!;
+    expect(hook.fields.find((x) => x.name === 'events')!.values).toContain('invoice.paid');
+    expect(hook.fields.some((x) => x.name === 'secret' && x.readOnly)).toBe(true);
+  });
+
+  it('a model with one more descriptor gets its pages: navigation, list columns, form fields, reference picker', () => {
+    const extended = lib.indexDescription(describeModel(buildModel([...descriptors, expense])));
+    expect(extended.navigation).toContain('Expense');
+    const r = extended.get('Expense');
+    expect(r).toMatchObject({ path: '/app/expenses', iri: '/api/expenses', title: 'label', search: 'label', gql: true });
+    expect(r.columns).toEqual(['label', 'client', 'amount']);
+    expect(lib.route(extended, '/app/expenses', '').view).toBe('list');
+    expect(lib.route(extended, '/app/expenses/new', '').view).toBe('form');
+    expect(lib.route(extended, '/app/expenses/0190', '')).toMatchObject({ view: 'record', id: '0190' });
+    expect(lib.formFields(r, 'create').map((f: { name: string }) => f.name)).toEqual(['client', 'label', 'amount']);
+    expect(lib.listQuery(extended, r, new URLSearchParams('label=taxi&order=label:asc'))).toBe(
+      '{ expenses(first: 30, label: "taxi", order: [{label: "ASC"}]) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { node { id _id label client { id name } amount } } } }',
+    );
+  });
+});
+
+describe('web/app/lib.js', () => {
+  const d = desc(describeModel(model));
+
+  it('reads every view from its address', () => {
+    expect(lib.route(d, '/app', '')).toEqual({ view: 'dashboard' });
+    expect(lib.route(d, '/app/', '')).toEqual({ view: 'dashboard' });
+    expect(lib.route(d, '/app/clients', '?name=ac').query.get('name')).toBe('ac');
+    expect(lib.route(d, '/app/invoices/abc/edit', '')).toMatchObject({ view: 'form', id: 'abc' });
+    expect(lib.route(d, '/app/invoice-lines', '').view).toBe('missing');
+    expect(lib.route(d, '/app/nothing', '').view).toBe('missing');
+  });
+
+  it('writes money in the currency’s decimals, exactly', () => {
+    expect(lib.minorToDecimal(123456, 'USD')).toBe('1234.56');
+    expect(lib.minorToDecimal(-5, 'EUR')).toBe('-0.05');
+    expect(lib.minorToDecimal(1234, 'JPY')).toBe('1234');
+    expect(lib.minorToDecimal(1234, 'BHD')).toBe('1.234');
+    expect(lib.decimalToMinor('1,234.5', 'USD')).toBe(123450);
+    expect(lib.decimalToMinor('0.07', 'USD')).toBe(7);
+    expect(lib.decimalToMinor('19.99', 'USD')).toBe(1999);
+    expect(lib.decimalToMinor('1.5', 'JPY')).toBeNull();
+    expect(lib.decimalToMinor('12', 'JPY')).toBe(12);
+    expect(lib.decimalToMinor('abc', 'USD')).toBeNull();
+    expect(lib.formatMoney(123456, 'USD')).toBe('$1,234.56');
+    expect(lib.formatMoney(1234, 'JPY')).toBe('¥1,234');
+    expect(lib.fromInput({ kind: 'money' }, '1.234', 'USD')).toEqual({ error: 'Enter an amount with at most 2 decimals (USD).' });
+    expect(lib.fromInput({ kind: 'decimal', scale: 4 }, '2.5', 'USD')).toEqual({ value: 2.5 });
+    expect(lib.fromInput({ kind: 'decimal', scale: 4 }, '2.12345', 'USD').error).toBeTruthy();
+  });
+
+  it('asks one GraphQL request per list page, with filters, order and cursors', () => {
+    const inv = d.get('Invoice');
+    const q = lib.listQuery(d, inv, new URLSearchParams('status=paid&invoiceDate[after]=2026-01-01&order=total:desc&after=abc'));
+    expect(q).toContain('invoices(first: 30, after: "abc", status: "paid", invoiceDate: [{after: "2026-01-01"}], order: [{total: "DESC"}])');
+    expect(q).toContain('client { id name }');
+    expect(lib.listQuery(d, inv, new URLSearchParams('last=1'))).toContain('invoices(last: 30)');
+    expect(lib.listQuery(d, inv, new URLSearchParams('before=xyz'))).toContain('invoices(last: 30, before: "xyz")');
+    // Text goes as a GraphQL string literal, whatever it holds.
+    expect(lib.listQuery(d, d.get('Client'), new URLSearchParams({ name: 'a"b\\c' }))).toContain('name: "a\\"b\\\\c"');
+    // REST, for a resource without GraphQL: cursor paging from the edge cursor.
+    expect(lib.listUrl(inv, new URLSearchParams('status=paid'))).toBe(`/api/invoices?itemsPerPage=30&status=paid&after=${lib.EDGE_CURSOR}`);
+    expect(lib.listAddress(inv, new URLSearchParams('status=paid&after=x'), { order: 'total:asc' })).toBe('/app/invoices?status=paid&order=total%3Aasc');
+  });
+
+  it('puts violations at their fields and lines', () => {
+    const v = lib.violationsByField([
+      { propertyPath: 'name', message: 'This value should not be blank.' },
+      { propertyPath: 'lines[1].price', message: 'Too low.' },
+      { propertyPath: 'lines[0]', message: 'Bad line.' },
+      { propertyPath: '(body)', message: 'Odd.' },
+    ]);
+    expect(v.fields).toEqual({ name: ['This value should not be blank.'] });
+    expect(v.lines).toEqual({ lines: { 1: { price: ['Too low.'] }, 0: { _: ['Bad line.'] } } });
+    expect(v.other).toEqual(['Odd.']);
+  });
+
+  it('knows which fields a state locks and which fields a form shows', () => {
+    const inv = d.get('Invoice');
+    expect([...lib.lockedFields(inv, { status: 'pending' })]).toContain('lines');
+    expect([...lib.lockedFields(inv, { status: 'pending' })]).not.toContain('dueDate');
+    expect(lib.lockedFields(inv, { status: 'draft' }).size).toBe(0);
+    const create = lib.formFields(inv, 'create').map((f: { name: string }) => f.name);
+    expect(create).toEqual(['number', 'client', 'invoiceDate', 'dueDate', 'discountType', 'discountValue', 'terms', 'notes', 'lines']);
+    expect(lib.lineFields(d, inv.byField.get('lines')).map((f: { name: string }) => f.name)).toEqual(['description', 'qty', 'price', 'tax']);
+  });
+
+  it('scales the chart’s bars and names its months', () => {
+    const months = lastMonths(new Date('2026-03-15T00:00:00Z'));
+    expect(months[0]).toBe('2025-04');
+    expect(months[11]).toBe('2026-03');
+    const bars = lib.chartBars(months, [{ month: '2026-03', currency: 'USD', amount: 200 }, { month: '2026-01', currency: 'USD', amount: 100 }, { month: '2026-01', currency: 'EUR', amount: 999 }], 'USD', 100);
+    expect(bars.at(-1)).toEqual({ month: '2026-03', amount: 200, height: 100 });
+    expect(bars.at(-3)).toEqual({ month: '2026-01', amount: 100, height: 50 });
+    expect(lib.monthLabel('2026-01')).toBe('Jan 2026');
+  });
+});
+
+describe('the /app shell and the dashboard operation', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('/app without a session goes to sign-in, which returns to the same address', async () => {
+    const token = await tokenFor(t, { email: 'owner@app.test', company: 'App Co', currency: 'EUR' });
+    expect(token).toMatch(/^inv_/);
+    const v = new Browserish(t.url);
+    const res = await v.get('/app/invoices?status=paid&order=total:desc');
+    expect(res.status).toBe(302);
+    expect(res.location).toBe(`/login?next=${encodeURIComponent('/app/invoices?status=paid&order=total:desc')}`);
+    const login = await v.get(res.location!);
+    expect(login.text).toContain('name="next" value="/app/invoices?status=paid&#38;order=total:desc"');
+    const signed = await v.request('POST', '/login', { form: { _csrf: Browserish.csrfOf(login.text), email: 'owner@app.test', password: 'password123', next: '/app/invoices?status=paid&order=total:desc' } });
+    expect(signed.status).toBe(303);
+    expect(signed.location).toBe('/app/invoices?status=paid&order=total:desc');
+    // Somewhere else is not a place to return to.
+    const other = await v.request('POST', '/login', { form: { _csrf: Browserish.csrfOf(login.text), email: 'owner@app.test', password: 'password123', next: '//evil.test/app' } });
+    expect(other.location).toBe('/profile/api');
+    const page = await v.get('/app/invoices/some-id/edit');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const boot = JSON.parse(/<script type="application\/json" id="boot">(.*?)<\/script>/s.exec(page.text)![1]!);
+    expect(boot.company).toMatchObject({ name: 'App Co', role: 'admin', currency: 'EUR' });
+    expect(boot.description.navigation).toContain('Invoice');
+    expect(boot.csrf).toBe(Browserish.csrfOf(page.text));
+    const described = await new Browserish(t.url).get('/app/description.json');
+    expect(described.status).toBe(200);
+    expect(described.body).toEqual(boot.description);
+    const again = await fetch(`${t.url}/app/description.json`, { headers: { 'if-none-match': described.headers.get('etag')! } });
+    expect(again.status).toBe(304);
+    // The application's files are served by us.
+    for (const f of ['app/main.js', 'app/views.js', 'app/lib.js', 'app/api.js', 'app/app.css']) expect((await fetch(`${t.url}/assets/app/${f}`)).status).toBe(200);
+  });
+
+  it('GET /api/invoices/dashboard: outstanding and overdue per currency, invoices per status, payments per month', async () => {
+    const token = await tokenFor(t, { email: 'dash@app.test', company: 'Dash Co', currency: 'USD' });
+    const api = client(t, token);
+    const empty = await api.get('/api/invoices/dashboard', { accept: 'application/json' });
+    expect(empty.status).toBe(200);
+    expect(empty.body).toMatchObject({ currencies: [], payments: [] });
+    expect(empty.body.months).toHaveLength(12);
+    expect(empty.body.statuses).toContainEqual({ status: 'draft', count: 0 });
+    const usd = (await api.post('/api/clients', { name: 'Dollar' })).body['@id'];
+    const jpy = (await api.post('/api/clients', { name: 'Yen', currency: 'JPY' })).body['@id'];
+    const invoice = async (c: string, price: number, status?: string) => {
+      const inv = (await api.post('/api/invoices', { client: c, lines: [{ description: 'Work', qty: 1, price }] })).body['@id'];
+      if (status) expect((await api.patch(inv, { status })).status).toBe(200);
+      return inv;
+    };
+    const a = await invoice(usd, 10000, 'pending');
+    await invoice(usd, 2500, 'pending');
+    await invoice(jpy, 700, 'pending');
+    await invoice(usd, 999);
+    expect((await api.post('/api/payments', { invoice: a, amount: 4000 })).status).toBe(201);
+    // Overdue, as schedule:run would make it.
+    await t.db.database.raw(`update invoices set status = 'overdue' where id = $1`, [a.split('/').pop()]);
+    const res = await api.get('/api/invoices/dashboard', { accept: 'application/json' });
+    expect(res.body.currencies).toEqual([
+      { currency: 'JPY', outstanding: 700, overdue: 0, overdueCount: 0 },
+      { currency: 'USD', outstanding: 8500, overdue: 6000, overdueCount: 1 },
+    ]);
+    expect(res.body.statuses).toContainEqual({ status: 'pending', count: 2 });
+    expect(res.body.statuses).toContainEqual({ status: 'draft', count: 1 });
+    expect(res.body.payments).toEqual([{ month: new Date().toISOString().slice(0, 7), currency: 'USD', amount: 4000, count: 1 }]);
+    // Another company sees its own.
+    const other = client(t, await tokenFor(t, { email: 'other@app.test', company: 'Other Co' }));
+    expect((await other.get('/api/invoices/dashboard', { accept: 'application/json' })).body.currencies).toEqual([]);
+    // GraphQL has it too, as every declared operation.
+    const gql = await api.post('/api/graphql', { query: '{ dashboardInvoice { currencies { currency outstanding } } }' }, { contentType: 'application/json' });
+    expect(gql.body.data.dashboardInvoice.currencies).toHaveLength(2);
+  });
+});

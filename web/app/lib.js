@@ -1,0 +1,356 @@
+// The web application's pure functions: addresses (routes), money in a currency's decimals, the
+// API requests a view makes (a GraphQL query for a list, REST bodies for writes), and where the
+// API's violations belong. Nothing here touches the page, so test/app-model.test.ts runs it in Node.
+
+export const EDGE_CURSOR = 'WyJlZGdlIl0';
+export const PAGE_SIZE = 30;
+
+// ---- the description ----------------------------------------------------------------------
+
+/** Lookups over the server's description (engine/describe.ts). */
+export function indexDescription(d) {
+  const byName = new Map(d.resources.map((r) => [r.name, r]));
+  const byPath = new Map(d.resources.map((r) => [r.path.slice('/app/'.length), r]));
+  const byIri = new Map(d.resources.map((r) => [r.iri, r]));
+  for (const r of d.resources) r.byField = new Map(r.fields.map((f) => [f.name, f]));
+  return {
+    ...d,
+    get: (name) => byName.get(name),
+    atPath: (path) => byPath.get(path),
+    /** The resource an IRI names (`/api/clients/<id>`). */
+    ofIri: (iri) => (typeof iri === 'string' ? byIri.get(iri.slice(0, iri.lastIndexOf('/'))) : undefined),
+  };
+}
+
+export const can = (r, op) => r.rest.includes(op);
+export const writes = (r, role) => r.writers.includes(role);
+export const idOf = (iri) => (typeof iri === 'string' ? iri.slice(iri.lastIndexOf('/') + 1) : '');
+/** The page of a record: `/api/clients/<id>` → `/app/clients/<id>`. */
+export const pageOf = (iri) => (typeof iri === 'string' && iri.startsWith('/api/') ? `/app/${iri.slice(5)}` : null);
+
+/** A record's name: its title field, else its kind and the end of its id. */
+export function titleOf(r, rec) {
+  if (!rec) return '';
+  const v = rec[r.title];
+  if (v !== undefined && v !== null && v !== '' && r.title !== 'id') return String(v);
+  const id = rec._id ?? rec.id ?? idOf(rec['@id'] ?? '');
+  return `${r.singular} ${String(id).slice(-6)}`;
+}
+
+// ---- addresses ----------------------------------------------------------------------------
+
+/**
+ * The view an address shows: `/app` the dashboard, `/app/<path>` a list, `/app/<path>/new` a
+ * create form, `/app/<path>/<id>` a record, `/app/<path>/<id>/edit` its edit form.
+ */
+export function route(desc, pathname, search = '') {
+  const parts = pathname.replace(/\/+$/, '').split('/').filter(Boolean).slice(1).map(decodeURIComponent);
+  if (parts.length === 0) return { view: 'dashboard' };
+  const r = desc.atPath(parts[0]);
+  if (!r || r.owner) return { view: 'missing' };
+  const q = new URLSearchParams(search);
+  if (parts.length === 1) return { view: 'list', resource: r, query: q };
+  if (parts[1] === 'new' && parts.length === 2) return { view: 'form', resource: r, query: q };
+  if (parts.length === 2) return { view: 'record', resource: r, id: parts[1] };
+  if (parts.length === 3 && parts[2] === 'edit') return { view: 'form', resource: r, id: parts[1] };
+  return { view: 'missing' };
+}
+
+// ---- money and numbers ----------------------------------------------------------------------
+
+const digitsCache = new Map();
+/** The currency's minor-unit digits (USD 2, JPY 0, BHD 3), from the platform's ISO 4217 data. */
+export function currencyDigits(currency) {
+  if (!currency) return 2;
+  let d = digitsCache.get(currency);
+  if (d === undefined) {
+    try {
+      d = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    } catch {
+      d = 2;
+    }
+    digitsCache.set(currency, d);
+  }
+  return d;
+}
+
+/** Minor units as a decimal string with the currency's digits, exactly: 123456 → "1234.56". */
+export function minorToDecimal(minor, currency) {
+  if (minor === null || minor === undefined || minor === '') return '';
+  const digits = currencyDigits(currency);
+  const n = BigInt(minor);
+  const neg = n < 0n;
+  const s = (neg ? -n : n).toString().padStart(digits + 1, '0');
+  const whole = digits ? s.slice(0, -digits) : s;
+  return `${neg ? '-' : ''}${whole}${digits ? `.${s.slice(-digits)}` : ''}`;
+}
+
+/**
+ * A typed amount in minor units, exactly (no floats): "1,234.5" in USD → 123450. Null when it is
+ * not an amount or has more decimals than the currency.
+ */
+export function decimalToMinor(text, currency) {
+  const digits = currencyDigits(currency);
+  const s = String(text).trim().replace(/[\s,]/g, '');
+  const m = /^(-)?(\d*)(?:\.(\d*))?$/.exec(s);
+  if (!m || (m[2] === '' && !m[3])) return null;
+  const frac = m[3] ?? '';
+  if (frac.length > digits) return null;
+  const n = BigInt(`${m[2] || '0'}${frac.padEnd(digits, '0')}`);
+  const v = Number(m[1] ? -n : n);
+  return Number.isSafeInteger(v) ? v : null;
+}
+
+/** An amount for reading: "$1,234.56", "¥1,234". */
+export function formatMoney(minor, currency) {
+  if (minor === null || minor === undefined) return '';
+  const digits = currencyDigits(currency);
+  const text = minorToDecimal(minor, currency);
+  if (!currency) return text;
+  try {
+    // Intl formats the exact decimal string (no float arithmetic on the amount).
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(text);
+  } catch {
+    return `${text} ${currency}`;
+  }
+}
+
+/** A decimal typed in a form (qty, rate): a number with at most `scale` places, or null. */
+export function parseDecimal(text, scale) {
+  const s = String(text).trim();
+  const m = /^-?\d*(?:\.(\d*))?$/.exec(s);
+  if (!m || s === '' || s === '-' || s === '.') return null;
+  if ((m[1] ?? '').length > scale) return null;
+  return Number(s);
+}
+
+// ---- lists ----------------------------------------------------------------------------------
+
+/** The filters an address carries, by field: `status=paid`, `invoiceDate[after]=…`. */
+export function filtersOf(r, q) {
+  const out = [];
+  for (const f of r.fields) {
+    if (!f.filter) continue;
+    if (f.filter === 'date') {
+      for (const op of ['after', 'before', 'strictly_after', 'strictly_before']) {
+        const v = q.get(`${f.name}[${op}]`);
+        if (v) out.push({ field: f, op, value: v });
+      }
+    } else {
+      const v = q.get(f.name);
+      if (v) out.push({ field: f, op: f.filter === 'partial' ? 'partial' : 'eq', value: v });
+    }
+  }
+  return out;
+}
+
+/** The order an address names (`order=total:desc`), when the resource orders by it. */
+export function orderOf(r, q) {
+  const [field, dir] = (q.get('order') ?? '').split(':');
+  if (field && r.orders.includes(field)) return { field, dir: dir === 'asc' ? 'asc' : 'desc' };
+  return null;
+}
+
+const gqlString = (s) => JSON.stringify(String(s));
+const lowerFirst = (s) => s.charAt(0).toLowerCase() + s.slice(1);
+
+/** The GraphQL selection of a field in a list or a title lookup. */
+function selection(desc, f) {
+  if (f.kind === 'ref') {
+    const t = desc.get(f.target);
+    return `${f.name} { id${t && t.title !== 'id' ? ` ${t.title}` : ''} }`;
+  }
+  if (f.kind === 'list') return `${f.name} { ${f.of.map((m) => (m.kind === 'ref' ? `${m.name} { id }` : m.name)).join(' ')} }`;
+  if (f.kind === 'children') return null;
+  return f.name;
+}
+
+/**
+ * The one GraphQL request of a list page: its columns (references with their names), the exact
+ * total and the cursors, under the address's filters and order. `q.after`/`q.before` are the
+ * cursors; `last=1` asks for the last page.
+ */
+export function listQuery(desc, r, q) {
+  const args = [];
+  const before = q.get('before');
+  const after = q.get('after');
+  if (before) args.push(`last: ${PAGE_SIZE}`, `before: ${gqlString(before)}`);
+  else if (q.get('last')) args.push(`last: ${PAGE_SIZE}`);
+  else {
+    args.push(`first: ${PAGE_SIZE}`);
+    if (after) args.push(`after: ${gqlString(after)}`);
+  }
+  const dates = new Map();
+  for (const { field, op, value } of filtersOf(r, q)) {
+    if (op === 'eq' || op === 'partial') args.push(`${field.name}: ${gqlString(value)}`);
+    else dates.set(field.name, [...(dates.get(field.name) ?? []), `{${op}: ${gqlString(value)}}`]);
+  }
+  for (const [name, bounds] of dates) args.push(`${name}: [${bounds.join(', ')}]`);
+  const order = orderOf(r, q);
+  if (order) args.push(`order: [{${order.field}: ${gqlString(order.dir.toUpperCase())}}]`);
+  const fields = new Set(['id', '_id', r.title !== 'id' ? r.title : null, ...r.columns, r.byField.has('currency') ? 'currency' : null].filter(Boolean));
+  const selections = [...fields].map((n) => (n === 'id' || n === '_id' ? n : selection(desc, r.byField.get(n)))).filter(Boolean);
+  return `{ ${r.plural}(${args.join(', ')}) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { node { ${selections.join(' ')} } } } }`;
+}
+
+/** The REST address of a list (for resources without a GraphQL query): cursor paging from the edge. */
+export function listUrl(r, q) {
+  const p = new URLSearchParams();
+  p.set('itemsPerPage', String(PAGE_SIZE));
+  for (const { field, op, value } of filtersOf(r, q)) p.set(op === 'eq' || op === 'partial' ? field.name : `${field.name}[${op}]`, value);
+  const order = orderOf(r, q);
+  if (order) p.set(`order[${order.field}]`, order.dir);
+  if (q.get('before')) p.set('before', q.get('before'));
+  else if (q.get('last')) p.set('before', EDGE_CURSOR);
+  else p.set('after', q.get('after') || EDGE_CURSOR);
+  return `${r.iri}?${p}`;
+}
+
+/** The address of a list view with `changes` applied (null removes); paging starts over unless given. */
+export function listAddress(r, q, changes) {
+  const p = new URLSearchParams(q);
+  if (!('after' in changes) && !('before' in changes) && !('last' in changes)) ['after', 'before', 'last'].forEach((k) => p.delete(k));
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === null || v === undefined || v === '') p.delete(k);
+    else p.set(k, v);
+  }
+  const s = p.toString();
+  return `${r.path}${s ? `?${s}` : ''}`;
+}
+
+/** One GraphQL request naming every record of `iris` (references on a record page). */
+export function titlesQuery(desc, iris) {
+  const parts = [];
+  iris.forEach((iri, i) => {
+    const t = desc.ofIri(iri);
+    if (!t || !t.gql) return;
+    parts.push(`r${i}: node(id: ${gqlString(iri)}) { id ... on ${t.name} { ${t.title !== 'id' ? t.title : '_id'} } }`);
+  });
+  return parts.length ? `{ ${parts.join(' ')} }` : null;
+}
+
+/** The GraphQL request of a reference picker: records whose searched field matches `text`. */
+export function pickerQuery(r, text) {
+  const args = ['first: 20'];
+  if (text && r.search) args.push(`${r.search}: ${gqlString(text)}`);
+  if (r.orders.includes(r.title)) args.push(`order: [{${r.title}: "ASC"}]`);
+  const extra = r.byField.has('currency') ? ' currency' : '';
+  return `{ ${r.plural}(${args.join(', ')}) { totalCount edges { node { id ${r.title !== 'id' ? r.title : '_id'}${extra} } } } }`;
+}
+
+export const gqlItem = (r) => lowerFirst(r.name);
+
+// ---- forms ----------------------------------------------------------------------------------
+
+/** The fields a form shows: writable ones (create), or updatable ones (edit); never the state field. */
+export function formFields(r, mode) {
+  const state = r.states?.field;
+  return r.fields.filter((f) => !f.readOnly && f.name !== state && f.kind !== 'children' && (mode === 'create' || f.updatable)).concat(r.fields.filter((f) => f.kind === 'children' && f.embedded && (mode === 'create' || f.updatable)));
+}
+
+/** Fields a record in its current state may not change (the state machine's `editable`). */
+export function lockedFields(r, rec) {
+  const s = r.states;
+  if (!s || !s.editable || !rec) return new Set();
+  const allowed = s.editable[rec[s.field]];
+  if (!allowed) return new Set();
+  return new Set(r.fields.map((f) => f.name).filter((n) => !allowed.includes(n)));
+}
+
+/** The members of a line (an embedded child's writable fields, or a list field's members). */
+export function lineFields(desc, f) {
+  if (f.kind === 'list') return f.of;
+  const child = desc.get(f.target);
+  if (!child) return [];
+  return child.fields.filter((c) => !c.readOnly && c.name !== f.via && c.name !== f.orderBy && c.kind !== 'children');
+}
+
+/** What a form shows for a value of the API. */
+export function toInput(f, v, currency) {
+  if (v === null || v === undefined) return f.kind === 'boolean' ? false : f.kind === 'textList' ? [] : '';
+  switch (f.kind) {
+    case 'money':
+      return minorToDecimal(v, currency);
+    case 'integer':
+    case 'decimal':
+      return String(v);
+    case 'timestamp':
+      return String(v).slice(0, 16);
+    case 'ref':
+      return typeof v === 'object' ? (v['@id'] ?? v.id) : v;
+    default:
+      return v;
+  }
+}
+
+/**
+ * The API's value for what a form holds; `{error}` when it cannot be one (shown at the field
+ * before anything is sent).
+ */
+export function fromInput(f, v, currency) {
+  if (f.kind === 'boolean') return { value: Boolean(v) };
+  if (f.kind === 'textList') return { value: Array.isArray(v) ? v : String(v).split('\n').map((s) => s.trim()).filter(Boolean) };
+  if (v === '' || v === null || v === undefined) return { value: null };
+  switch (f.kind) {
+    case 'money': {
+      const n = decimalToMinor(v, currency);
+      const digits = currencyDigits(currency);
+      return n === null ? { error: `Enter an amount with at most ${digits} decimal${digits === 1 ? '' : 's'}${currency ? ` (${currency})` : ''}.` } : { value: n };
+    }
+    case 'integer':
+      return /^-?\d+$/.test(String(v).trim()) ? { value: Number(v) } : { error: 'Enter a whole number.' };
+    case 'decimal': {
+      const n = parseDecimal(v, f.scale ?? 4);
+      return n === null ? { error: `Enter a number with at most ${f.scale ?? 4} decimals.` } : { value: n };
+    }
+    case 'timestamp': {
+      const d = new Date(String(v).length === 16 ? `${v}:00Z` : v);
+      return Number.isNaN(d.getTime()) ? { error: 'Enter a date and time.' } : { value: d.toISOString() };
+    }
+    default:
+      return { value: v };
+  }
+}
+
+/** The violations of a 422 by field; a line's (`lines[2].price`) under `lines` → 2 → `price`. */
+export function violationsByField(violations) {
+  const out = { fields: {}, lines: {}, other: [] };
+  for (const v of violations ?? []) {
+    const path = v.propertyPath ?? v.path ?? '';
+    const m = /^(\w+)\[(\d+)\]\.?(\w+)?/.exec(path);
+    if (m) {
+      const lines = (out.lines[m[1]] ??= {});
+      const row = (lines[m[2]] ??= {});
+      row[m[3] ?? '_'] = [...(row[m[3] ?? '_'] ?? []), v.message];
+    } else if (/^\w+$/.test(path)) out.fields[path] = [...(out.fields[path] ?? []), v.message];
+    else out.other.push(v.message);
+  }
+  return out;
+}
+
+/** What a button moving a record to `state` says. */
+export function transitionLabel(state) {
+  const verbs = { pending: 'Issue', issued: 'Issue', sent: 'Mark as sent', accepted: 'Accept', declined: 'Decline', cancelled: 'Cancel', draft: 'Back to draft', active: 'Activate', paused: 'Pause', archived: 'Archive', paid: 'Mark as paid' };
+  return verbs[state] ?? `Set to ${state}`;
+}
+
+/** Words for a value of a choice (`bank_transfer` → `Bank transfer`). */
+export const choiceLabel = (v) => {
+  const s = String(v).replace(/_/g, ' ');
+  return s.charAt(0).toUpperCase() + s.slice(1);
+};
+
+// ---- the dashboard's chart --------------------------------------------------------------------
+
+/** Bars of payments per month for one currency: heights scaled to the largest month. */
+export function chartBars(months, payments, currency, height = 160) {
+  const amounts = months.map((m) => payments.filter((p) => p.month === m && p.currency === currency).reduce((s, p) => s + p.amount, 0));
+  const max = Math.max(0, ...amounts);
+  return months.map((month, i) => ({ month, amount: amounts[i], height: max ? Math.round((amounts[i] / max) * height) : 0 }));
+}
+
+/** "2026-03" → "Mar 2026". */
+export function monthLabel(m) {
+  const [y, mo] = m.split('-').map(Number);
+  return `${['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][mo - 1]} ${y}`;
+}

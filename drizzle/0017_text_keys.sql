@@ -1,5 +1,16 @@
-CREATE OR REPLACE FUNCTION engine_text_keys(company uuid, value text) RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  select coalesce(array_agg(distinct company::text || substr(v, i, n)), '{}') from (select lower(value) as v) as l, generate_series(1, 3) as n, generate_series(1, length(v) - n + 1) as i
+CREATE OR REPLACE FUNCTION engine_text_keys(company uuid, value text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+declare
+  v text := lower(value);
+  c text := company::text;
+  keys text[] := '{}';
+begin
+  for i in 1..coalesce(length(v), 0) loop
+    keys := array_append(keys, c || substr(v, i, 1));
+    keys := array_append(keys, c || substr(v, i, 2));
+    keys := array_append(keys, c || substr(v, i, 3));
+  end loop;
+  return keys;
+end
 $$;
 --> statement-breakpoint
 CREATE OR REPLACE FUNCTION engine_text_query(company uuid, part text) RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$

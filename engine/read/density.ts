@@ -11,6 +11,8 @@
 // - how many records hold each of the value's keys, from the index's statistics (ANALYZE keeps the
 //   most common keys with their frequencies; the keys begin with the company, so these are the
 //   company's figures): the least of them bounds the matches, their sum is what the lookup reads.
+//   When a key is not among the most common (a rare key, or a small company's beside a big one's,
+//   which fill the list), the statistics do not say, and the look decides alone.
 // Then, with S the records looked at and M the matches so bounded:
 // - the page walks the order when the value is frequent among the first records (DENSE_HITS
 //   found), or when its matches are more than the walk would read to fill a page (M >
@@ -19,8 +21,8 @@
 // - the bounded count looks up the keys unless walking to its bound (MAX_COUNTED_MATCHES + 1
 //   matches, ≈ (MAX + 1) × S / hits rows) reads fewer rows than the lookup (its postings,
 //   POSTINGS_PER_ROW to a row, and up to MAX + 1 rows).
-// Without statistics (the table never analysed) the page's rule is the first alone and the count
-// reads as the page does.
+// Without those figures (the table never analysed, or a key not among the most common) the page's
+// rule is the first alone and the count reads as the page does.
 import { sql } from 'drizzle-orm';
 import type { ModelResource } from '../model.ts';
 import { MAX_COUNTED_MATCHES, type Condition } from '../query.ts';
@@ -82,9 +84,10 @@ export async function withDensity(db: Db, statements: Statements, r: ModelResour
       // The first DENSE_HITS matches and the place of the last of them; fewer: the records looked at.
       const hits = sql`(select case when count(*) < ${sql.raw(String(DENSE_HITS))} then array[count(*), (select count(*) from "__first")] else array[count(*), max("__n")] end
           from (select "__n" from "__first" where ${sql.identifier(p.c.field.column)} ilike ${sql.placeholder(p.name)} limit ${sql.raw(String(DENSE_HITS))}) as "__h") as ${sql.identifier(p.name)}`;
-      // The keys' frequencies among the index's most common elements; a key not among them is
-      // rarer than the rarest that is (the list's third last figure).
-      const stats = sql`(select array[min(x), sum(x)] from (select coalesce(s.f[array_position(s.e, k)], s.f[array_length(s.f, 1) - 2]) * s.n as x
+      // The keys' frequencies among the index's most common elements, and how many of the keys
+      // are not among them (their frequency is unknown: the list keeps the commonest keys of all
+      // companies, mostly the big ones').
+      const stats = sql`(select array[min(x), sum(x), count(*) filter (where x is null)] from (select s.f[array_position(s.e, k)] * s.n as x
           from (select st.most_common_elems::text::text[] as e, st.most_common_elem_freqs as f, greatest(c.reltuples, 0)::float8 as n
             from pg_stats st, pg_class c where st.schemaname = current_schema() and st.tablename = ${sql.raw(literal(keysIndexName(r.table, p.c.field.column)))}
             and c.relname = ${sql.raw(literal(r.table))} and c.relnamespace = current_schema()::regnamespace and st.most_common_elems is not null limit 1) as s,
@@ -103,16 +106,18 @@ export async function withDensity(db: Db, statements: Statements, r: ModelResour
       const p = parts.find((x) => x.c === c && x.i === i);
       if (!p) return { pageKeys: false, countKeys: false };
       const [hits, sample] = parsePair(row?.[p.name]);
-      const [m, postings] = parsePair(row?.[`s${p.name}`]);
-      return choose({ sample: sample ?? 0, hits: hits ?? 0, matchesAtMost: m, postings });
+      const [m, postings, unknown] = parsePair(row?.[`s${p.name}`]);
+      // A key not among the most common: the statistics do not say (the look decides alone).
+      const known = unknown === 0 && m !== null;
+      return choose({ sample: sample ?? 0, hits: hits ?? 0, matchesAtMost: known ? m : null, postings: known ? postings : null });
     });
     return { ...c, dense: chosen.map((x) => !x.pageKeys), countKeys: chosen.map((x) => x.countKeys) };
   });
 }
 
-/** A pair (`array[a, b]`) as the drivers return it (an array, or PostgreSQL's text of one). */
-function parsePair(v: unknown): [number | null, number | null] {
+/** A few figures (`array[a, b, …]`) as the drivers return it (an array, or PostgreSQL's text of one). */
+function parsePair(v: unknown): [number | null, number | null, number | null] {
   const xs = Array.isArray(v) ? v : typeof v === 'string' ? v.replace(/[{}]/g, '').split(',') : [];
   const num = (x: unknown) => (x === null || x === undefined || x === 'NULL' || x === '' ? null : Number(x));
-  return [num(xs[0]), num(xs[1])];
+  return [num(xs[0]), num(xs[1]), num(xs[2])];
 }

@@ -15,7 +15,8 @@
 //   which fill the list), the statistics do not say, and the look decides alone.
 // Then, with S the records looked at and M the matches so bounded:
 // - the page walks the order when the value is frequent among the first records (DENSE_HITS
-//   found), or when its matches are more than the walk would read to fill a page (M >
+//   found), or, for a value of one key (three characters or fewer, whose key's records are its
+//   matches), when its matches are more than the walk would read to fill a page (M >
 //   DENSE_HITS × S / hits); it looks up the keys otherwise (the records the lookup gives are sorted
 //   for the page, so it reads M rows);
 // - the bounded count looks up the keys unless walking to its bound (MAX_COUNTED_MATCHES + 1
@@ -50,13 +51,17 @@ export interface Density {
   /** Records that hold the value's rarest key, and all its keys' records, by the statistics (null without). */
   matchesAtMost: number | null;
   postings: number | null;
+  /** Whether the value is one key (three characters or fewer): its records are its matches, not a bound of them. */
+  single: boolean;
 }
 
 /** How a value is read: through the keys for the page, for the count (see above). */
 export function choose(d: Density): { pageKeys: boolean; countKeys: boolean } {
   const { sample, hits, matchesAtMost: m, postings } = d;
   const walkPage = hits > 0 ? (DENSE_HITS * sample) / hits : Infinity;
-  const pageKeys = hits < DENSE_HITS && (m === null || m <= walkPage);
+  // Only a single key's records are its matches; the least of several keys' can be many times them
+  // (0042: 4,182 records hold 042, 300 numbers hold 0042), and a walk chosen on it reads on.
+  const pageKeys = hits < DENSE_HITS && (m === null || !d.single || m <= walkPage);
   if (m === null || postings === null) return { pageKeys, countKeys: pageKeys };
   const bound = MAX_COUNTED_MATCHES + 1;
   const walkCount = hits > 0 ? (bound * sample) / hits : Infinity;
@@ -109,7 +114,7 @@ export async function withDensity(db: Db, statements: Statements, r: ModelResour
       const [m, postings, unknown] = parsePair(row?.[`s${p.name}`]);
       // A key not among the most common: the statistics do not say (the look decides alone).
       const known = unknown === 0 && m !== null;
-      return choose({ sample: sample ?? 0, hits: hits ?? 0, matchesAtMost: known ? m : null, postings: known ? postings : null });
+      return choose({ sample: sample ?? 0, hits: hits ?? 0, matchesAtMost: known ? m : null, postings: known ? postings : null, single: [...p.v].length <= 3 });
     });
     return { ...c, dense: chosen.map((x) => !x.pageKeys), countKeys: chosen.map((x) => x.countKeys) };
   });

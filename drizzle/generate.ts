@@ -14,7 +14,7 @@ import { generateDrizzleJson, generateMigration } from 'drizzle-kit/api';
 import * as system from '../server/schema.ts';
 import { model, scope, tables } from '../server/model.ts';
 import { countsDdl } from '../engine/counts.ts';
-import { trigramsDdl } from '../engine/trigrams.ts';
+import { FORMER_FUNCTIONS, trigramsDdl } from '../engine/trigrams.ts';
 import { versionTriggers } from '../engine/versions.ts';
 import { webhookDeliveries } from '../server/webhooks/schema.ts';
 
@@ -38,7 +38,7 @@ const cur = generateDrizzleJson(all, prev.id);
 // The counters' extension and triggers (engine/counts.ts), when no checked-in migration has them.
 const written = readdirSync(dir).filter((f) => f.endsWith('.sql')).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
 const missing = (xs: string[]) => xs.filter((x) => !written.includes(x));
-const statements = [...missing(['CREATE EXTENSION IF NOT EXISTS pg_trgm;', ...trigramsDdl().map((x) => `${x};`)]), ...(await generateMigration(prev, cur)), ...missing(countsDdl(model, scope).map((x) => `${x};`))];
+const statements = [...missing(['CREATE EXTENSION IF NOT EXISTS pg_trgm;', ...trigramsDdl().map((x) => `${x};`)]), ...(await generateMigration(prev, cur)), ...missing(FORMER_FUNCTIONS.map((f) => `DROP FUNCTION IF EXISTS ${f};`)), ...missing(countsDdl(model, scope).map((x) => `${x};`))];
 // What drizzle-kit does not derive: the engine's triggers (engine/versions.ts), written again
 // whenever they change (they replace what is there). meta/engine_triggers.sql holds the checked-in
 // ones: the check compares against it and writes nothing.

@@ -15,9 +15,14 @@ export interface Condition {
   readonly values: readonly (string | null)[];
   /**
    * A partial-match condition's values that are frequent in the company (engine/read/density.ts):
-   * read by walking the order with the filter rather than through the trigram keys.
+   * their page is read by walking the order with the filter rather than through the keys.
    */
   readonly dense?: readonly boolean[];
+  /**
+   * Whether each value's bounded count (MAX_COUNTED_MATCHES) looks up the keys, measured with
+   * `dense` (engine/read/density.ts); absent, the count reads as the page does.
+   */
+  readonly countKeys?: readonly boolean[];
 }
 
 export interface Order {

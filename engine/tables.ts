@@ -8,7 +8,7 @@ import {
 import type { Model, ModelField, ModelResource } from './model.ts';
 import { snake } from './names.ts';
 import { versionColumn } from './versions.ts';
-import { trigramKeys } from './trigrams.ts';
+import { keysIndexName, valueKeys } from './trigrams.ts';
 import { buildIdempotencyTable, type IdempotencyTable } from './idempotency.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -108,9 +108,9 @@ export function buildTables(model: Model, scope: Scope): Tables {
       for (const u of r.unique) extras.push(uniqueIndex(u.constraint).on(t.companyId!, ...u.fields.map((f) => t[f.name]!)));
       for (const f of r.stored) {
         if (f.filter === 'partial' && f.kind === 'text') {
-          // Partial matches (ILIKE '%part%') through trigram keys that begin with the company, so a
-          // company's search reads only its own keys (engine/trigrams.ts, CONTRACT §10).
-          extras.push(index(`${r.table}_company_${f.column}_trgm_idx`).using('gin', trigramKeys(t.companyId, t[f.name])));
+          // Partial matches (ILIKE '%part%') through keys (pieces of one to three characters) that
+          // begin with the company, so a company's search reads only its own keys (engine/trigrams.ts, CONTRACT §10).
+          extras.push(index(keysIndexName(r.table, f.column)).using('gin', valueKeys(t.companyId, t[f.name])));
         }
         // A unique (company, field) index already serves a seek on a field that is never null (its
         // values do not tie); nulls tie, and are read in id order, so a nullable one needs the id too.

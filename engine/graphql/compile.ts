@@ -18,7 +18,7 @@ import { getArgumentValues, getVariableValues, type GraphQLSchema, type Validati
 import { compileStatement, placeholderNames } from '../drizzle-internals.ts';
 import type { Engine } from '../operations.ts';
 import { windowShape } from '../read/window.ts';
-import { plannedPerValue } from '../read/conditions.ts';
+import { countsAsPage, plannedPerValue } from '../read/conditions.ts';
 import type { Principal } from '../types.ts';
 import type { ModelResource } from '../model.ts';
 import type { Condition } from '../query.ts';
@@ -152,7 +152,7 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
       }
       // A value of a partial-match filter frequent in the company is read by walking the order,
       // which the resolvers' path does (engine/read/density.ts); the statement reads the others
-      // through the company's trigram keys.
+      // through the company's keys, for the page and the count alike.
       const partial = [...(fixedPartial.get(plan) ?? [])];
       for (const part of plan.dynamic) {
         const q = bound.get(part.n);
@@ -160,7 +160,7 @@ export function createCompiler(o: CompilerOptions): CompiledReads | undefined {
       }
       for (const { r, c } of partial) {
         const [measured] = await reads.density(principal.company.id, r, [c]);
-        if (measured?.dense?.some(Boolean)) return undefined;
+        if (measured?.dense?.some(Boolean) || (measured && !countsAsPage([measured]))) return undefined;
       }
       const st = statementOf(plan, key, bound, shape);
       if (!st) return undefined;

@@ -13,7 +13,7 @@ import type { StatementShape, Statements } from '../statements.ts';
 import type { AnyTable, Tables } from '../tables.ts';
 import type { Db, FieldValues, Principal, Tx } from '../types.ts';
 import { isUuid } from '../validate.ts';
-import { collectionWhere, conditionShape, conditionSql, orderTerms, placeholders, queryShape } from './conditions.ts';
+import { collectionWhere, conditionShape, conditionSql, countsAsPage, orderTerms, placeholders, queryShape } from './conditions.ts';
 import { withDensity } from './density.ts';
 import type { SelectLists } from './select-lists.ts';
 import { collectionSize, countOf, cursorWindow, pageOf, pageSql, reading, readPast, sizeShape, windowShape } from './window.ts';
@@ -110,7 +110,7 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     const values: Record<string, unknown> = { company: p.company.id, limit: q.limit, offset: q.offset };
     const whereOf = collectionWhere(t, q.where, values);
     const countAgain = async () => {
-      const build = () => sql`select ${size(r, t, q, whereOf())}::float8 as "n"`;
+      const build = () => sql`select ${size(r, t, q, whereOf().count)}::float8 as "n"`;
       const [row] = await run(db, { key: `count|${r.name}|${q.where.map(conditionShape).join(',')}|${sizeShape(r, q.where)}`, build, bind: whereOf }, values);
       return row?.n === null ? null : Number(row?.n ?? 0);
     };
@@ -128,8 +128,8 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
       {
         key: `list|${r.name}|${queryShape(q)}|${sizeShape(r, q.where)}|${embedded}|${counted}${cursor ? `|${cursor.key}` : positions ? '|cursors' : ''}`,
         build: () => {
-          const where = whereOf();
-          const total = counted ? sql`${size(r, t, q, where)}::float8` : sql`null`;
+          const { page: where, count } = whereOf();
+          const total = counted ? sql`${size(r, t, q, count)}::float8` : sql`null`;
           const position = positions ? sql`, ${positionJson(r, t, q.order)}::text as "__position"` : sql``;
           if (cursor) {
             // The page (seekRead names it like the table, so the select list reads it as it is).
@@ -214,12 +214,15 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
       const conds = [sql`${t.companyId} = ${sql.placeholder('company')}`, ...q.where.map((c) => conditionSql(t, c, named.bind))];
       if (via) conds.push(sql`${t[via.field]} = "__p"."k"`);
       const where = and(...conds)!;
+      // The bounded count's WHERE, when a partial match is counted otherwise than paged (conditions.ts).
+      const countConds = countsAsPage(q.where) ? undefined : [conds[0]!, ...q.where.map((c) => conditionSql(t, c, named.bind, true)), ...conds.slice(1 + q.where.length)];
+      const countWhere = countConds ? and(...countConds)! : where;
       const past = (pos: Position | undefined, side: 'after' | 'before') => (pos ? reachedWith(r, t, q.order, pos, side, bindPosition, (cond) => sql`select 1 from ${t} where ${where} and ${cond}`) : sql`false`);
       // Read from the cursor the scan starts at (`after` forwards, `before` backwards); the other bounds it.
       const [from, to] = reverse ? (['before', 'after'] as const) : (['after', 'before'] as const);
       const bound = w[to] && seekWith(r, t, q.order, w[to]!, to, bindPosition);
       const page = seekRead(r, t, q.order, w[from], from, bindPosition, reverse, sql`${sql.placeholder('limit')}`, (cond) => sql`select * from ${t} where ${and(where, bound, cond)}`, sql`${t}`);
-      const total = counted ? (via ? countOf(q.where, sql`select 1 from ${t} where ${where}`) : size(r, t, q, where)) : sql`null`;
+      const total = counted ? (via ? countOf(q.where, sql`select 1 from ${t} where ${countWhere}`) : size(r, t, q, countWhere)) : sql`null`;
       return { list, page, total, behindAfter: counted ? past(w.after, 'before') : sql`false`, pastBefore: counted ? past(w.before, 'after') : sql`false` };
     };
     const build = () => {
@@ -261,7 +264,7 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
     const w = cursor ? cursorWindow(cursor.side, cursor.pos ?? undefined, q.limit) : undefined;
     if (w) Object.assign(values, { size: q.limit, limit: reading(w).limit });
     const build = () => {
-      const where = whereOf();
+      const { page: where, count } = whereOf();
       const order = sql.join(orderTerms(t, q.order), sql`, `);
       const member = recordJson(model, r, r.table, projection, false);
       const position = positionJson(r, t, q.order);
@@ -273,7 +276,7 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
         const { page, behind } = cursorPage(r, t, q.order, cursor, where!);
         // A REST cursor window has `first` or `last` alone: which rows it keeps depends on their place only.
         const inPage = sql`filter (where ${pageSql(w!, () => sql`${sql.placeholder('size')}::int`).keep(sql`${sql.identifier('__rn')}`, sql`null`)})`;
-        return sql`select ${size(r, t, q, where)}::float8 as "total", count(*)::float8 as "fetched", ${behind} as "behind",
+        return sql`select ${size(r, t, q, count)}::float8 as "total", count(*)::float8 as "fetched", ${behind} as "behind",
             coalesce(json_agg(${member} order by ${order}) ${inPage}, '[]'::json)::text as "members",
             ((array_agg(${position} order by ${order}) ${inPage})[1])::text as "first",
             ((array_agg(${position} order by ${reversed}) ${inPage})[1])::text as "last"
@@ -281,7 +284,7 @@ export function createReads(db: Db, model: Model, tables: Tables, statements: St
       }
       const ends = positions ? sql`, ((array_agg(${position} order by ${order}))[1])::text as "first", ((array_agg(${position} order by ${reversed}))[1])::text as "last"` : sql``;
       // The page is a subquery named like the table, so the order terms apply to it as they are.
-      return sql`select ${size(r, t, q, where)}::float8 as "total",
+      return sql`select ${size(r, t, q, count)}::float8 as "total",
           coalesce(json_agg(${member} order by ${order}), '[]'::json)::text as "members"${ends}
           from (select * from ${t} where ${where} order by ${order} limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}) as ${sql.identifier(r.table)}`;
     };

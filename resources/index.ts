@@ -13,7 +13,8 @@ import payment from './payment.ts';
 import creditNote from './credit-note.ts';
 import creditNoteLine from './credit-note-line.ts';
 import webhook from './webhook.ts';
+import email from './email.ts';
 
 export const descriptors: readonly AnyResourceDescriptor[] = [
-  client, contact, address, tax, invoice, invoiceLine, quote, quoteLine, recurringInvoice, payment, creditNote, creditNoteLine, webhook,
+  client, contact, address, tax, invoice, invoiceLine, quote, quoteLine, recurringInvoice, payment, creditNote, creditNoteLine, webhook, email,
 ];

@@ -167,18 +167,19 @@ export const emailRules: HookSet = {
     const attach = (d.attach as string[] | null | undefined)?.length ? [...new Set(d.attach as string[])] : ['pdf'];
     if (attach.includes('ubl') && !type.ubl) throw ApiError.validation([{ propertyPath: 'attach', message: 'A quote has no UBL document: attach "pdf" only.', code: ViolationCode.choice }]);
 
-    if (!to.length) to.push(...(await contactsOf(api, String(doc.client))));
-    if (!to.length) throw ApiError.validation([{ propertyPath: 'to', message: "No recipient: give addresses, or add a contact with an e-mail to the document's client.", code: ViolationCode.blank }]);
-    if (to.length + cc.length + bcc.length > MAX_RECIPIENTS) throw ApiError.validation([{ propertyPath: 'to', message: `At most ${MAX_RECIPIENTS} recipients in to, cc and bcc together.`, code: ViolationCode.length }]);
-
     if (kind === 'document') await checkHourlyLimit(api);
 
-    // A draft moves on as its own PATCH would (its rules, number and events), in this transaction.
+    // A draft moves on as its own PATCH would (its rules, number and events), in this transaction:
+    // whatever refuses the e-mail after this (no recipient) undoes it too.
     let current = doc;
     if (doc.status === type.issue.from) {
       await api.update(type.resource, String(doc.id), { status: type.issue.to });
       current = (await api.read(type.resource, String(doc.id)))!;
     }
+
+    if (!to.length) to.push(...(await contactsOf(api, String(doc.client))));
+    if (!to.length) throw ApiError.validation([{ propertyPath: 'to', message: "No recipient: give addresses, or add a contact with an e-mail to the document's client.", code: ViolationCode.blank }]);
+    if (to.length + cc.length + bcc.length > MAX_RECIPIENTS) throw ApiError.validation([{ propertyPath: 'to', message: `At most ${MAX_RECIPIENTS} recipients in to, cc and bcc together.`, code: ViolationCode.length }]);
 
     const mail = api.services.mail;
     const given = { subject: typeof d.subject === 'string' && d.subject !== '' ? d.subject : null, body: typeof d.body === 'string' && d.body !== '' ? d.body : null };

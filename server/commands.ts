@@ -15,6 +15,7 @@ import { apiTokens, companies, memberships, users } from './schema.ts';
 import { hashToken, newTokenValue } from './tokens.ts';
 import { webhookOutbox } from './webhooks/outbox.ts';
 import { mailService } from './email/service.ts';
+import { sendReminders } from './email/reminders.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
 
 export class CommandError extends Error {}
@@ -110,7 +111,11 @@ export async function scheduleRun(ctx: CommandContext, args: Args): Promise<Sche
   // With the webhooks' outbox: a CLI run's events are delivered by the running servers.
   // Its reminders are queued (or held, without SMTP_URL) for the running servers' workers to send.
   const engine = ctx.engine ?? createEngine(ctx.db, model, tables, { outbox: webhookOutbox(model), services: { mail: mailService({ smtpUrl: process.env.SMTP_URL || undefined, from: process.env.MAIL_FROM || undefined }) } as OperationServices });
-  return runSchedule(engine, date, systemPrincipals(ctx.db));
+  const principals = systemPrincipals(ctx.db);
+  const summary = await runSchedule(engine, date, principals);
+  // Then the reminders, for invoices as the day left them (overdue marked).
+  const reminders = await sendReminders(engine, date, principals);
+  return { ...summary, reminders: reminders.sent, failedReminders: reminders.failed };
 }
 
 /**

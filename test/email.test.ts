@@ -301,3 +301,64 @@ describe('without SMTP_URL', () => {
     }
   }, 60_000);
 });
+
+describe('templates and reminders', () => {
+  it('the company profile keeps templates; unknown placeholders and {{link}} (no client links yet) are a 422; values are text', async () => {
+    const bad = await admin.patch('/api/company', { emailTemplates: { invoice: { subject: 'Invoice {{numbr}}' } } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.violations[0].propertyPath).toBe('emailTemplates.invoice.subject');
+    expect(bad.body.violations[0].message).toContain('{{numbr}}');
+    const link = await admin.patch('/api/company', { emailTemplates: { invoice: { body: 'Pay at {{link}}' } } });
+    expect(link.status).toBe(422);
+    expect(link.body.violations[0].message).toMatch(/not available/);
+    expect((await admin.patch('/api/company', { emailTemplates: { extra: {} } })).status).toBe(422);
+    expect((await admin.patch('/api/company', { reminders: ['x'] })).status).toBe(422);
+    const ok = await admin.patch('/api/company', { emailTemplates: { invoice: { subject: '{{company.name}}: {{number}} ({{total}})', body: 'To {{client.name}}: {{balance}} by {{dueDate}}.' } } });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.emailTemplates.invoice.subject).toBe('{{company.name}}: {{number}} ({{total}})');
+    const gql = await admin.post('/api/graphql', { query: '{ company { emailTemplates { invoice { subject } } reminders } }' }, { contentType: 'application/json' });
+    expect(gql.body.data.company).toEqual({ emailTemplates: { invoice: { subject: '{{company.name}}: {{number}} ({{total}})' } }, reminders: [] });
+    // A client whose name looks like a placeholder: inserted as text, never filled in again.
+    const sly = await admin.post('/api/clients', { name: 'Sly {{company.name}}' });
+    await admin.post('/api/contacts', { client: sly.body['@id'], firstName: 'S', email: 's@sly.test' });
+    const inv = await draftInvoice(admin, sly.body['@id']);
+    const r = await admin.post('/api/emails', { document: inv.iri });
+    expect(r.status, r.text).toBe(201);
+    const invoice = (await admin.get(`/api/invoices/${inv.id}`, { accept: 'application/json' })).body;
+    expect(r.body.subject).toBe(`Mail A: ${invoice.number} (USD 296.28)`);
+    expect(r.body.body).toBe('To Sly {{company.name}}: USD 296.28 by 2099-01-31.');
+    await admin.patch('/api/company', { emailTemplates: null });
+  });
+
+  it('sends one reminder per invoice and offset, even with two runs at the same time', async () => {
+    const { scheduleRun } = await import('../server/commands.ts');
+    const c = client(t, await tokenFor(t, { email: 'rem@mail.test', company: 'Mail Rem' }));
+    expect((await c.patch('/api/company', { reminders: [-3, 1, 40] })).status).toBe(200);
+    const cl = await c.post('/api/clients', { name: 'Late Payer' });
+    await c.post('/api/contacts', { client: cl.body['@id'], firstName: 'L', email: 'late@payer.test' });
+    const inv = await c.post('/api/invoices', { client: cl.body['@id'], invoiceDate: '2026-01-01', dueDate: '2026-01-10', lines: [{ description: 'x', price: 5000 }] });
+    // Sent once by hand to a chosen address: reminders go to the same recipients.
+    const sent = await c.post('/api/emails', { document: inv.body['@id'], to: ['boss@payer.test'] });
+    expect(sent.status).toBe(201);
+    const paid = await c.post('/api/invoices', { client: cl.body['@id'], invoiceDate: '2026-01-01', dueDate: '2026-01-10', lines: [{ description: 'y', price: 100 }], status: 'pending' });
+    await c.post('/api/payments', { invoice: paid.body['@id'], amount: 100 });
+    // The CLI's schedule:run, with the servers' settings: its reminders are queued for their workers.
+    const ctx = { db: db.database.db };
+    process.env.SMTP_URL = t.config.mail.smtpUrl;
+    const runs = await Promise.all([scheduleRun(ctx, { date: '2026-01-12' }), scheduleRun(ctx, { date: '2026-01-12' })]);
+    expect(runs.reduce((n, s) => n + (s.reminders ?? 0), 0)).toBe(2);
+    const list = (await c.get(`/api/emails?kind=reminder&order[createdAt]=asc`, { accept: 'application/json' })).body;
+    expect(list.map((e: { reminder: string; document: string; to: string[] }) => [e.reminder, e.document, e.to])).toEqual([
+      ['-3', inv.body['@id'], ['boss@payer.test']],
+      ['1', inv.body['@id'], ['boss@payer.test']],
+    ]);
+    expect(list[0].subject).toMatch(/^Reminder: invoice INV-/);
+    // Again the same day, and later: only the offsets newly reached.
+    expect((await scheduleRun(ctx, { date: '2026-01-12' })).reminders).toBe(0);
+    expect((await scheduleRun(ctx, { date: '2026-02-19' })).reminders).toBe(1);
+    expect((await c.get('/api/emails?kind=reminder', { accept: 'application/json' })).body).toHaveLength(3);
+    // The hourly limit counts e-mails created through the API, not reminders; reminders are sent.
+    delete process.env.SMTP_URL;
+    await until(async () => (await c.get('/api/emails?kind=reminder&status=sent', { accept: 'application/json' })).body.length === 3, 20_000, 'reminders sent');
+  }, 60_000);
+});

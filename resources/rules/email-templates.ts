@@ -11,6 +11,14 @@ export interface Template {
 }
 export type Templates = Record<TemplateKind, Template>;
 
+/**
+ * Whether `{{link}}` (a client link, CONTRACT §16) can be filled in. Client links come with issue
+ * #36: until then a template naming `{{link}}` is refused at save (422) and no default uses it.
+ * #36 sets this to true and gives MailService.link (resources/rules/email.ts), which makes the
+ * link for the document and the e-mail's first recipient.
+ */
+export const CLIENT_LINKS_AVAILABLE: boolean = false;
+
 export const PLACEHOLDERS = ['company.name', 'client.name', 'number', 'total', 'balance', 'dueDate', 'link'] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 
@@ -46,13 +54,13 @@ export function unknownPlaceholders(text: string, linksAvailable: boolean): stri
   return out;
 }
 
-/** The problems of a company's templates, by property path (`emailTemplates.invoice.subject`). */
+/** The problems of a company's templates, by member path (`invoice.subject`). */
 export function templateProblems(value: unknown, linksAvailable: boolean): { path: string; message: string }[] {
   const out: { path: string; message: string }[] = [];
   if (value === null || value === undefined) return out;
-  if (typeof value !== 'object' || Array.isArray(value)) return [{ path: 'emailTemplates', message: 'This value should be an object with invoice, quote, creditNote and reminder.' }];
+  if (typeof value !== 'object' || Array.isArray(value)) return [{ path: '', message: 'This value should be an object with invoice, quote, creditNote and reminder.' }];
   for (const [kind, t] of Object.entries(value as Record<string, unknown>)) {
-    const at = `emailTemplates.${kind}`;
+    const at = kind;
     if (!(TEMPLATE_KINDS as readonly string[]).includes(kind)) {
       out.push({ path: at, message: `Unknown template: the templates are ${TEMPLATE_KINDS.join(', ')}.` });
       continue;

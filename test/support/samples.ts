@@ -85,6 +85,8 @@ export function sampleBody(r: ModelResource, ref: (target: string) => string | u
       body[f.name] = [sampleBody(model.get(d.target), ref, 'create', true)];
     } else if (d.kind === 'textList') {
       body[f.name] = d.choices ? [d.choices(model).find((c) => c !== '*') ?? d.choices(model)[0]] : [`${f.name} ${unique()}`];
+    } else if (d.kind === 'json') {
+      continue;
     } else if (d.kind === 'list') {
       const item: Body = {};
       for (const [n, sub] of Object.entries(d.of)) {

@@ -28,6 +28,14 @@ const OVERRIDES: Record<string, { prepare(s: Seeder): Promise<Body> }> = {
       return { invoice };
     },
   },
+  // An e-mail needs an invoice, quote or credit note and mailboxes (resources/rules/email.ts); it
+  // issues the draft invoice it sends.
+  Email: {
+    async prepare(s) {
+      const document = await s.create(model.get('Invoice'));
+      return { document, to: [`to${unique()}@example.test`], cc: [`cc${unique()}@example.test`], bcc: [], attach: ['pdf'] };
+    },
+  },
 };
 
 let counter = 0;

@@ -28,6 +28,7 @@ const env = (port: number, extra: Record<string, string> = {}) => ({
   MAIL_POLL_INTERVAL: '100ms',
   MAIL_TIMEOUT: '3s',
   TOKEN_CACHE: 'on',
+  WEBHOOK_ALLOW_PRIVATE: 'true',
   ...extra,
 });
 
@@ -59,6 +60,8 @@ beforeAll(async () => {
   await admin.post('/api/contacts', { client: clientIri, firstName: 'Ann', email: 'ann@buyer.test' });
   await admin.post('/api/contacts', { client: clientIri, firstName: 'Bob', email: 'bob@buyer.test' });
   lineTax = (await admin.post('/api/taxes', { name: 'VAT 20', rate: 20 })).body['@id'];
+  // A webhook for the e-mails' events (its endpoint refuses connections: only the log matters).
+  expect((await admin.post('/api/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['email.sent', 'email.failed'] })).status).toBe(201);
 }, 120_000);
 
 afterAll(async () => {
@@ -148,6 +151,10 @@ describe('sending a document', () => {
     expect(failed.lastError).toMatch(/^550 /);
     expect(smtp.arrived.length - before2).toBe(1);
     expect(await queueRows()).toBe(0);
+    // The events, as webhook deliveries: email.sent for the first, email.failed for the second.
+    const events = rowsOf<{ type: string; record_id: string }>(await db.database.db.execute(sql`select type, record_id from webhook_deliveries where record_id in (${r.body.id}, ${f.body.id}) order by type`));
+    expect(events).toEqual([{ type: 'email.failed', record_id: f.body.id }, { type: 'email.sent', record_id: r.body.id }]);
+    expect((await admin.get('/api/webhooks/event-types', { accept: 'application/json' })).text).toMatch(/email\.failed/);
   }, 60_000);
 
   it('loses nothing when the SMTP server is down between commit and delivery: sent once later', async () => {

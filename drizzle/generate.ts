@@ -17,6 +17,7 @@ import { countsDdl } from '../engine/counts.ts';
 import { FORMER_FUNCTIONS, trigramsDdl } from '../engine/trigrams.ts';
 import { versionTriggers } from '../engine/versions.ts';
 import { webhookDeliveries } from '../server/webhooks/schema.ts';
+import { emailQueue } from '../server/email/schema.ts';
 
 const check = process.argv.includes('--check');
 const args = process.argv.slice(2).filter((a) => a !== '--check');
@@ -32,7 +33,7 @@ const last = journal.entries.at(-1);
 const prev = last
   ? JSON.parse(readFileSync(join(meta, `${String(last.idx).padStart(4, '0')}_snapshot.json`), 'utf8'))
   : generateDrizzleJson({});
-const all: Record<string, unknown> = { ...system, engineSequences: tables.sequences, engineIdempotency: tables.idempotency, engineCounts: tables.counts, webhookDeliveries };
+const all: Record<string, unknown> = { ...system, engineSequences: tables.sequences, engineIdempotency: tables.idempotency, engineCounts: tables.counts, webhookDeliveries, emailQueue };
 for (const [name, t] of tables.byResource) all[name] = t;
 const cur = generateDrizzleJson(all, prev.id);
 // The counters' extension and triggers (engine/counts.ts), when no checked-in migration has them.

@@ -10,7 +10,7 @@ import type { Role } from './types.ts';
 export interface FieldDescription {
   name: string;
   label: string;
-  kind: 'text' | 'integer' | 'money' | 'decimal' | 'enum' | 'boolean' | 'date' | 'timestamp' | 'ref' | 'children' | 'list' | 'textList';
+  kind: 'text' | 'integer' | 'money' | 'decimal' | 'enum' | 'boolean' | 'date' | 'timestamp' | 'ref' | 'children' | 'list' | 'textList' | 'json';
   required?: true;
   /** Never written by the pages (computed, derived, set by the server). */
   readOnly?: true;

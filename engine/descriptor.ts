@@ -147,8 +147,21 @@ export interface TextListField extends Common {
   choices?: (model: Model) => readonly string[];
 }
 
+/**
+ * A JSON value of a fixed shape (a settings object), stored as jsonb. Its TypeBox schema documents
+ * it (OpenAPI, JSON Schema), checks it (422 naming the member) and gives its GraphQL types (an
+ * object schema names its type with `title`). `check`: rules beyond the schema, as problems by
+ * member path (`invoice.subject`; '' for the value itself).
+ */
+export interface JsonField extends Common {
+  kind: 'json';
+  schema: TSchema;
+  default?: unknown;
+  check?: (value: unknown) => readonly { path: string; message: string }[];
+}
+
 export type ScalarField = TextField | IntegerField | DecimalField | EnumField | BooleanField | DateField | TimestampField | RefField;
-export type Field = ScalarField | ChildrenField | ListField | TextListField;
+export type Field = ScalarField | ChildrenField | ListField | TextListField | JsonField;
 export type Fields = Record<string, Field>;
 
 export type RestOperation = 'list' | 'read' | 'create' | 'update' | 'replace' | 'delete';
@@ -366,4 +379,5 @@ export const timestamp = (o: Opts<TimestampField> = {}): TimestampField => ({ ki
 export const ref = (target: string, o: Opts<Omit<RefField, 'target'>> = {}): RefField => ({ kind: 'ref', target, ...o });
 export const children = (target: string, via: string, o: Opts<Omit<ChildrenField, 'target' | 'via'>> = {}): ChildrenField => ({ kind: 'children', target, via, ...o });
 export const textList = (o: Opts<TextListField> = {}): TextListField => ({ kind: 'textList', ...o });
+export const json = (schema: TSchema, o: Opts<Omit<JsonField, 'schema'>> = {}): JsonField => ({ kind: 'json', schema, ...o });
 export const list = (of: Record<string, ScalarField>, o: Opts<Omit<ListField, 'of'>> = {}): ListField => ({ kind: 'list', of, ...o });

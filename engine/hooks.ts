@@ -4,6 +4,7 @@
 import type { Principal, FieldValues, Tx } from './types.ts';
 import type { Model, ModelResource } from './model.ts';
 import type { AnyTable } from './tables.ts';
+import type { OperationServices } from './descriptor.ts';
 
 export interface HookApi {
   /**
@@ -24,6 +25,13 @@ export interface HookApi {
   lock(resource: string, id: string): Promise<FieldValues | null>;
   /** Creates a record through the engine, with validation and hooks, as the principal. */
   create(resource: string, input: FieldValues): Promise<FieldValues>;
+  /**
+   * Changes a record through the engine (a merge, as PATCH: validation, state rules, hooks,
+   * events), as the principal, in the transaction: an e-mail issuing its draft invoice.
+   */
+  update(resource: string, id: string, input: FieldValues): Promise<FieldValues>;
+  /** What the layer above provides (EngineOptions.services): a mail queue, a clock. */
+  readonly services: OperationServices;
   /**
    * Records events of types `types` (declared in the descriptor's `events`) for a record of
    * `resource`, in the transaction, with the record as it is now: for changes a rule makes

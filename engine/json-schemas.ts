@@ -76,6 +76,7 @@ export function fieldSchema(model: Model, f: ModelField, mode: 'read' | 'write')
     s = Type.Array(Type.Unsafe({ type: 'object', properties: props, ...(required.length ? { required } : {}) }), withDescription({}, f.def.description));
     return s;
   }
+  if (f.def.kind === 'json') return f.required ? f.def.schema : Type.Union([f.def.schema, Type.Null()], withDescription({}, f.def.description));
   if (f.def.kind === 'textList') {
     const item = Type.String(f.def.itemMax !== undefined ? { maxLength: f.def.itemMax } : {});
     return Type.Array(item, withDescription({ ...(f.required ? { minItems: 1 } : {}), ...(f.def.maxItems !== undefined ? { maxItems: f.def.maxItems } : {}) }, f.def.description));

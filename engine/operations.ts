@@ -33,6 +33,7 @@ import { childRows } from './write/values.ts';
 import { writeStatements } from './write/write-statements.ts';
 import type { Precondition } from './versions.ts';
 import { keepInsert, keepValues, KeptResponses, type Keep } from './idempotency.ts';
+import type { OperationServices } from './descriptor.ts';
 
 export type { JsonPage, Page } from './read/reads.ts';
 export { driverError } from './db-errors.ts';
@@ -139,6 +140,11 @@ export interface EngineOptions {
   raw?: RawQuery;
   /** Where the events of writes go (engine/events.ts); none are recorded without it. */
   outbox?: Outbox;
+  /**
+   * What hooks get as HookApi.services. The object is read when a hook runs, so the server may
+   * fill it in after creating the engine (its services use the engine).
+   */
+  services?: OperationServices;
 }
 
 export function createEngine(db: Db, model: Model, tables: Tables, options: EngineOptions = {}): Engine {
@@ -171,7 +177,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
 
   const checkReferences = referenceCheck(parts);
   const children = childRows(model);
-  const hooks = hookApis(parts, (tx, p, r, input) => create.inTransaction(tx, p, r, input));
+  const hooks = hookApis(parts, (tx, p, r, input) => create.inTransaction(tx, p, r, input), (tx, p, r, id, input) => update(tx, p, r, id, input, 'update'), options.services ?? ({} as OperationServices));
   const owners = ownersOf(parts, (tx, p, r) => hooks.inTransaction(tx, p, r));
   const create = creates({ parts, checkReferences, hooks, owners, children });
   const update = updateOf({ parts, checkReferences, hooks, owners, children });

@@ -1,7 +1,8 @@
 // Input normalisation and field validation, compiled once per resource from the model. Both APIs
 // send their input through here, so a value is accepted or refused the same way everywhere.
 import type { FieldValues } from './types.ts';
-import type { ScalarField, TextListField } from './descriptor.ts';
+import type { JsonField, ScalarField, TextListField } from './descriptor.ts';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ApiError, Violations, ViolationCode as C } from './errors.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
 
@@ -88,6 +89,30 @@ function textListChecker(model: Model, f: TextListField): Checker {
 }
 
 type Checker = (value: unknown, path: string, v: Violations, refs: PendingRef[]) => unknown;
+
+/** A json field: its schema (TypeBox), then its own rules; problems name the member (`field.a.b`). */
+function jsonChecker(f: JsonField, required: boolean): Checker {
+  const compiled = TypeCompiler.Compile(f.schema);
+  return (value, path, v) => {
+    if (value === null || value === undefined) {
+      if (required) v.add(path, 'This value should not be blank.', C.blank);
+      return null;
+    }
+    const errors = [...compiled.Errors(value)];
+    if (errors.length) {
+      const seen = new Set<string>();
+      for (const e of errors) {
+        const at = path + e.path.split('/').filter(Boolean).map((x) => (/^\d+$/.test(x) ? `[${x}]` : `.${x}`)).join('');
+        if (seen.has(at)) continue;
+        seen.add(at);
+        v.add(at, e.message, C.type);
+      }
+      return value;
+    }
+    for (const p of f.check?.(value) ?? []) v.add(p.path ? `${path}.${p.path}` : path, p.message, C.rule);
+    return value;
+  };
+}
 
 function scalarChecker(model: Model, f: ScalarField, name: string): Checker {
   const nullable = !f.required;
@@ -236,6 +261,8 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
       });
     } else if (f.def.kind === 'textList') {
       checkers.set(f.name, textListChecker(model, f.def));
+    } else if (f.def.kind === 'json') {
+      checkers.set(f.name, jsonChecker(f.def, f.required));
     } else if (f.stored) {
       checkers.set(f.name, scalarChecker(model, f.def, f.name));
     }

@@ -5,8 +5,19 @@
 // the engine validates every field, the IBAN, BIC and VAT number by their own rules. Not listed
 // in index.ts: /api serves it from a model of its own.
 import type { Processor, Provider } from '../engine/custom.ts';
-import { defineResource, text } from '../engine/descriptor.ts';
+import { Type } from '@sinclair/typebox';
+import { defineResource, json, text } from '../engine/descriptor.ts';
+import { CLIENT_LINKS_AVAILABLE, PLACEHOLDERS, templateProblems } from './rules/email-templates.ts';
 import { bicProblem, compact, ibanProblem, vatProblem } from './rules/company.ts';
+
+const template = Type.Object(
+  { subject: Type.Optional(Type.String({ maxLength: 500 })), body: Type.Optional(Type.String({ maxLength: 20_000 })) },
+  { title: 'EmailTemplate', additionalProperties: false },
+);
+const EMAIL_TEMPLATES = Type.Object(
+  { invoice: Type.Optional(template), quote: Type.Optional(template), creditNote: Type.Optional(template), reminder: Type.Optional(template) },
+  { title: 'EmailTemplates', additionalProperties: false },
+);
 
 export const company = (storage?: { provider: Provider; processor: Processor }) =>
   defineResource({
@@ -33,6 +44,14 @@ export const company = (storage?: { provider: Provider; processor: Processor }) 
       bic: text({ max: 11, normalise: compact, check: bicProblem, description: 'BIC (SWIFT code) of the bank: 8 or 11 characters' }),
       invoiceFooter: text({ max: 2000, description: 'Printed at the foot of every invoice and quote' }),
       currency: text({ readOnly: true, description: "The company's default currency (ISO 4217)" }),
+      emailTemplates: json(EMAIL_TEMPLATES, {
+        check: (v) => templateProblems(v, CLIENT_LINKS_AVAILABLE),
+        description: `The e-mails' subjects and bodies (plain text) by document; a missing one uses the service's default. Placeholders: ${PLACEHOLDERS.filter((p) => CLIENT_LINKS_AVAILABLE || p !== 'link').map((p) => `{{${p}}}`).join(', ')}; another is a 422.`,
+      }),
+      reminders: json(Type.Array(Type.Integer({ minimum: -365, maximum: 365 }), { maxItems: 20, uniqueItems: true }), {
+        default: [],
+        description: 'Reminders of pending and overdue invoices: day offsets from the due date (e.g. [-3, 1, 7, 14]); [] sends none',
+      }),
     },
     operations: { rest: ['read', 'update'], graphql: ['query', 'update'] },
     writers: ['admin'],

@@ -14,7 +14,8 @@ import creditNote from './credit-note.ts';
 import creditNoteLine from './credit-note-line.ts';
 import webhook from './webhook.ts';
 import documentLink from './document-link.ts';
+import email from './email.ts';
 
 export const descriptors: readonly AnyResourceDescriptor[] = [
-  client, contact, address, tax, invoice, invoiceLine, quote, quoteLine, recurringInvoice, payment, creditNote, creditNoteLine, webhook, documentLink,
+  client, contact, address, tax, invoice, invoiceLine, quote, quoteLine, recurringInvoice, payment, creditNote, creditNoteLine, webhook, documentLink, email,
 ];

@@ -38,6 +38,9 @@ import { WebhookWorker } from './webhooks/worker.ts';
 import { setPublicUrl } from '../resources/rules/document-link.ts';
 import { LINK_RATE_LIMIT, registerLinkRoutes } from './links/public.ts';
 import { paymentProvider } from './links/payments.ts';
+import { EmailWorker } from './email/worker.ts';
+import { mailService } from './email/service.ts';
+import { systemPrincipals } from './commands.ts';
 
 const VERSION = (JSON.parse(readAsset('app', 'package.json').toString('utf8')) as { version: string }).version;
 
@@ -57,6 +60,8 @@ export interface App {
   gate: Gate;
   history: HistoryRecorder;
   webhooks: WebhookWorker;
+  /** The mail channel of the same delivery mechanism (server/delivery/queue.ts). */
+  mail: EmailWorker;
 }
 
 /** Log options: token values never reach a log line. */
@@ -109,12 +114,18 @@ export async function buildApp(o: AppOptions): Promise<App> {
   const webhooks = new WebhookWorker(deliveryDb.db, o.config.webhooks, app.log);
   // Where the worker runs, the deliveries of this server's writes are handed to it at their commit.
   const outbox = webhookOutbox(model, o.config.webhooks.worker ? webhooks : undefined);
-  const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw, outbox });
+  // What hooks and declared operations use of the server, filled in below (its parts use the engine).
+  const services = {} as OperationServices;
+  const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw, outbox, services });
   // A delivery recorded without a body whose body was never saved gets it from the record as it is.
   webhooks.bodies = async (c) => (c.record_id ? engine.eventBody(c.type, c.company_id, c.record_id, new Date(c.created_at).toISOString()) : null);
+  // E-mail: the mail channel of the same delivery mechanism, on the same connections.
+  const documents = documentRenderers(engine, o.database.db);
+  const mail = new EmailWorker(deliveryDb.db, o.config.mail, app.log, engine, documents, systemPrincipals(o.database.db));
+  if (!o.config.mail.smtpUrl) app.log.warn('SMTP_URL is not set: e-mails are kept with status "held" and never sent. Set SMTP_URL (and MAIL_FROM) to send them.');
   // Stopped when the server closes: claims stop, attempts in flight finish (pending ones stay queued).
   app.addHook('onClose', async () => {
-    await webhooks.stop();
+    await Promise.all([webhooks.stop(), mail.stop()]);
     await deliveryDb.close();
   });
   const formats = defaultFormats();
@@ -147,11 +158,12 @@ export async function buildApp(o: AppOptions): Promise<App> {
   await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi }));
 
   // What declared operations use of the server: the webhooks' delivery log and queue.
-  const services: OperationServices = {
+  Object.assign(services, {
     deliveries: deliveryLog({ db: o.database.db, engine, wake: () => webhooks.wake() }),
-    documents: documentRenderers(engine, o.database.db),
+    documents,
     tokens: tokenActivity({ db: o.database.db, settle: () => settleHistory(history, app), clock: gate.clock }),
-  };
+    mail: mailService(o.config.mail, { wake: () => mail.wake() }),
+  } satisfies OperationServices);
   const run = operationRunner(engine, o.database.db, services);
   // The web pages' sign-in sessions: the pages' own routes and /api (with a CSRF token on writes) read them.
   const sessions = new SessionStore(o.database.db, o.secret ?? o.config.appSecret ?? randomBytes(32).toString('base64url'), gate.clock);
@@ -193,5 +205,5 @@ export async function buildApp(o: AppOptions): Promise<App> {
     provider: paymentProvider(o.config.payments),
     log: app.log,
   });
-  return { fastify: app, engine, gate, history, webhooks };
+  return { fastify: app, engine, gate, history, webhooks, mail };
 }

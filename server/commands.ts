@@ -14,6 +14,9 @@ import { hashPassword } from './passwords.ts';
 import { apiTokens, companies, memberships, users } from './schema.ts';
 import { hashToken, newTokenValue } from './tokens.ts';
 import { webhookOutbox } from './webhooks/outbox.ts';
+import { mailService } from './email/service.ts';
+import { sendReminders } from './email/reminders.ts';
+import type { OperationServices } from '../engine/descriptor.ts';
 
 export class CommandError extends Error {}
 
@@ -106,8 +109,13 @@ export async function scheduleRun(ctx: CommandContext, args: Args): Promise<Sche
   const date = args.date?.trim() || today();
   if (!isDate(date)) throw new CommandError(`--date "${date}" is not a date (YYYY-MM-DD).`);
   // With the webhooks' outbox: a CLI run's events are delivered by the running servers.
-  const engine = ctx.engine ?? createEngine(ctx.db, model, tables, { outbox: webhookOutbox(model) });
-  return runSchedule(engine, date, systemPrincipals(ctx.db));
+  // Its reminders are queued (or held, without SMTP_URL) for the running servers' workers to send.
+  const engine = ctx.engine ?? createEngine(ctx.db, model, tables, { outbox: webhookOutbox(model), services: { mail: mailService({ smtpUrl: process.env.SMTP_URL || undefined, from: process.env.MAIL_FROM || undefined }) } as OperationServices });
+  const principals = systemPrincipals(ctx.db);
+  const summary = await runSchedule(engine, date, principals);
+  // Then the reminders, for invoices as the day left them (overdue marked).
+  const reminders = await sendReminders(engine, date, principals);
+  return { ...summary, reminders: reminders.sent, failedReminders: reminders.failed };
 }
 
 /**

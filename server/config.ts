@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import type { PoolerMode } from './db.ts';
 import type { WebhookSettings } from './webhooks/worker.ts';
+import type { MailSettings } from './email/service.ts';
 
 export interface Config {
   port: number;
@@ -47,6 +48,8 @@ export interface Config {
   publicUrl: string;
   /** Online payment on client links (CONTRACT §16): PAYMENT_PROVIDER=stripe, or none. */
   payments: { provider: 'stripe' | undefined; stripe: { secretKey: string | undefined; webhookSecret: string | undefined; apiBase: string | undefined } };
+  /** E-mail (CONTRACT §15): SMTP_URL, MAIL_FROM; `worker` (MAIL_WORKER=off: this instance sends nothing, others do). */
+  mail: MailSettings & { worker: boolean };
 }
 
 /** A duration: `500ms`, `5s`, `5m`, `2h`, `5d` (a bare number is milliseconds). */
@@ -59,6 +62,8 @@ export function duration(v: string): number {
 
 /** CONTRACT §11: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. */
 const RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+/** CONTRACT §15: e-mails are retried after 1 min, 10 min, 1 h and 6 h. */
+const MAIL_RETRY_SCHEDULE = '1m,10m,1h,6h';
 
 function trustProxy(v: string | undefined): boolean | string {
   if (v === undefined || v === '' || v === 'false' || v === '0') return false;
@@ -126,6 +131,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payments: {
       provider,
       stripe: { secretKey: env.STRIPE_SECRET_KEY || undefined, webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined, apiBase: env.STRIPE_API_BASE || undefined },
+    },
+    mail: {
+      smtpUrl: env.SMTP_URL || undefined,
+      from: env.MAIL_FROM || undefined,
+      worker: env.MAIL_WORKER !== 'off',
+      retrySchedule: (env.MAIL_RETRY_SCHEDULE || MAIL_RETRY_SCHEDULE).split(',').map(duration),
+      timeoutMs: duration(env.MAIL_TIMEOUT || '30s'),
+      pollMs: duration(env.MAIL_POLL_INTERVAL || '1s'),
+      concurrency: Math.max(1, Math.floor(Number(env.MAIL_CONCURRENCY || 4))),
     },
   };
 }

@@ -1,5 +1,5 @@
 // Tables that are not API resources: tenancy, users, tokens, request history, settings.
-import { bigint, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 });
@@ -24,6 +24,10 @@ export const companies = pgTable('companies', {
   iban: text('iban'),
   bic: text('bic'),
   invoiceFooter: text('invoice_footer'),
+  // E-mail (CONTRACT §15): templates {invoice, quote, creditNote, reminder} × {subject, body}, and
+  // the reminders' day offsets from the due date.
+  emailTemplates: jsonb('email_templates'),
+  reminders: jsonb('reminders').notNull().default([]),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [uniqueIndex('companies_name_unique').on(sql`lower(${t.name})`)]);

@@ -69,7 +69,7 @@ export async function startServer(config: Config, opts: { database?: Database; a
   const database = opts.database ?? (await openDatabase({ ...databaseOptions(config), maxConnections: config.databasePoolSize, log: (m) => notes.push(m) }));
   await database.migrate();
   const secret = await ensureAppSecret(database, config.appSecret);
-  const { fastify, engine, webhooks } = await buildApp({ config, database, clock: opts.clock, secret });
+  const { fastify, engine, webhooks, mail } = await buildApp({ config, database, clock: opts.clock, secret });
   for (const note of notes) fastify.log.info(note);
   if (database.pooled) await poolerNotes(database, config, fastify.log);
   const [{ n }] = (await database.db.select({ n: count() }).from(users)) as [{ n: number }];
@@ -91,6 +91,7 @@ export async function startServer(config: Config, opts: { database?: Database; a
   }
 
   if (config.webhooks.worker) webhooks.start();
+  if (config.mail.worker) mail.start();
   const scheduler = config.scheduler ? startScheduler({ db: database.db, engine, log: fastify.log }) : undefined;
 
   let stopping: Promise<void> | undefined;

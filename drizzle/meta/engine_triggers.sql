@@ -124,6 +124,15 @@ BEGIN
 END $$;
 DROP TRIGGER IF EXISTS "document_links_version" ON "document_links";
 CREATE TRIGGER "document_links_version" BEFORE UPDATE ON "document_links" FOR EACH ROW EXECUTE FUNCTION "document_links_version"();
+CREATE OR REPLACE FUNCTION "emails_version"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.version = OLD.version AND NOT EXISTS (SELECT 1 FROM "emails" WHERE id = OLD.id AND xmin = pg_current_xact_id()::xid) THEN
+    NEW.version := OLD.version + 1;
+  END IF;
+  RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS "emails_version" ON "emails";
+CREATE TRIGGER "emails_version" BEFORE UPDATE ON "emails" FOR EACH ROW EXECUTE FUNCTION "emails_version"();
 CREATE OR REPLACE FUNCTION "invoice_lines_bumps_invoices"() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE owner_id uuid;
 BEGIN

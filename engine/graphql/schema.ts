@@ -64,6 +64,8 @@ export function buildGraphqlSchema(model: Model, engine: Engine, options: Graphq
   const objects = new Map<string, GraphQLObjectType>();
   const connections = new Map<string, GraphQLObjectType>();
   const filterInputs = new Map<string, GraphQLInputObjectType>();
+  /** GraphQL types of TypeBox schemas: json fields and declared operations. */
+  const schemaTypes = new SchemaTypes();
 
   const nodeInterface = new GraphQLInterfaceType({
     name: 'Node',
@@ -150,6 +152,8 @@ export function buildGraphqlSchema(model: Model, engine: Engine, options: Graphq
         fields[f.name] = { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(item))), description: d.description, resolve: (rec) => rec[f.name] ?? [] };
       } else if (d.kind === 'textList') {
         fields[f.name] = { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))), description: d.description, resolve: (rec) => rec[f.name] ?? [] };
+      } else if (d.kind === 'json') {
+        fields[f.name] = { type: schemaTypes.output(f.required ? d.schema : { anyOf: [d.schema, { type: 'null' }] } as never, `${r.name}${upperFirst(f.name)}`), description: d.description, resolve: (rec) => rec[f.name] ?? null };
       } else if (d.kind === 'ref' && isExposed(d.target)) {
         fields[f.name] = refField(model.get(d.target), f.name, d.description);
       } else if (d.kind === 'ref') {
@@ -314,6 +318,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine, options: Graphq
       if (!item) filterInputs.set(name, (item = new GraphQLInputObjectType({ name, fields })));
       t = new GraphQLList(new GraphQLNonNull(item));
     } else if (d.kind === 'textList') t = new GraphQLList(new GraphQLNonNull(GraphQLString));
+    else if (d.kind === 'json') t = schemaTypes.input(d.schema as never, `${r.name}${upperFirst(f.name)}Input`, false);
     else t = d.kind === 'ref' ? GraphQLString : scalarOf(d);
     const sequence = d.kind === 'text' && d.sequence;
     const needed = mode === 'create' && f.required && !('default' in d && d.default !== undefined) && !sequence;
@@ -425,7 +430,7 @@ export function buildGraphqlSchema(model: Model, engine: Engine, options: Graphq
 
   // Declared operations: a query for each GET, a mutation for each POST.
   if (options.run) {
-    const types = new SchemaTypes();
+    const types = schemaTypes;
     for (const r of model.resources) {
       // A resource without GraphQL type of its own (a provider's) gets the operations whose output is a document.
       if (!r.operations.length || (!r.graphql.size && !r.provider)) continue;

@@ -7,6 +7,7 @@ import type { HookApi } from '../hooks.ts';
 import type { ModelResource } from '../model.ts';
 import type { FieldValues, Principal, Tx } from '../types.ts';
 import type { LoadedRecords } from './references.ts';
+import type { OperationServices } from '../descriptor.ts';
 
 export interface HookApis {
   /** The hook API in `tx`; reads look in `loaded` (the write's checked references) first. */
@@ -19,8 +20,9 @@ export interface HookApis {
 }
 
 type Create = (tx: Tx, p: Principal, r: ModelResource, input: FieldValues) => Promise<FieldValues>;
+type Update = (tx: Tx, p: Principal, r: ModelResource, id: string, input: FieldValues) => Promise<FieldValues>;
 
-export function hookApis(parts: EngineParts, create: Create): HookApis {
+export function hookApis(parts: EngineParts, create: Create, update: Update, services: OperationServices): HookApis {
   const { db, model, tables, reads } = parts;
   const own = (p: Principal, rec: FieldValues | null) => (rec && rec.companyId === p.company.id ? rec : null);
   return {
@@ -37,6 +39,8 @@ export function hookApis(parts: EngineParts, create: Create): HookApis {
         },
         lock: async (name, id) => own(p, await reads.fetch(tx, model.get(name), id, true)),
         create: (name, input) => create(tx, p, model.get(name), input),
+        update: (name, id, input) => update(tx, p, model.get(name), id, input),
+        services,
         emit: (name, id, types) => parts.events.emit(tx, model.get(name), [id], types),
       };
     },
@@ -61,6 +65,8 @@ export function hookApis(parts: EngineParts, create: Create): HookApis {
         },
         lock: async () => refuse('lock'),
         create: async () => refuse('create'),
+        update: async () => refuse('update'),
+        services,
         emit: async () => refuse('emit'),
       };
     },

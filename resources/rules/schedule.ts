@@ -21,6 +21,9 @@ export interface ScheduleSummary {
   overdue: number;
   /** Recurring invoices that could not issue their invoice, with the reason. */
   failed: { recurringInvoice: string; reason: string }[];
+  /** Reminder e-mails created (server/email/reminders.ts), and those refused, with the reason. */
+  reminders?: number;
+  failedReminders?: { invoice: string; reason: string }[];
 }
 
 /** Acts for a company in a scheduled job (the engine scopes everything to a principal). */
@@ -115,6 +118,8 @@ export function describeSummary(s: ScheduleSummary): string {
     `schedule:run ${s.date}: ${n(s.created, 'invoice', 'invoices')} issued from recurring invoices, ` +
       `${n(s.completed, 'recurring invoice', 'recurring invoices')} completed, ${n(s.overdue, 'invoice', 'invoices')} marked overdue.`,
   ];
+  if (s.reminders) lines.push(`${n(s.reminders, 'reminder', 'reminders')} e-mailed.`);
   for (const f of s.failed) lines.push(`  failed ${f.recurringInvoice}: ${f.reason}`);
+  for (const f of s.failedReminders ?? []) lines.push(`  reminder failed ${f.invoice}: ${f.reason}`);
   return `${lines.join('\n')}\n`;
 }

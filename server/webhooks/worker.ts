@@ -1,4 +1,6 @@
-// Delivers webhook events after commit (CONTRACT §11). A write of this server hands its
+// Delivers webhook events after commit (CONTRACT §11): the webhook channel of the service's one
+// delivery mechanism (server/delivery/queue.ts, which holds the queue's claims, hand-off, batched
+// records and shutdown; this file the webhook's claim, attempt and record). A write of this server hands its
 // deliveries over at its commit (take(): the insert counted the first attempt and leased it to
 // this worker, see server/webhooks/outbox.ts). Everything else (retries, deliveries handed back,
 // those of an instance that died or of the CLI) is claimed with one statement (FOR UPDATE SKIP
@@ -13,6 +15,7 @@ import { isIP } from 'node:net';
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { Agent } from 'undici';
+import { MAX_ERROR, nextStep, QueueWorker, type Made, type Outcome, type QueueSettings } from '../delivery/queue.ts';
 import { memo } from '../../engine/memo.ts';
 import type { Db } from '../../engine/types.ts';
 import { addressProblem } from '../../resources/rules/webhook-url.ts';
@@ -20,12 +23,7 @@ import { pgArray, rowsOf } from '../db.ts';
 import { payloadText } from './outbox.ts';
 import { signedHeaders } from './signing.ts';
 
-export interface WebhookSettings {
-  /** Delays before the 2nd, 3rd, … attempt, in ms; after the last the delivery is failed. */
-  retrySchedule: readonly number[];
-  timeoutMs: number;
-  pollMs: number;
-  concurrency: number;
+export interface WebhookSettings extends QueueSettings {
   /** An endpoint whose deliveries all failed for this long is set inactive. */
   disableAfterMs: number;
 }
@@ -48,43 +46,6 @@ export interface Claimed {
   fresh?: boolean;
 }
 
-/** The outcome of one attempt. */
-interface Outcome {
-  ok: boolean;
-  status: number | null;
-  error: string | null;
-  durationMs: number;
-}
-
-const MAX_ERROR = 500;
-/**
- * A wake (a retry or ping asked for, deliveries handed back) looks at most this often while the
- * last look found the queue empty: a burst of them is one look, not one statement each.
- */
-const WAKE_GAP_MS = 100;
-
-/**
- * Outcomes recorded together: up to this many are waited for, at most RECORD_GATHER_MS. A record
- * costs PostgreSQL about the same for one outcome as for tens (planning it is most of its cost),
- * so deliveries made one at a time (a write every few milliseconds) are recorded in tens too.
- */
-const RECORD_BATCH = 64;
-const RECORD_GATHER_MS = 50;
-
-/** An attempt made, waiting to be recorded. */
-interface Made {
-  c: Claimed;
-  outcome: Outcome;
-  /** Past this (the lease's end, less a margin) the record is given up: the lease makes the attempt again. */
-  recordBy: number;
-}
-
-/**
- * How many leases' worth of attempts one look may claim while there is a backlog: the claimed
- * wait in memory for a free slot, so a look and a record serve many attempts, not one each.
- */
-const ROUNDS = 4;
-
 /**
  * The attempts' HTTP client: undici's handler API, which costs less CPU per exchange than
  * node:http's client (bench/http-floor.ts: 0.11 against 0.13–0.15 ms, client and receiver).
@@ -97,25 +58,8 @@ const dispatcher = new Agent({ keepAliveTimeout: 5000, connect: { lookup: checke
 /** The most of a response's body read (and dropped: only the status counts). */
 const MAX_RESPONSE_BODY = 65_536;
 
-export class WebhookWorker {
-  private timer: NodeJS.Timeout | undefined;
-  /** Claimed, not yet attempted; attempts in flight; attempts made, not yet recorded. */
-  private buffer: { c: Claimed; leaseEnd: number }[] = [];
-  private inFlight = 0;
-  private made: Made[] = [];
-  private recording: Promise<void> | undefined;
-  private idle: (() => void)[] = [];
-  private stopped = true;
-  private ticking = false;
-  private again = false;
-  /** When the next look is due (Infinity: none scheduled), and when the last one began. */
-  private dueAt = Infinity;
-  private lastLookAt = 0;
-  /** The last look claimed all it asked for: more may be due, so the next look is at once and larger. */
-  private backlog = false;
-  /** Handed over by writes beyond what the worker may hold: going back to the queue. */
-  private overflow: { c: Claimed; leaseEnd: number }[] = [];
-  private returning = false;
+export class WebhookWorker extends QueueWorker<Claimed> {
+  protected readonly label = 'webhooks';
 
   /**
    * The payload of a delivery recorded without a body whose body was never saved (its write's
@@ -124,189 +68,27 @@ export class WebhookWorker {
    */
   bodies: ((c: Claimed) => Promise<string | null>) | undefined;
 
-  constructor(private readonly db: Db, private readonly settings: WebhookSettings, private readonly log: FastifyBaseLogger) {}
-
-  /** How long claimed attempts are their instance's before another may take them over: `rounds` of attempts, each within the timeout. */
-  private leaseMs(rounds = 1): number {
-    return rounds * this.settings.timeoutMs + 15_000;
+  constructor(db: Db, private readonly webhookSettings: WebhookSettings, log: FastifyBaseLogger) {
+    super(db, webhookSettings, log);
   }
 
-  /**
-   * The lease of deliveries handed over by this server's writes (server/webhooks/outbox.ts): as
-   * long as that of a claim of the most this worker holds, since it takes at most that many.
-   */
-  get handOffLeaseMs(): number {
-    return this.leaseMs(ROUNDS);
+  protected override taken(row: Record<string, unknown>, fresh: boolean): Claimed {
+    const c = row as unknown as Claimed;
+    c.fresh = fresh;
+    return c;
   }
 
-  /**
-   * Takes the deliveries a write of this server recorded, once it has committed: their first
-   * attempt is counted and leased to this worker by the insert (as a claim would), so they are
-   * attempted without a claim. Those beyond what the worker may hold go back to the queue.
-   * `fresh`: their bodies were made by this process (server/webhooks/outbox.ts) and are saved
-   * with the first attempt's outcome, or when they are handed back.
-   */
-  take(rows: Record<string, unknown>[], fresh: boolean): void {
-    // The lease began at the insert, a moment ago: counted from a little earlier.
-    const leaseEnd = Date.now() + this.handOffLeaseMs - 1000;
-    const room = this.stopped ? 0 : ROUNDS * this.settings.concurrency - this.buffer.length - this.inFlight;
-    for (let i = 0; i < rows.length; i++) {
-      const c = rows[i] as unknown as Claimed;
-      c.fresh = fresh;
-      if (i < room) this.buffer.push({ c, leaseEnd });
-      else this.overflow.push({ c, leaseEnd });
-    }
-    if (this.overflow.length) void this.returnOverflow();
-    this.pump();
-  }
-
-  /**
-   * Hands back what take() had no room for, in one statement for all waiting, then looks for it.
-   * The database may be away: tried again until the lease nears its end (which returns them too).
-   */
-  private async returnOverflow(): Promise<void> {
-    if (this.returning) return;
-    this.returning = true;
-    try {
-      for (let wait = 250; this.overflow.length; ) {
-        const batch = this.overflow.splice(0);
-        try {
-          await this.handBackRows(batch.map((b) => b.c), true);
-          wait = 250;
-        } catch (e) {
-          const kept = this.stopped ? [] : batch.filter((b) => b.leaseEnd - 2000 > Date.now() + wait);
-          this.log.warn({ err: e, deliveries: batch.length, kept: kept.length }, 'webhooks: could not hand back deliveries (will try again; their lease returns them otherwise)');
-          this.overflow.unshift(...kept);
-          if (kept.length) await new Promise((r) => setTimeout(r, wait));
-          wait = Math.min(wait * 2, 2000);
-        }
-      }
-    } finally {
-      this.returning = false;
-      this.settle();
-      this.wake();
-    }
-  }
-
-  start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(0);
-  }
-
-  /** Look for due deliveries soon (after a write, a retry, a ping, a finished attempt). */
-  wake(): void {
-    if (this.stopped) return;
-    const now = Date.now();
-    const at = this.backlog ? now : Math.max(now, this.lastLookAt + Math.min(WAKE_GAP_MS, this.settings.pollMs));
-    this.scheduleBy(at - now);
-  }
-
-  /**
-   * Stops claiming, hands back what was claimed but not attempted, then waits for the attempts in
-   * flight (each ends within the timeout) and for their records.
-   */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.dueAt = Infinity;
-    // A look under way hands back what it claims itself (see tick).
-    await this.handBack();
-    while (this.busy()) await new Promise<void>((resolve) => this.idle.push(resolve));
-  }
-
-  private busy(): boolean {
-    return this.ticking || this.inFlight > 0 || this.made.length > 0 || this.recording !== undefined || this.returning;
-  }
-
-  private settle(): void {
-    if (this.busy()) return;
-    for (const resolve of this.idle.splice(0)) resolve();
-  }
-
-  /** Deliveries claimed but not attempted go back to the queue, due now, their attempt uncounted. */
-  private async handBack(): Promise<void> {
-    await this.handBackRows(this.buffer.splice(0).map((b) => b.c));
-  }
-
-  /** `raise`: a failure is thrown (otherwise logged: the lease returns them). Bodies made here are saved. */
-  private async handBackRows(unstarted: Claimed[], raise = false): Promise<void> {
-    if (!unstarted.length) return;
+  /** Deliveries claimed but not attempted go back to the queue, due now, their attempt uncounted. Bodies made here are saved. */
+  protected async returnRows(unstarted: Claimed[]): Promise<void> {
     await this.db.execute(sql`
       update webhook_deliveries as d set attempts = d.attempts - 1, leased_until = null, body = coalesce(d.body, v.body), updated_at = now()
       from unnest(${pgArray(unstarted.map((c) => c.id))}::uuid[], ${pgArray(unstarted.map((c) => c.attempts))}::int[], ${pgArray(unstarted.map(savedBody))}::text[]) as v(id, attempts, body)
-      where d.id = v.id and d.attempts = v.attempts`).catch((e) => {
-      if (raise) throw e;
-      this.log.warn({ err: e }, 'webhooks: could not hand back claimed deliveries (they are attempted when their lease ends)');
-    });
+      where d.id = v.id and d.attempts = v.attempts`);
   }
 
-  /** Looks in `ms` unless a look is due sooner. */
-  private scheduleBy(ms: number): void {
-    if (Date.now() + ms < this.dueAt) this.schedule(ms);
-  }
-
-  private schedule(ms: number): void {
-    clearTimeout(this.timer);
-    this.dueAt = Date.now() + ms;
-    this.timer = setTimeout(() => {
-      this.dueAt = Infinity;
-      void this.tick();
-    }, ms);
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    if (this.stopped) return;
-    if (this.ticking) {
-      this.again = true;
-      return;
-    }
-    this.ticking = true;
-    this.lastLookAt = Date.now();
-    try {
-      const { concurrency } = this.settings;
-      // Without a backlog, as many as there are free slots; with one, several rounds' worth.
-      const held = this.buffer.length + this.inFlight;
-      const want = (this.backlog ? ROUNDS * concurrency : concurrency) - held;
-      if (want > 0 && this.buffer.length < concurrency) {
-        const rounds = Math.ceil((held + want) / concurrency);
-        const leaseEnd = Date.now() + this.leaseMs(rounds);
-        const claimed = await this.claim(want, this.leaseMs(rounds));
-        this.backlog = claimed.length === want;
-        for (const c of claimed) this.buffer.push({ c, leaseEnd });
-      }
-    } catch (e) {
-      this.log.warn({ err: e }, 'webhooks: could not claim deliveries (will retry)');
-    }
-    if (this.stopped) await this.handBack();
-    this.ticking = false;
-    this.settle();
-    this.pump();
-    if (this.stopped) return;
-    // Woken while looking: look again. Otherwise the next look is the poll, or sooner when a write
-    // or a finished attempt wakes the worker (at once while there is a backlog).
-    if (this.again) {
-      this.again = false;
-      this.scheduleBy(0);
-    } else this.scheduleBy(this.settings.pollMs);
-  }
-
-  /** Starts attempts from the buffer while slots are free. */
-  private pump(): void {
-    while (!this.stopped && this.inFlight < this.settings.concurrency && this.buffer.length) {
-      const { c, leaseEnd } = this.buffer.shift()!;
-      this.inFlight++;
-      void this.attempt(c).then((outcome) => {
-        this.inFlight--;
-        this.made.push({ c, outcome, recordBy: leaseEnd - 2000 });
-        void this.record();
-        this.pump();
-        // With a backlog in the database, look again (deliveries of writes here are handed over).
-        if (this.backlog && this.buffer.length < this.settings.concurrency) this.wake();
-        this.settle();
-      });
-    }
+  protected override async recorded(batch: Made<Claimed>[]): Promise<void> {
+    const failing = new Set(batch.filter((m) => !m.outcome.ok).map((m) => m.c.webhook_id));
+    for (const id of failing) await this.disableIfFailing(id);
   }
 
   /**
@@ -315,7 +97,7 @@ export class WebhookWorker {
    * endpoint's whole delivery log (a bitmap AND of the queue and `webhook_idx` did, under a
    * statistics guess) and the cost stays that of the rows due, whatever the log's size.
    */
-  private async claim(n: number, leaseMs: number): Promise<Claimed[]> {
+  protected async claim(n: number, leaseMs: number): Promise<Claimed[]> {
     const lease = `${leaseMs} milliseconds`;
     return rowsOf<Claimed>(await this.db.execute(sql`
       with due as (
@@ -330,53 +112,16 @@ export class WebhookWorker {
         (select w.url from webhooks w where w.id = d.webhook_id) as url, (select w.secret from webhooks w where w.id = d.webhook_id) as secret`));
   }
 
-  /**
-   * Records the attempts made, in one statement for all those waiting. The database may be away
-   * (an outage, a restart): the outcomes are kept and recorded again until their lease nears its
-   * end, so that an attempt the receiver answered is not made twice after a short outage. Past
-   * that (or on shutdown) the lease's end makes the attempt again.
-   */
-  private async record(): Promise<void> {
-    if (this.recording) return;
-    let done!: () => void;
-    this.recording = new Promise<void>((resolve) => (done = resolve));
-    try {
-      for (let wait = 250; this.made.length; ) {
-        // Other outcomes are waited for a moment: under load one record serves tens of attempts
-        // rather than one each.
-        if (this.made.length < RECORD_BATCH && !this.stopped) await new Promise((r) => setTimeout(r, RECORD_GATHER_MS));
-        const batch = this.made.splice(0);
-        try {
-          await this.write(batch);
-          wait = 250;
-          const failing = new Set(batch.filter((m) => !m.outcome.ok).map((m) => m.c.webhook_id));
-          for (const id of failing) await this.disableIfFailing(id);
-        } catch (e) {
-          const now = Date.now();
-          const kept = this.stopped ? [] : batch.filter((m) => m.recordBy > now + wait);
-          this.log.warn({ err: e, deliveries: batch.length, kept: kept.length }, kept.length ? 'webhooks: could not record attempts (will try again)' : 'webhooks: could not record attempts (they will be made again after their lease)');
-          this.made.unshift(...kept);
-          if (kept.length) await new Promise((r) => setTimeout(r, wait));
-          wait = Math.min(wait * 2, 2000);
-        }
-      }
-    } finally {
-      this.recording = undefined;
-      done();
-      this.settle();
-    }
-  }
-
-  private async write(batch: Made[]): Promise<void> {
+  protected async write(batch: Made<Claimed>[]): Promise<void> {
     const schedule = this.settings.retrySchedule;
     const status: string[] = [];
     const delay: (number | null)[] = [];
     for (const { c, outcome } of batch) {
-      const last = c.attempts > schedule.length;
-      status.push(outcome.ok ? 'succeeded' : last ? 'failed' : 'pending');
-      delay.push(outcome.ok || last ? null : schedule[c.attempts - 1]!);
+      const step = nextStep(schedule, c.attempts, outcome);
+      status.push(step.settled ?? 'pending');
+      delay.push(step.delay);
     }
-    const column = <T extends string | number | null>(f: (m: Made) => T) => pgArray(batch.map(f));
+    const column = <T extends string | number | null>(f: (m: Made<Claimed>) => T) => pgArray(batch.map(f));
     // Guarded by the attempt count: a takeover after a lost lease is not overwritten. The columns
     // travel as arrays (no JSON to parse), and the rows are found by their key. A body made by
     // this process is saved (the first attempt's); one saved already is kept.
@@ -396,9 +141,9 @@ export class WebhookWorker {
    * (an endpoint set active again, or given a new URL, gets a new period).
    */
   private async disableIfFailing(webhookId: string): Promise<void> {
-    const since = sql`now() - ${`${this.settings.disableAfterMs} milliseconds`}::interval`;
-    const days = Math.round(this.settings.disableAfterMs / 86_400_000);
-    const reason = `Every delivery failed for ${days >= 1 ? `${days} days` : `${Math.round(this.settings.disableAfterMs / 1000)} seconds`}.`;
+    const since = sql`now() - ${`${this.webhookSettings.disableAfterMs} milliseconds`}::interval`;
+    const days = Math.round(this.webhookSettings.disableAfterMs / 86_400_000);
+    const reason = `Every delivery failed for ${days >= 1 ? `${days} days` : `${Math.round(this.webhookSettings.disableAfterMs / 1000)} seconds`}.`;
     await this.db.execute(sql`
       update webhooks set active = false, disabled_reason = ${reason}, updated_at = now()
       where id = ${webhookId} and active and updated_at <= ${since}
@@ -407,7 +152,7 @@ export class WebhookWorker {
   }
 
   /** Makes the body of a delivery claimed without one (see `bodies`), then attempts it. */
-  private async attempt(c: Claimed): Promise<Outcome> {
+  protected async attempt(c: Claimed): Promise<Outcome> {
     if (c.body === null) {
       const started = Date.now();
       try {

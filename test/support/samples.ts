@@ -36,6 +36,14 @@ const OVERRIDES: Record<string, { prepare(s: Seeder): Promise<Body> }> = {
       return { document: invoice, contact: null, expiresAt: new Date(Date.now() + 10 * 86_400_000).toISOString() };
     },
   },
+  // An e-mail needs an invoice, quote or credit note and mailboxes (resources/rules/email.ts); it
+  // issues the draft invoice it sends.
+  Email: {
+    async prepare(s) {
+      const document = await s.create(model.get('Invoice'));
+      return { document, to: [`to${unique()}@example.test`], cc: [`cc${unique()}@example.test`], bcc: [], attach: ['pdf'] };
+    },
+  },
 };
 
 let counter = 0;
@@ -93,6 +101,8 @@ export function sampleBody(r: ModelResource, ref: (target: string) => string | u
       body[f.name] = [sampleBody(model.get(d.target), ref, 'create', true)];
     } else if (d.kind === 'textList') {
       body[f.name] = d.choices ? [d.choices(model).find((c) => c !== '*') ?? d.choices(model)[0]] : [`${f.name} ${unique()}`];
+    } else if (d.kind === 'json') {
+      continue;
     } else if (d.kind === 'list') {
       const item: Body = {};
       for (const [n, sub] of Object.entries(d.of)) {

@@ -1,0 +1,228 @@
+// E-mail rules (CONTRACT §15). Creating an e-mail, in one transaction:
+// 1. checks the document (an invoice, quote or credit note of the company, not cancelled), the
+//    addresses (RFC 5322 mailboxes, stored as bare addr-specs; no CR/LF in any header value; at
+//    most 50 recipients), `attach`, and the company's hourly limit (200 created through the API);
+// 2. moves a draft document on as its own PATCH would (invoice → pending, quote → sent, credit note
+//    → issued), with its rules and events: both happen or neither;
+// 3. fills in the defaults: `to` from the client's contacts, subject and body from the company's
+//    templates (literal when given);
+// 4. queues it for the mail worker (`queued`), or keeps it `held` when the server has no SMTP.
+// Reminders (the daily run, resources/rules/reminders.ts) are created through the same path with
+// kind `reminder`, the reminder template, and no hourly limit.
+import { randomUUID } from 'node:crypto';
+import { and, eq, gt, sql } from 'drizzle-orm';
+import type { HookApi, HookSet } from '../../engine/hooks.ts';
+import { ApiError, ViolationCode, type Violation } from '../../engine/errors.ts';
+import type { FieldValues, Tx } from '../../engine/types.ts';
+import { fill, templateOf, type TemplateKind } from './email-templates.ts';
+
+/** What the e-mail rules use of the server (server/email/service.ts). */
+export interface MailService {
+  /** False without SMTP_URL: e-mails are kept `held` and never sent. */
+  readonly sending: boolean;
+  /** The company's name, e-mail and e-mail settings as the profile holds them. */
+  company(tx: Tx, companyId: string): Promise<{ name: string; email: string | null; emailTemplates: unknown; reminders: number[] }>;
+  /** Puts e-mail `id` in the delivery queue, in `tx`; the worker sends it once `tx` has committed. */
+  enqueue(tx: Tx, companyId: string, id: string): Promise<void>;
+  /** A Message-ID made of `unique` (written with the e-mail: the same on every attempt). */
+  messageId(unique: string): string;
+  /**
+   * The client link (CONTRACT §16) for `{{link}}`: the document and the recipient. Absent until
+   * client links exist (issue #36): `{{link}}` is then refused when a template is saved.
+   */
+  link?: (api: HookApi, document: { resource: string; id: string }, recipient: string) => Promise<string>;
+}
+
+declare module '../../engine/descriptor.ts' {
+  interface OperationServices {
+    mail: MailService;
+  }
+}
+
+export const MAX_RECIPIENTS = 50;
+export const HOURLY_LIMIT = 200;
+
+/** The documents an e-mail carries, by their REST path. */
+const DOCUMENTS = [
+  { path: 'invoices', resource: 'Invoice', kind: 'invoice', issue: { from: 'draft', to: 'pending' }, ubl: true },
+  { path: 'quotes', resource: 'Quote', kind: 'quote', issue: { from: 'draft', to: 'sent' }, ubl: false },
+  { path: 'credit-notes', resource: 'CreditNote', kind: 'creditNote', issue: { from: 'draft', to: 'issued' }, ubl: true },
+] as const;
+type DocumentType = (typeof DOCUMENTS)[number];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Reminders being created, by transaction: the offset (resources/rules/reminders.ts). */
+const reminders = new WeakMap<Tx, number>();
+export function creatingReminder<T>(tx: Tx, offset: number, fn: () => Promise<T>): Promise<T> {
+  reminders.set(tx, offset);
+  return fn().finally(() => reminders.delete(tx));
+}
+
+// RFC 5322 addr-spec: dot-atom or quoted-string local part, dot-atom domain (or a literal).
+const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]";
+const DOT_ATOM = `${ATEXT}+(?:\\.${ATEXT}+)*`;
+const QUOTED = '"(?:[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\[\\x20-\\x7e])*"';
+const DOMAIN = '(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+|\\[[\\x21-\\x5a\\x5e-\\x7e]*\\])';
+const ADDR_SPEC = new RegExp(`^(?:${DOT_ATOM}|${QUOTED})@${DOMAIN}$`);
+
+/**
+ * The bare addr-spec of a mailbox (`a@b.example` or `Name <a@b.example>`), or a problem. CR or LF
+ * anywhere is refused (header injection), as is more than one address.
+ */
+export function mailbox(value: unknown): { address: string } | { problem: string } {
+  if (typeof value !== 'string') return { problem: 'This value should be a string.' };
+  if (/[\r\n]/.test(value)) return { problem: 'Line breaks (CR, LF) are not allowed in an address.' };
+  let v = value.trim();
+  const named = /^([^<>]*)<([^<>]*)>$/.exec(v);
+  if (named) {
+    const name = named[1]!.trim();
+    if (/[",;:@\\]/.test(name.replace(/^"(.*)"$/, '')) && !/^"[^"\\]*"$/.test(name)) return { problem: 'This value is not a valid mailbox (RFC 5322).' };
+    v = named[2]!.trim();
+  }
+  if (v.length > 254 || !ADDR_SPEC.test(v) || v.split('@')[0]!.length > 64) return { problem: 'This value is not a valid mailbox (RFC 5322).' };
+  return { address: v };
+}
+
+function documentOf(value: string): { type: DocumentType | undefined; id: string } | null {
+  const m = /^\/api\/([a-z-]+)\/([^/]+)$/.exec(value);
+  if (m) {
+    const type = DOCUMENTS.find((d) => d.path === m[1]);
+    return type && UUID.test(m[2]!) ? { type, id: m[2]!.toLowerCase() } : null;
+  }
+  return UUID.test(value) ? { type: undefined, id: value.toLowerCase() } : null;
+}
+
+const MISSING = 'This document does not exist: give an invoice, quote or credit note (its IRI, e.g. /api/invoices/<id>).';
+
+/** The document named by `value`, of the caller's company, or a 422 on `document`. */
+async function findDocument(api: HookApi, value: unknown): Promise<{ type: DocumentType; record: FieldValues }> {
+  const refused = (message: string) => ApiError.validation([{ propertyPath: 'document', message, code: ViolationCode.notFound }]);
+  const named = typeof value === 'string' ? documentOf(value.trim()) : null;
+  if (!named) throw refused(MISSING);
+  const types: readonly DocumentType[] = named.type ? [named.type] : DOCUMENTS;
+  for (const type of types) {
+    const record = await api.lock(type.resource, named.id);
+    if (record) return { type, record };
+  }
+  throw refused(MISSING);
+}
+
+/** Addresses of field `name`: bare addr-specs, or violations. */
+function addresses(name: string, value: unknown, v: Violation[]): string[] {
+  if (value === undefined || value === null) return [];
+  const out: string[] = [];
+  (value as unknown[]).forEach((item, i) => {
+    const m = mailbox(item);
+    if ('problem' in m) v.push({ propertyPath: `${name}[${i}]`, message: m.problem, code: ViolationCode.format });
+    else out.push(m.address);
+  });
+  return out;
+}
+
+/** The e-mail addresses of the client's contacts, oldest contact first. */
+async function contactsOf(api: HookApi, clientId: string): Promise<string[]> {
+  const c = api.table('Contact');
+  const rows = (await api.tx.select({ email: c.email }).from(c).where(and(eq(c.client, clientId), eq(c.companyId, api.principal.company.id))).orderBy(c.createdAt, c.id)) as { email: string }[];
+  return [...new Set(rows.map((r) => r.email))];
+}
+
+/** 429 when the company created HOURLY_LIMIT e-mails through the API in the last 60 minutes. */
+async function checkHourlyLimit(api: HookApi): Promise<void> {
+  const company = api.principal.company.id;
+  // Creates of one company wait for each other here, so that the limit is a limit.
+  await api.tx.execute(sql`select pg_advisory_xact_lock(hashtext('email-rate'), hashtext(${company}))`);
+  const t = api.table('Email');
+  const rows = (await api.tx
+    .select({ createdAt: t.createdAt })
+    .from(t)
+    .where(and(eq(t.companyId, company), eq(t.kind, 'document'), gt(t.createdAt, sql`now() - interval '60 minutes'`)))
+    .orderBy(sql`${t.createdAt} desc`)
+    .limit(HOURLY_LIMIT)) as { createdAt: Date | string }[];
+  if (rows.length < HOURLY_LIMIT) return;
+  const oldest = new Date(rows.at(-1)!.createdAt).getTime();
+  const wait = Math.max(1, Math.ceil((oldest + 3_600_000 - Date.now()) / 1000));
+  throw new ApiError(429, `At most ${HOURLY_LIMIT} e-mails per hour may be created; the next one is possible in ${wait} seconds. Nothing was queued.`, { title: 'Too Many Requests', headers: { 'retry-after': String(wait) } });
+}
+
+export const emailRules: HookSet = {
+  create: 'transaction',
+  async beforeWrite(api, e) {
+    if (e.op !== 'create') return;
+    const reminderOffset = reminders.get(api.tx);
+    const kind = reminderOffset === undefined ? 'document' : 'reminder';
+    const d = e.data;
+    const v: Violation[] = [];
+    const to = addresses('to', d.to, v);
+    const cc = addresses('cc', d.cc, v);
+    const bcc = addresses('bcc', d.bcc, v);
+    for (const f of ['subject'] as const) {
+      if (typeof d[f] === 'string' && /[\r\n]/.test(d[f])) v.push({ propertyPath: f, message: 'Line breaks (CR, LF) are not allowed in a header.', code: ViolationCode.format });
+    }
+    if (v.length) throw ApiError.validation(v);
+    if (to.length + cc.length + bcc.length > MAX_RECIPIENTS) throw ApiError.validation([{ propertyPath: 'to', message: `At most ${MAX_RECIPIENTS} recipients in to, cc and bcc together.`, code: ViolationCode.length }]);
+
+    const { type, record: doc } = await findDocument(api, d.document);
+    if (doc.status === 'cancelled') throw ApiError.validation([{ propertyPath: 'document', message: `This ${type.kind === 'creditNote' ? 'credit note' : type.kind} is cancelled: it cannot be sent.`, code: ViolationCode.state }]);
+    const attach = (d.attach as string[] | null | undefined)?.length ? [...new Set(d.attach as string[])] : ['pdf'];
+    if (attach.includes('ubl') && !type.ubl) throw ApiError.validation([{ propertyPath: 'attach', message: 'A quote has no UBL document: attach "pdf" only.', code: ViolationCode.choice }]);
+
+    if (kind === 'document') await checkHourlyLimit(api);
+
+    // A draft moves on as its own PATCH would (its rules, number and events), in this transaction:
+    // whatever refuses the e-mail after this (no recipient) undoes it too.
+    let current = doc;
+    if (doc.status === type.issue.from) {
+      await api.update(type.resource, String(doc.id), { status: type.issue.to });
+      current = (await api.read(type.resource, String(doc.id)))!;
+    }
+
+    if (!to.length) to.push(...(await contactsOf(api, String(doc.client))));
+    if (!to.length) throw ApiError.validation([{ propertyPath: 'to', message: "No recipient: give addresses, or add a contact with an e-mail to the document's client.", code: ViolationCode.blank }]);
+    if (to.length + cc.length + bcc.length > MAX_RECIPIENTS) throw ApiError.validation([{ propertyPath: 'to', message: `At most ${MAX_RECIPIENTS} recipients in to, cc and bcc together.`, code: ViolationCode.length }]);
+
+    const mail = api.services.mail;
+    const given = { subject: typeof d.subject === 'string' && d.subject !== '' ? d.subject : null, body: typeof d.body === 'string' && d.body !== '' ? d.body : null };
+    let subject = given.subject;
+    let body = given.body;
+    if (subject === null || body === null) {
+      const company = await mail.company(api.tx, api.principal.company.id);
+      const client = await api.read('Client', String(current.client));
+      const template = templateOf(company.emailTemplates, kind === 'reminder' ? 'reminder' : (type.kind as TemplateKind));
+      const link = mail.link && /\{\{\s*link\s*\}\}/.test(`${subject === null ? template.subject : ''}${body === null ? template.body : ''}`)
+        ? await mail.link(api, { resource: type.resource, id: String(doc.id) }, to[0]!)
+        : '';
+      const values = {
+        companyName: company.name,
+        clientName: String(client?.name ?? ''),
+        number: String(current.number ?? ''),
+        total: current.total === null || current.total === undefined ? null : Number(current.total),
+        balance: current.balance === null || current.balance === undefined ? null : Number(current.balance),
+        currency: String(current.currency ?? api.principal.company.currency),
+        dueDate: typeof current.dueDate === 'string' ? current.dueDate : typeof current.validUntil === 'string' ? current.validUntil : null,
+        link,
+      };
+      // A value with a line break (a client's name) never makes a second header line.
+      subject ??= fill(template.subject, values).replace(/[\r\n]+/g, ' ');
+      body ??= fill(template.body, values);
+    }
+
+    d.document = `/api/${type.path}/${String(doc.id)}`;
+    d.to = to;
+    d.cc = cc;
+    d.bcc = bcc;
+    d.attach = attach;
+    d.subject = subject;
+    d.body = body;
+    d.kind = kind;
+    d.status = mail.sending ? 'queued' : 'held';
+    d.attempts = 0;
+    d.lastError = null;
+    d.sentAt = null;
+    d.reminder = reminderOffset === undefined ? null : String(reminderOffset);
+    d.messageId = mail.messageId(randomUUID());
+  },
+  async afterWrite(api, e) {
+    if (e.op === 'create' && e.data.status === 'queued') await api.services.mail.enqueue(api.tx, api.principal.company.id, e.id);
+  },
+};

@@ -29,3 +29,8 @@ export type Tx = PgTransaction<PgQueryResultHKT, any, any> | Db;
  * them (engine/read/conditions.ts `plannedPerValue`).
  */
 export type RawQuery = (text: string, params: unknown[], fresh?: boolean) => Promise<Record<string, unknown>[]>;
+
+/** Rows of a raw `execute` result, whichever driver produced it (postgres.js: an array; PGlite: `{ rows }`). */
+export function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}

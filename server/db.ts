@@ -365,10 +365,7 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
   };
 }
 
-/** Rows of a raw `execute` result, whichever driver produced it. */
-export function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
-}
+export { rowsOf } from '../engine/types.ts';
 
 /** A PostgreSQL array literal, so a whole column travels as one parameter with any driver. */
 export function pgArray(values: readonly (string | number | null)[]): string {

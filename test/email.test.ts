@@ -310,14 +310,27 @@ describe('without SMTP_URL', () => {
 });
 
 describe('templates and reminders', () => {
-  it('the company profile keeps templates; unknown placeholders and {{link}} (no client links yet) are a 422; values are text', async () => {
+  it('the company profile keeps templates; unknown placeholders are a 422; {{link}} is a client link for the first recipient; values are text', async () => {
     const bad = await admin.patch('/api/company', { emailTemplates: { invoice: { subject: 'Invoice {{numbr}}' } } });
     expect(bad.status).toBe(422);
     expect(bad.body.violations[0].propertyPath).toBe('emailTemplates.invoice.subject');
     expect(bad.body.violations[0].message).toContain('{{numbr}}');
+    // {{link}}: a client link (CONTRACT §16) made with the e-mail, for the contact of its first address.
     const link = await admin.patch('/api/company', { emailTemplates: { invoice: { body: 'Pay at {{link}}' } } });
-    expect(link.status).toBe(422);
-    expect(link.body.violations[0].message).toMatch(/not available/);
+    expect(link.status, link.text).toBe(200);
+    const payer = await admin.post('/api/clients', { name: 'Link Payer' });
+    const contact = await admin.post('/api/contacts', { client: payer.body['@id'], firstName: 'P', email: 'payer@link.test' });
+    const linked = await draftInvoice(admin, payer.body['@id']);
+    const sent = await admin.post('/api/emails', { document: linked.iri });
+    expect(sent.status, sent.text).toBe(201);
+    const path = /\/d\/[A-Za-z0-9_-]+/.exec(sent.body.body)?.[0];
+    expect(path, sent.body.body).toBeDefined();
+    const page = await fetch(t.url + path);
+    expect(page.status).toBe(200);
+    const issued = (await admin.get(`/api/invoices/${linked.id}`, { accept: 'application/json' })).body;
+    expect(await page.text()).toContain(issued.number);
+    const links = (await admin.get(`/api/document-links?invoice=${encodeURIComponent(linked.iri)}`, { accept: 'application/json' })).body as { contact: string | null }[];
+    expect(links.map((l) => l.contact)).toEqual([contact.body['@id']]);
     expect((await admin.patch('/api/company', { emailTemplates: { extra: {} } })).status).toBe(422);
     expect((await admin.patch('/api/company', { reminders: ['x'] })).status).toBe(422);
     const ok = await admin.patch('/api/company', { emailTemplates: { invoice: { subject: '{{company.name}}: {{number}} ({{total}})', body: 'To {{client.name}}: {{balance}} by {{dueDate}}.' } } });

@@ -9,12 +9,12 @@ import { Type } from '@sinclair/typebox';
 import { sql } from 'drizzle-orm';
 import { COUNTS_TABLE } from '../../engine/counts.ts';
 import { operation } from '../../engine/descriptor.ts';
+import { rowsOf } from '../../engine/types.ts';
 
 const Amounts = Type.Object({ currency: Type.String(), outstanding: Type.Integer(), overdue: Type.Integer(), overdueCount: Type.Integer() });
 const Status = Type.Object({ status: Type.String(), count: Type.Integer() });
 const Month = Type.Object({ month: Type.String({ description: 'YYYY-MM' }), currency: Type.String(), amount: Type.Integer(), count: Type.Integer() });
 
-const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 
 /** The 12 months ending with `now`'s, oldest first, as YYYY-MM (UTC). */
 export function lastMonths(now: Date, n = 12): string[] {

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { ApiError, ViolationCode } from '../../engine/errors.ts';
 import type { HookApi, HookSet } from '../../engine/hooks.ts';
-import type { FieldValues } from '../../engine/types.ts';
+import { rowsOf, type FieldValues } from '../../engine/types.ts';
 
 /** The resources a link may show, by the IRI path segment, with the reference field naming it. */
 export const LINKED = [
@@ -120,8 +120,8 @@ export async function createLinkForRecipient(api: HookApi, document: string, ema
   if (email) {
     const { kind, doc } = await resolveDocument(api, document);
     const c = api.table('Contact');
-    const [row] = (await api.tx.execute(sql`select id from ${c} where company_id = ${api.principal.company.id} and client_id = ${String(doc.client)}
-      and lower(email) = lower(${email}) order by created_at, id limit 1`)) as unknown as { id: string }[];
+    const [row] = rowsOf<{ id: string }>(await api.tx.execute(sql`select id from ${c} where company_id = ${api.principal.company.id} and client_id = ${String(doc.client)}
+      and lower(email) = lower(${email}) order by created_at, id limit 1`));
     contact = row?.id ?? null;
     document = `/api/${kind.path}/${String(doc.id)}`;
   }

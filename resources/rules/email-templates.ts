@@ -12,12 +12,11 @@ export interface Template {
 export type Templates = Record<TemplateKind, Template>;
 
 /**
- * Whether `{{link}}` (a client link, CONTRACT §16) can be filled in. Client links come with issue
- * #36: until then a template naming `{{link}}` is refused at save (422) and no default uses it.
- * #36 sets this to true and gives MailService.link (resources/rules/email.ts), which makes the
- * link for the document and the e-mail's first recipient.
+ * Whether `{{link}}` (a client link, CONTRACT §16) can be filled in: MailService.link
+ * (resources/rules/email.ts, server/email/service.ts) makes the link for the document and the
+ * e-mail's first recipient, in the e-mail's transaction.
  */
-export const CLIENT_LINKS_AVAILABLE: boolean = false;
+export const CLIENT_LINKS_AVAILABLE: boolean = true;
 
 export const PLACEHOLDERS = ['company.name', 'client.name', 'number', 'total', 'balance', 'dueDate', 'link'] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];

@@ -1,6 +1,7 @@
 // What the e-mail rules (resources/rules/email.ts) use of the server: whether it sends at all,
 // the company's e-mail settings, the queue's insert and the Message-ID. The CLI's engine gets one
 // too (its reminders are queued for the running servers' workers).
+import { createLinkForRecipient } from '../../resources/rules/document-link.ts';
 import { hostname } from 'node:os';
 import { eq, sql } from 'drizzle-orm';
 import type { MailService } from '../../resources/rules/email.ts';
@@ -40,5 +41,7 @@ export function mailService(settings: Pick<MailSettings, 'smtpUrl' | 'from'>, o:
       if (o.wake) setTimeout(o.wake, 50).unref();
     },
     messageId: (unique) => `<${unique}@${domain}>`,
+    // `{{link}}`: a client link (CONTRACT §16) for the document and the first recipient, made in the e-mail's transaction.
+    link: async (api, document, recipient) => (await createLinkForRecipient(api, `${api.model.get(document.resource).iri}/${document.id}`, recipient)).url,
   };
 }

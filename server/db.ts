@@ -161,7 +161,7 @@ function statementCounter() {
  * load; without it a query can receive another query's result and a transaction's remaining
  * statements can run in autocommit. Change it here and in the patch together.
  */
-export const POSTGRES_PATCH = 'postgres@3.4.9 invoicing-2';
+export const POSTGRES_PATCH = 'postgres@3.4.9 invoicing-3';
 
 /** Refuses a postgres.js that does not carry our patch (an `npm install` without its postinstall, another version). */
 export function assertPatchedDriver(driver: unknown): void {
@@ -329,7 +329,21 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
         }
       },
       async ping() {
-        await db.execute(sql`select 1`);
+        // Bounded: behind a pooler a statement can wait in its queue for a server connection
+        // (PgBouncer's query_wait_timeout, 120 s by default) while PostgreSQL is away; the
+        // readiness probe says so within the connect timeout instead.
+        const ms = (o.connectTimeoutSeconds ?? 5) * 1000;
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          await Promise.race([
+            db.execute(sql`select 1`),
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(() => reject(new Error(`The database did not answer within ${ms} ms.`)), ms);
+            }),
+          ]);
+        } finally {
+          clearTimeout(timer);
+        }
       },
       close: () => client.end({ timeout: 5 }),
     };

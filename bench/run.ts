@@ -61,7 +61,7 @@ if (flags.help) {
   process.stdout.write(`Usage: npm run bench -- [--smoke] [--duration S] [--warmup S] [--connections N]
   [--clients N] [--invoices N] [--max-lines N] [--calibrate N] [--scenarios S1,S2,…]
   [--servers ours,baseline,postgraphile] [--keep] [--profile] [--binary] [--trace-sql] [--out FILE]
-  [--database-url URL] [--pooler-url URL --pooler-pid PID (ours through a transaction pooler, e.g. PgBouncer, whose CPU is counted; with --servers ours)]
+  [--database-url URL] [--pooler-url URL [--pooler-pid PID]] (ours also through a transaction pooler, e.g. PgBouncer, its runs alternating with the direct ones; the pooler's CPU counted apart)
   [--rounds N (alternating timed runs per server, default 3)] [--pg-statements] [--pairs N (W1: alternations without/with, default 2)]
        npm run bench -- --size N [--keep] [--reuse DATABASE] [--alone new|DATABASE] [--samples 7] [--invoices 20000]
   (scale mode: single-request latency for a company of N invoices and one of 20,000, and the ratio)
@@ -223,9 +223,10 @@ async function calibrate(c: Ctx, servers: ServerName[], start: (name: ServerName
 }
 
 /**
- * --pooler-url: the URL our service is given, a transaction pooler (PgBouncer) in front of the
- * bench database (its name replaces the pooler URL's); --pooler-pid: that pooler's process, whose
- * CPU is counted per request too.
+ * --pooler-url: a transaction pooler (PgBouncer) in front of the bench database (its name
+ * replaces the pooler URL's): our service runs twice, on PostgreSQL directly and through the
+ * pooler (POOLED), their timed runs alternating like any two servers'; --pooler-pid: that
+ * pooler's process, whose CPU is counted per request of the pooled runs, apart from the others.
  */
 function throughPooler(url: string): string {
   if (!flags['pooler-url']) return url;
@@ -234,6 +235,8 @@ function throughPooler(url: string): string {
   return u.toString();
 }
 const poolerPid = flags['pooler-pid'] ? Number(flags['pooler-pid']) : undefined;
+/** The label of our service's measurements through the pooler. */
+const POOLED = 'ours through the pooler';
 
 /** The PostgreSQL backends serving the bench database, other than the harness's own. */
 async function backends(admin: postgres.Sql): Promise<number[]> {
@@ -324,10 +327,10 @@ async function timedRun(c: Ctx, server: ServerProcess, wl: Workload, id: Scenari
     errors: result.errors,
     timeouts: result.timeouts,
     peakRssMb: peakRss / 2 ** 20,
-    cpuMsPerRequest: result['2xx'] ? { server: cpu.server / result['2xx'], postgres: cpu.db / result['2xx'], loadGenerator: cpu.harness / result['2xx'], ...(poolerPid ? { pooler: cpu.pooler / result['2xx'] } : {}) } : undefined,
+    cpuMsPerRequest: result['2xx'] ? { server: cpu.server / result['2xx'], postgres: cpu.db / result['2xx'], loadGenerator: cpu.harness / result['2xx'], ...(poolerPid && m.label === POOLED ? { pooler: cpu.pooler / result['2xx'] } : {}) } : undefined,
     statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([k, v]) => [k, v.count ?? 0])),
   });
-  log(`  ${id} ${m.label ?? m.server}: ${Math.round(m.reqPerSec!)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors (statuses ${JSON.stringify(m.statuses)}), peak RSS ${Math.round(m.peakRssMb!)} MB, CPU ms/request: server ${m.cpuMsPerRequest?.server.toFixed(2)}, PostgreSQL ${m.cpuMsPerRequest?.postgres.toFixed(2)},${poolerPid ? ` pooler ${m.cpuMsPerRequest?.pooler?.toFixed(2)},` : ''} harness ${m.cpuMsPerRequest?.loadGenerator.toFixed(2)}`);
+  log(`  ${id} ${m.label ?? m.server}: ${Math.round(m.reqPerSec!)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors (statuses ${JSON.stringify(m.statuses)}), peak RSS ${Math.round(m.peakRssMb!)} MB, CPU ms/request: server ${m.cpuMsPerRequest?.server.toFixed(2)}, PostgreSQL ${m.cpuMsPerRequest?.postgres.toFixed(2)},${m.cpuMsPerRequest?.pooler !== undefined ? ` pooler ${m.cpuMsPerRequest?.pooler?.toFixed(2)},` : ''} harness ${m.cpuMsPerRequest?.loadGenerator.toFixed(2)}`);
   if (result['2xx'] === 0) {
     m.status = 'failed';
     m.reason = `no successful response (${result.non2xx} non-2xx, ${result.errors} errors)`;
@@ -365,7 +368,7 @@ function merged(into: Measurement, runs: Measurement[]): void {
     timeouts: sum((m) => m.timeouts),
     peakRssMb: Math.max(...ok.map((m) => m.peakRssMb ?? 0)),
     cpuMsPerRequest: ok.every((m) => m.cpuMsPerRequest)
-      ? { server: mean((m) => m.cpuMsPerRequest!.server), postgres: mean((m) => m.cpuMsPerRequest!.postgres), loadGenerator: mean((m) => m.cpuMsPerRequest!.loadGenerator), ...(poolerPid ? { pooler: mean((m) => m.cpuMsPerRequest!.pooler ?? 0) } : {}) }
+      ? { server: mean((m) => m.cpuMsPerRequest!.server), postgres: mean((m) => m.cpuMsPerRequest!.postgres), loadGenerator: mean((m) => m.cpuMsPerRequest!.loadGenerator), ...(ok[0]!.cpuMsPerRequest!.pooler !== undefined ? { pooler: mean((m) => m.cpuMsPerRequest!.pooler ?? 0) } : {}) }
       : undefined,
     statuses,
   });
@@ -542,7 +545,7 @@ async function main(): Promise<number> {
     const idleRssMb: Partial<Record<ServerName, number>> = {};
     for (const name of servers) {
       try {
-        const p = await start(name, name === 'ours' ? throughPooler(db.url) : db.url, name === 'ours' && flags.profile);
+        const p = await start(name, db.url, name === 'ours' && flags.profile);
         live.set(name, p);
         running.push(p);
         idleRssMb[name] = Math.round(p.rss() / 2 ** 20);
@@ -550,11 +553,24 @@ async function main(): Promise<number> {
         failures.push(`${name} did not start: ${(e as Error).message}`);
       }
     }
+    let pooledServer: ServerProcess | undefined;
+    if (flags['pooler-url'] && live.has('ours')) {
+      try {
+        pooledServer = await start('ours', throughPooler(db.url));
+        running.push(pooledServer);
+      } catch (e) {
+        failures.push(`ours through the pooler did not start: ${(e as Error).message}`);
+      }
+    }
     const results: ScenarioResult[] = [];
     for (const s of SCENARIOS) {
       const row = plan.get(s.id);
       if (!row) continue;
       const sr: ScenarioResult = { id: s.id, title: s.title, anchor: s.anchor, target: s.target, ratio: null, met: null, results: [...row.values()] };
+      // Our service through the pooler, after the direct one (which the ratio keeps comparing).
+      if (flags['pooler-url'] && row.get('ours')?.status === 'ok' && s.id !== 'W1') {
+        sr.results.push(pooledServer ? { server: 'ours', status: 'ok', label: POOLED } : { server: 'ours', status: 'failed', label: POOLED, reason: 'server not running' });
+      }
       results.push(sr);
       // Each server's timed runs alternate with the other's (A B | B A | A B …, `--rounds`), so
       // that a drift of the machine's speed weighs on both; req/s is their median.
@@ -564,7 +580,7 @@ async function main(): Promise<number> {
         const order = round % 2 === 0 ? sr.results : [...sr.results].reverse();
         for (const m of order) {
           if (m.status !== 'ok') continue;
-          const server = live.get(m.server);
+          const server = m.label === POOLED ? pooledServer : live.get(m.server);
           if (!server) {
             Object.assign(m, { status: 'failed', reason: 'server not running' });
             continue;

@@ -136,9 +136,17 @@ export async function buildApp(o: AppOptions): Promise<App> {
 
   installErrorHandling(app);
   // The gate of /api: token → principal (cached), rate limit (see server/api.ts).
-  const gate = new Gate({ db: o.database.db, config: o.config, kind: o.database.kind, sessionUrl: o.database.sessionUrl, background: o.database.background, log: app.log, clock: o.clock });
+  // Behind a transaction pooler without a session to LISTEN on, the token cache is trusted only
+  // while its last read of the revocation epoch is recent (300 ms): those reads get a connection
+  // of their own (opened when first used), or under load they would queue behind the requests'
+  // statements, the cache lapse, and every request read its token from the database.
+  const epochDb = o.database.pooled && !o.database.sessionUrl ? o.database.separate('invoicing:token-epoch', 1) : undefined;
+  const gate = new Gate({ db: o.database.db, config: o.config, kind: o.database.kind, sessionUrl: o.database.sessionUrl, background: epochDb?.db ?? o.database.background, log: app.log, clock: o.clock });
   await gate.start();
-  app.addHook('onClose', () => gate.close());
+  app.addHook('onClose', async () => {
+    await gate.close();
+    await epochDb?.close();
+  });
   const history = new HistoryRecorder(o.database.background, app.log, { asyncCommit: o.database.kind === 'postgres' });
   closeHistoryOnClose(app, history);
 

@@ -37,6 +37,11 @@ export interface Database {
   /** PostgreSQL through a transaction pooler: no session state outside a transaction (see wrapped). */
   readonly pooled: boolean;
   /**
+   * Behind a transaction pooler: whether each transaction sets its statement timeout (false when
+   * the server's own statement_timeout for this role and database already is the one configured).
+   */
+  readonly timeoutPerTransaction: boolean;
+  /**
    * A URL whose connections are sessions of their own (LISTEN): DATABASE_DIRECT_URL, else
    * DATABASE_URL when it is no transaction pooler; undefined otherwise (and with PGlite).
    */
@@ -135,9 +140,11 @@ function wrapped(client: Client, w: Wrapping, inTransaction = false): Client {
             ...args,
             (tx: Client) => {
               if (w.pooled && !inTransaction && w.pooled.statementTimeoutMs > 0) {
-                // Not awaited: written with the transaction's first statement. Should it fail, the
-                // transaction is aborted and its next statement fails with it.
-                tx.unsafe(`select set_config('statement_timeout', $1, true)`, [String(w.pooled.statementTimeoutMs)]).catch(() => {});
+                // Not awaited: queued before the transaction's first statement. Should it fail,
+                // the transaction is aborted and its next statement fails with it. A simple query
+                // (no parameter: the value is an integer of ours): one exchange with the server,
+                // where a parameter would take two (described, then bound).
+                tx.unsafe(`set local statement_timeout = ${Math.trunc(w.pooled.statementTimeoutMs)}`).catch(() => {});
               }
               return fn(wrapped(tx, w, true));
             },
@@ -161,7 +168,7 @@ function statementCounter() {
  * load; without it a query can receive another query's result and a transaction's remaining
  * statements can run in autocommit. Change it here and in the patch together.
  */
-export const POSTGRES_PATCH = 'postgres@3.4.9 invoicing-2';
+export const POSTGRES_PATCH = 'postgres@3.4.9 invoicing-3';
 
 /** Refuses a postgres.js that does not carry our patch (an `npm install` without its postinstall, another version). */
 export function assertPatchedDriver(driver: unknown): void {
@@ -245,7 +252,6 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
       if (pooled) log(`DATABASE_URL reaches PostgreSQL through a transaction pooler (${found.evidence}): running in pooler mode (DATABASE_POOLER=transaction declares it and skips this probe).`);
     }
     const statementTimeoutMs = o.statementTimeoutMs ?? 30_000;
-    const w: Wrapping = pooled ? { prepare: false, pooled: { statementTimeoutMs } } : { prepare: true };
     // Bounded waits: an unreachable server fails a request within connect_timeout, and a
     // statement stuck on a lock or a runaway query is cancelled by the server (57014 → 503).
     // Behind a transaction pooler nothing is sent as a startup parameter but the application's
@@ -269,6 +275,15 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
         : { connection: { application_name: name, statement_timeout: statementTimeoutMs, ...settings } }),
     } as never) as Client;
     const client = connect(o.maxConnections ?? 10, 'invoicing');
+    // Behind a pooler, a statement per transaction sets the timeout, unless the server already
+    // applies that one to every statement of this role and database (ALTER ROLE … SET
+    // statement_timeout, as docs/deploying.md advises): then transactions set nothing.
+    let timeoutPerTransaction = pooled && statementTimeoutMs > 0;
+    if (timeoutPerTransaction) {
+      const [row] = await client.unsafe<{ ms: string }[]>(`select setting as ms from pg_settings where name = 'statement_timeout'`);
+      if (Number(row?.ms) === statementTimeoutMs) timeoutPerTransaction = false;
+    }
+    const w: Wrapping = pooled ? { prepare: false, pooled: { statementTimeoutMs: timeoutPerTransaction ? statementTimeoutMs : 0 } } : { prepare: true };
     const prepared = wrapped(client, w);
     const db = drizzle(prepared, { logger: counter.logger }) as unknown as Db;
     const sessionUrl = o.directUrl ?? (pooled ? undefined : o.databaseUrl);
@@ -277,6 +292,7 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
       background: drizzle(prepared) as unknown as Db,
       kind: 'postgres',
       pooled,
+      timeoutPerTransaction,
       sessionUrl,
       separate(name, max) {
         // A queue's table changes size by orders of magnitude between two analyses (emptied,
@@ -329,7 +345,21 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
         }
       },
       async ping() {
-        await db.execute(sql`select 1`);
+        // Bounded: behind a pooler a statement can wait in its queue for a server connection
+        // (PgBouncer's query_wait_timeout, 120 s by default) while PostgreSQL is away; the
+        // readiness probe says so within the connect timeout instead.
+        const ms = (o.connectTimeoutSeconds ?? 5) * 1000;
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          await Promise.race([
+            db.execute(sql`select 1`),
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(() => reject(new Error(`The database did not answer within ${ms} ms.`)), ms);
+            }),
+          ]);
+        } finally {
+          clearTimeout(timer);
+        }
       },
       close: () => client.end({ timeout: 5 }),
     };
@@ -350,6 +380,7 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     background: drizzle(client) as unknown as Db,
     kind: 'pglite',
     pooled: false,
+    timeoutPerTransaction: false,
     sessionUrl: undefined,
     separate: () => ({ db: drizzle(client) as unknown as Db, close: async () => {} }),
     raw: async (text, params) => {

@@ -53,8 +53,10 @@ export function databaseOptions(config: Config) {
 async function poolerNotes(database: Database, config: Config, log: FastifyInstance['log']): Promise<void> {
   const [row] = (await database.raw(`select current_setting('statement_timeout') as timeout`, [])) as [{ timeout: string }];
   log.info(
-    `Behind a transaction pooler: statements are not prepared, each transaction sets its statement timeout (${config.databaseStatementTimeout} ms); ` +
-      `statements outside a transaction run under the server's statement_timeout (${row?.timeout ?? '?'}; set it for the role: ALTER ROLE … SET statement_timeout = '30s').`,
+    database.timeoutPerTransaction
+      ? `Behind a transaction pooler: statements are not prepared, each transaction sets its statement timeout (${config.databaseStatementTimeout} ms); ` +
+          `statements outside a transaction run under the server's statement_timeout (${row?.timeout ?? '?'}; set it for the role to ${config.databaseStatementTimeout} ms — ALTER ROLE … SET statement_timeout = ${config.databaseStatementTimeout} — and transactions need not set it).`
+      : `Behind a transaction pooler: statements are not prepared; the server's statement_timeout (${row?.timeout ?? '?'}) is the one configured and applies to every statement.`,
   );
   if (!database.sessionUrl) {
     log.info(

@@ -132,11 +132,21 @@ describe.skipIf(!PG || !hasPgbouncer)('deploy/: two instances behind PgBouncer, 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The CLI with the instances' environment (through PgBouncer). */
-  function cli(...args: string[]): string {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { env: { ...env, LOG_LEVEL: 'warn' }, encoding: 'utf8' });
-    expect(r.status, r.stderr).toBe(0);
-    return r.stdout.trim();
+  /**
+   * The CLI with the instances' environment (through PgBouncer). Not spawnSync: while it blocked
+   * this process, an instance could close the idle keep-alive connection of the last request
+   * (after its keepAliveTimeout, when the CLI is slow on a loaded machine), and the next request
+   * was written to that connection before the close was seen ("other side closed").
+   */
+  async function cli(...args: string[]): Promise<string> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { env: { ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code, stderr).toBe(0);
+    return stdout.trim();
   }
 
   it('each instance says how it runs behind the pooler', () => {
@@ -146,8 +156,8 @@ describe.skipIf(!PG || !hasPgbouncer)('deploy/: two instances behind PgBouncer, 
   });
 
   it('acts as one service: the CLI creates a user, one instance writes what the other reads, a revocation on one is refused by the other, one rate-limit window', async () => {
-    cli('user:create', '--email', 'ops@deploy.test', '--password', 'password123', '--company', 'Deployed');
-    const token = cli('token:create', '--email', 'ops@deploy.test', '--company', 'Deployed', '--name', 'ops').split('\n').pop()!.trim();
+    await cli('user:create', '--email', 'ops@deploy.test', '--password', 'password123', '--company', 'Deployed');
+    const token = (await cli('token:create', '--email', 'ops@deploy.test', '--company', 'Deployed', '--name', 'ops')).split('\n').pop()!.trim();
     const [a, b] = [client(instances[0]!, token), client(instances[1]!, token)];
     const tax = await a.post('/api/taxes', { name: 'VAT', rate: 20 });
     expect(tax.status).toBe(201);

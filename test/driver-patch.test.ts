@@ -3,6 +3,7 @@
 // and the mark the server checks, and a driver without the mark is refused with a message saying
 // why. test/faults.test.ts shows on PostgreSQL what the fixes are for.
 import { spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -74,6 +75,58 @@ describe('postgres.js driver patch', () => {
     expect(promoted.length).toBeGreaterThan(20);
     // Unpatched: about 2.6 MB per young collection; patched: none.
     expect(promoted[Math.floor(promoted.length / 2)]!).toBeLessThan(256 * 1024);
+  });
+
+  it('fails a query refused after the connection was set up, instead of reconnecting for it forever', async () => {
+    // What PgBouncer 1.18 answers while its logins to PostgreSQL fail (server_login_retry): the
+    // client's start-up succeeds from its cached parameters (AuthenticationOk, ReadyForQuery),
+    // then the first query gets a FATAL error and the connection closes. That first query is the
+    // driver's array-types query; unpatched, the query waiting behind it reconnected at once, over
+    // and over (a thousand connections a second, test/history.test.ts through the pooler), and
+    // never settled. The bytes are PgBouncer's, recorded; the test's own server plays them.
+    const message = (type: string, body: Buffer) => {
+      const head = Buffer.alloc(5);
+      head.write(type, 0);
+      head.writeInt32BE(body.length + 4, 1);
+      return Buffer.concat([head, body]);
+    };
+    const fatal = message('E', Buffer.from('SFATAL\0C08P01\0Mserver login has been failing, try again later (server_login_retry)\0\0'));
+    const setup = Buffer.concat([
+      message('R', Buffer.from([0, 0, 0, 0])),
+      message('S', Buffer.from('server_version\x0016.4\0')),
+      message('S', Buffer.from('client_encoding\0UTF8\0')),
+      message('K', Buffer.alloc(8)),
+      message('Z', Buffer.from('I')),
+    ]);
+    let connections = 0;
+    const sockets = new Set<Socket>();
+    const server = createServer((socket) => {
+      connections++;
+      sockets.add(socket);
+      let started = false;
+      socket.on('data', () => {
+        if (!started) {
+          started = true;
+          socket.write(setup);
+        } else socket.end(fatal);
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const sql = postgres(`postgres://u@127.0.0.1:${(server.address() as AddressInfo).port}/d`, { max: 1, onnotice: () => {}, backoff: () => 0.05 });
+    try {
+      const outcome = await Promise.race([
+        sql`select 1`.then(() => 'answered', (e: { code?: string; message: string }) => `${e.code}: ${e.message}`),
+        new Promise((r) => setTimeout(() => r('still waiting'), 5000)),
+      ]);
+      expect(outcome).toBe('08P01: server login has been failing, try again later (server_login_retry)');
+      expect(connections).toBe(1);
+    } finally {
+      await sql.end({ timeout: 0 }).catch(() => {});
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it.runIf(process.env.DATABASE_URL)('opens PostgreSQL through the patched driver', async () => {

@@ -119,8 +119,34 @@ describe.skipIf(!PG || !POOLER)('behind PgBouncer in transaction mode', () => {
       // Outside a transaction: the server's own setting (here PostgreSQL's default, none).
       const outside = await timed.raw(`select current_setting('statement_timeout') as t`, []);
       expect(outside[0]!.t).toBe('0');
+      expect(timed.timeoutPerTransaction).toBe(true);
     } finally {
       await timed.close();
+    }
+  });
+
+  it("sets nothing per transaction when the server's own statement timeout is the one configured", async () => {
+    // A database of its own, its setting made before any connection reaches it (PgBouncer's
+    // server connections take the database's settings when they log in).
+    const other = `test_${randomBytes(6).toString('hex')}`;
+    await admin.unsafe(`create database ${other}`);
+    await admin.unsafe(`alter database ${other} set statement_timeout = 700`);
+    const u = new URL(POOLER!);
+    u.pathname = `/${other}`;
+    const timed = await openDatabase({ databaseUrl: u.toString(), maxConnections: 1, statementTimeoutMs: 700 });
+    const differs = await openDatabase({ databaseUrl: u.toString(), maxConnections: 1, statementTimeoutMs: 800 });
+    try {
+      expect([timed.timeoutPerTransaction, differs.timeoutPerTransaction]).toEqual([false, true]);
+      const inside = await timed.db.transaction(async (tx) => (await tx.execute(sql`select current_setting('statement_timeout') as t`)) as unknown as { t: string }[]);
+      expect(inside[0]!.t).toBe('700ms');
+      const err = await timed.db.transaction((tx) => tx.execute(sql`select pg_sleep(2)`)).catch((e: unknown) => e);
+      expect((err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code).toBe('57014');
+      const set = await differs.db.transaction(async (tx) => (await tx.execute(sql`select current_setting('statement_timeout') as t`)) as unknown as { t: string }[]);
+      expect(set[0]!.t).toBe('800ms');
+    } finally {
+      await timed.close();
+      await differs.close();
+      await admin.unsafe(`drop database if exists ${other} with (force)`);
     }
   });
 });

@@ -201,6 +201,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
     clock: gate.clock,
     sharedThrottle: gate.sharedThrottle(),
     model,
+    // What the server's state means for a resource's pages (CONTRACT §15: held e-mails).
+    notices: o.config.mail.smtpUrl ? {} : { Email: 'E-mails are held: SMTP_URL is not set, so no message leaves this server. Set SMTP_URL (and MAIL_FROM) and create the e-mail again.' },
   });
 
   // Client links (/d/<token>) and the payment provider's notifications, outside /api.

@@ -306,6 +306,18 @@ describe('/app in a browser', () => {
     }
   });
 
+  it('says that e-mails are held when SMTP_URL is not set (CONTRACT §15), on their list and form only', async () => {
+    await page.goto(`${t.url}/app/emails`);
+    await page.getByTestId('total').waitFor();
+    expect(await page.getByTestId('notice').innerText()).toMatch(/E-mails are held: SMTP_URL is not set/);
+    await page.goto(`${t.url}/app/emails/new`);
+    await page.locator('form.app-form').waitFor();
+    expect(await page.getByTestId('notice').count()).toBe(1);
+    await page.goto(`${t.url}/app/clients`);
+    await page.getByTestId('total').waitFor();
+    expect(await page.getByTestId('notice').count()).toBe(0);
+  });
+
   it('nothing went wrong on any page', () => {
     expect(problems).toEqual([]);
   });

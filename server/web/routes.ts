@@ -39,6 +39,8 @@ export interface WebOptions {
   throttle?: ThrottleOptions;
   /** Redis, when configured: sign-in failures are counted across every instance. */
   sharedThrottle?: SharedThrottle;
+  /** Notices the server gives a resource's pages in /app, by resource name (held e-mails, say). */
+  notices?: Readonly<Record<string, string>>;
   /** The model /api serves: /app is built from its description (engine/describe.ts). */
   model: Model;
 }
@@ -227,7 +229,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     const appShell = async (req: FastifyRequest, reply: FastifyReply) => {
       const s = await sessionOf(req);
       if (!s) return reply.redirect(`/login?next=${encodeURIComponent(req.url.slice(0, 1000))}`);
-      return html(reply, 200, appPage({ csrf: store.csrfToken(s.value), ...meOf(s), description }));
+      return html(reply, 200, appPage({ csrf: store.csrfToken(s.value), ...meOf(s), description, notices: o.notices ?? {} }));
     };
     scope.get(APP_PATH, appShell);
     scope.get(`${APP_PATH}/*`, appShell);

@@ -92,7 +92,7 @@ export function App({ boot }) {
   const desc = useMemo(() => indexDescription(boot.description), [boot]);
   const loc = useLocation();
   const view = route(desc, loc.pathname, loc.search);
-  const ctx = { desc, role: boot.company?.role ?? 'viewer', company: boot.company, csrf: boot.csrf };
+  const ctx = { desc, role: boot.company?.role ?? 'viewer', company: boot.company, csrf: boot.csrf, notices: boot.notices ?? {} };
   const key = loc.pathname + loc.search;
   const title = viewTitle(view);
   useEffect(() => {
@@ -281,6 +281,12 @@ async function loadList(ctx, r, query) {
   };
 }
 
+/** What the server says of this resource's state (held e-mails), above its list and form. */
+function Notice({ ctx, r }) {
+  const text = ctx.notices[r.name];
+  return text ? html`<p class="notice" role="status" data-testid="notice">${text}</p>` : null;
+}
+
 function ListView({ ctx, r, query }) {
   const { data, error, loading } = useLoad(() => loadList(ctx, r, query), query.toString());
   const order = orderOf(r, query);
@@ -292,6 +298,7 @@ function ListView({ ctx, r, query }) {
       <h1>${r.label}</h1>
       ${mayCreate && html`<a class="btn primary" href=${`${r.path}/new`}>New ${r.singular.toLowerCase()}</a>`}
     </div>
+    <${Notice} ctx=${ctx} r=${r} />
     <${FilterBar} ctx=${ctx} r=${r} query=${query} filters=${filters} order=${order} />
     <${Problem} error=${error} />
     ${loading && !data && html`<${Loading} />`}
@@ -608,6 +615,7 @@ function Form({ ctx, r, id, rec, titles, title, query }) {
 
   return html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href=${r.path}>${r.label}</a></li>${rec && html`<li><a href=${`${r.path}/${id}`}>${titleOf(r, rec)}</a></li>`}<li><span aria-current="page">${id ? 'Edit' : 'New'}</span></li></ol></nav>
     <h1>${title}</h1>
+    <${Notice} ctx=${ctx} r=${r} />
     <form ref=${formRef} class="app-form panel pad" novalidate onSubmit=${submit}>
       ${problem && html`<p class="alert" role="alert" tabindex="-1">${problem.message}</p>`}
       <div class="field-grid">

@@ -40,6 +40,8 @@ export interface FieldDescription {
   of?: FieldDescription[];
   filter?: 'exact' | 'partial' | 'date';
   order?: true;
+  /** A text field naming records of these resources by IRI (descriptor `refersTo`). */
+  refersTo?: readonly string[];
 }
 
 export interface OperationDescription {
@@ -79,6 +81,8 @@ export interface ResourceDescription {
   /** A partial text filter to search by in reference pickers. */
   search?: string;
   fields: FieldDescription[];
+  /** Fields the create response alone carries. */
+  shownOnce: string[];
   orders: string[];
   states?: { field: string; initial: string; transitions: Record<string, readonly string[]>; editable?: Record<string, readonly string[]>; deletable?: readonly string[] };
   documents: { mediaType: string; description: string; extension: string }[];
@@ -151,6 +155,7 @@ function fieldOf(model: Model, r: ModelResource, f: ModelField): FieldDescriptio
   if (f.readOnly) d.readOnly = true;
   if (f.writeOnce) d.writeOnce = true;
   if (!f.readOnly && r.updatable.includes(f)) d.updatable = true;
+  if (f.def.kind === 'text' && f.def.refersTo) d.refersTo = f.def.refersTo;
   if (f.def.kind === 'children') {
     d.target = f.def.target;
     d.via = f.def.via;
@@ -221,6 +226,8 @@ export function describeModel(model: Model): ModelDescription {
       title,
       columns: columnsOf(r, title),
       fields: r.fields.filter((f) => !f.def.shownOnce).map((f) => fieldOf(model, r, f)),
+      // Values the create response alone carries (a client link's URL): shown once after creating.
+      shownOnce: r.fields.filter((f) => f.def.shownOnce).map((f) => f.name),
       orders: [...r.orders],
       documents: r.documents.map((doc) => ({ mediaType: doc.mediaType, description: doc.def.description, extension: EXTENSIONS[doc.mediaType] ?? doc.mediaType.split(/[/+]/).pop()! })),
       operations,

@@ -25,6 +25,11 @@ interface Common {
 
 export interface TextField extends Common {
   kind: 'text';
+  /**
+   * The resources whose records' IRIs the value names (a document of several kinds): described
+   * for clients such as the web application, which offers to create such a record from theirs.
+   */
+  refersTo?: readonly string[];
   min?: number;
   max?: number;
   /** Leading and trailing white space is removed before validation (default true). */

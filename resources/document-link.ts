@@ -6,7 +6,7 @@ export default defineResource({
   plural: 'documentLinks',
   description: 'A link for the client to an invoice, quote or credit note (view, download, accept a quote, pay), without signing in. It expires; deleting it revokes it.',
   fields: {
-    document: text({ required: true, writeOnce: true, max: 200, filter: 'exact', description: 'The IRI of the invoice, quote or credit note (/api/invoices/<id>, /api/quotes/<id>, /api/credit-notes/<id>)' }),
+    document: text({ refersTo: ['Invoice', 'Quote', 'CreditNote'], required: true, writeOnce: true, max: 200, filter: 'exact', description: 'The IRI of the invoice, quote or credit note (/api/invoices/<id>, /api/quotes/<id>, /api/credit-notes/<id>)' }),
     invoice: ref('Invoice', { readOnly: true, onDelete: 'cascade', filter: 'exact', description: 'The document, when it is an invoice' }),
     quote: ref('Quote', { readOnly: true, onDelete: 'cascade', filter: 'exact', description: 'The document, when it is a quote' }),
     creditNote: ref('CreditNote', { readOnly: true, onDelete: 'cascade', filter: 'exact', description: 'The document, when it is a credit note' }),

@@ -9,7 +9,7 @@ export default defineResource({
   plural: 'emails',
   description: 'A message sending an invoice, quote or credit note to the client, with its PDF (and UBL) attached. Creating one for a draft issues it (invoice → pending, quote → sent, credit note → issued) in the same transaction. Sent after commit, retried after 1 min, 10 min, 1 h and 6 h on a connection error or an SMTP 4xx; an SMTP 5xx fails at once. Without SMTP_URL e-mails are `held`.',
   fields: {
-    document: text({ required: true, writeOnce: true, max: 200, filter: 'exact', description: 'The invoice, quote or credit note sent (its IRI, e.g. /api/invoices/<id>; a bare id is accepted)' }),
+    document: text({ refersTo: ['Invoice', 'Quote', 'CreditNote'], required: true, writeOnce: true, max: 200, filter: 'exact', description: 'The invoice, quote or credit note sent (its IRI, e.g. /api/invoices/<id>; a bare id is accepted)' }),
     to: textList({ maxItems: MAX_RECIPIENTS, itemMax: 320, writeOnce: true, description: "Recipients (RFC 5322 mailboxes, returned as bare addresses); default: every contact of the document's client" }),
     cc: textList({ maxItems: MAX_RECIPIENTS, itemMax: 320, writeOnce: true }),
     bcc: textList({ maxItems: MAX_RECIPIENTS, itemMax: 320, writeOnce: true }),

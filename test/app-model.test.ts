@@ -21,7 +21,7 @@ describe('the description the application is built from', () => {
   const d = describeModel(model);
 
   it('lists every resource with REST operations; lines have an owner and no page of their own', () => {
-    expect(d.navigation).toEqual(['Client', 'Contact', 'Address', 'Tax', 'Invoice', 'Quote', 'RecurringInvoice', 'Payment', 'CreditNote', 'Webhook']);
+    expect(d.navigation).toEqual(['Client', 'Contact', 'Address', 'Tax', 'Invoice', 'Quote', 'RecurringInvoice', 'Payment', 'CreditNote', 'Webhook', 'DocumentLink', 'Email']);
     const line = d.resources.find((r) => r.name === 'InvoiceLine')!;
     expect(line.owner).toEqual({ resource: 'Invoice', field: 'invoice' });
     expect(JSON.parse(JSON.stringify(d))).toEqual(d);

@@ -73,7 +73,7 @@ describe('/app in a browser', () => {
   it('shows the dashboard, with navigation built from the model', async () => {
     await expect.poll(() => h1().innerText()).toBe('Dashboard');
     const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts();
-    expect(links).toEqual(['Dashboard', 'Clients', 'Contacts', 'Addresses', 'Taxes', 'Invoices', 'Quotes', 'Recurring invoices', 'Payments', 'Credit notes', 'Webhooks', 'API tokens', 'Company']);
+    expect(links).toEqual(['Dashboard', 'Clients', 'Contacts', 'Addresses', 'Taxes', 'Invoices', 'Quotes', 'Recurring invoices', 'Payments', 'Credit notes', 'Webhooks', 'Document links', 'Emails', 'API tokens', 'Company']);
     await page.getByRole('heading', { name: 'Invoices per status' }).waitFor();
     await axe(page, 'dashboard (empty)');
     // Keyboard: the first Tab reaches the skip link, with a visible focus ring; then the
@@ -219,6 +219,31 @@ describe('/app in a browser', () => {
     // An issued credit note cannot change or be deleted: neither is offered.
     expect(await page.getByRole('link', { name: 'Edit', exact: true }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+  });
+
+  it('offers what names a record by IRI as buttons: a client link (its URL shown once) and an email, prefilled', async () => {
+    const api = client(t, tokens.get(OWNER)!);
+    // Acme (the person's day), so that the clients' count of the paging test stays as it was.
+    const linked = (await api.get('/api/clients?name=Acme')).body.member[0]?.['@id'] ?? (await api.post('/api/clients', { name: 'Acme Ltd' })).body['@id'];
+    const inv = (await api.post('/api/invoices', { client: linked, lines: [{ description: 'Link me', qty: 1, price: 1200 }] })).body;
+    expect((await api.patch(inv['@id'], { status: 'pending' })).status).toBe(200);
+    await page.goto(`${t.url}/app/invoices/${inv.id}`);
+    expect(await page.getByRole('link', { name: 'New email' }).getAttribute('href')).toBe(`/app/emails/new?document=${encodeURIComponent(inv['@id'])}`);
+    await page.getByRole('link', { name: 'New document link' }).click();
+    await page.locator('form.app-form').waitFor();
+    expect(await page.locator('form.app-form').getByRole('textbox', { name: /^Document/ }).inputValue()).toBe(inv['@id']);
+    await page.getByRole('button', { name: 'Create document link' }).click();
+    const once = page.getByTestId('shown-once');
+    await once.waitFor();
+    const url = await once.getByLabel('Link').inputValue();
+    expect(url).toMatch(/\/d\/[A-Za-z0-9_-]{20,}$/);
+    await axe(page, 'shown once');
+    await screenshot(page, 'app-shown-once');
+    const client_ = await fetch(t.url + new URL(url).pathname);
+    expect(client_.status).toBe(200);
+    expect(await client_.text()).toContain(inv.number);
+    await once.getByRole('link', { name: 'Continue' }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/app\/document-links\/[0-9a-f-]{36}$/);
   });
 
   it('shows a 409 on delete as the problem’s detail', async () => {

@@ -283,7 +283,14 @@ describe('hand-picked queries', () => {
       ['query($s: String, $l: [String], $d: [InvoiceFilter_invoiceDate], $o: [InvoiceFilter_order], $n: Int, $a: String) { invoices(status: $s, status_list: $l, invoiceDate: $d, order: $o, first: $n, after: $a) { totalCount edges { node { number } } } }', {}],
       ['query($m: String) { invoices { edges { node { number payments(method: $m) { totalCount edges { node { method amount } } } } } } }', { m: 'card' }],
     ];
-    for (const [q, v] of queries) expect(await agree('A', q, v), q).toBe(true);
+    // A partial part whose page and bounded count are best read differently (engine/read/density.ts:
+    // the order's walk for one, the keys for the other) is left to the resolvers; which way it goes
+    // depends on the data and the database's statistics. Both paths must agree either way (agree checks).
+    const partial = /\b(number|name): "/;
+    for (const [q, v] of queries) {
+      const compiled = await agree('A', q, v);
+      if (!partial.test(q)) expect(compiled, q).toBe(true);
+    }
   });
 
   it('item queries: IRIs, bare ids, missing and foreign records', async () => {

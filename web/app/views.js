@@ -455,6 +455,11 @@ function RecordView({ ctx, r, id }) {
   const shown = r.fields.filter((f) => f.kind !== 'children' && f.kind !== 'list' && f.name !== r.states?.field);
   const lines = r.fields.filter((f) => (f.kind === 'children' && f.embedded) || f.kind === 'list');
   const related = r.fields.filter((f) => f.kind === 'children' && !f.embedded && ctx.desc.get(f.target)?.byField.get(f.via)?.filter && !ctx.desc.get(f.target)?.owner);
+  // Records of other resources that name this one by IRI (`refersTo`: an e-mail sending it, a
+  // client link to it), offered as a create prefilled with this record.
+  const referring = ctx.desc.resources.flatMap((x) =>
+    can(x, 'create') && writes(x, ctx.role) ? x.fields.filter((f) => f.refersTo?.includes(r.name) && !f.readOnly).map((f) => ({ x, f })) : [],
+  );
   return html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href=${r.path}>${r.label}</a></li><li><span aria-current="page">${titleOf(r, rec)}</span></li></ol></nav>
     <div class="page-head">
       <h1>${r.singular} ${titleOf(r, rec) !== `${r.singular} ${String(rec.id).slice(-6)}` ? titleOf(r, rec) : ''} ${state && html`<span class=${`badge badge-${state}`}>${choiceLabel(state)}</span>`}</h1>
@@ -464,6 +469,7 @@ function RecordView({ ctx, r, id }) {
       ${targets.map((to) => html`<button type="button" class="btn" disabled=${busy} onClick=${() => transition(to)}>${transitionLabel(to)}</button>`)}
       ${r.documents.map((d) => html`<button type="button" class="btn" disabled=${busy} onClick=${() => act(() => download(iri, d.mediaType, `${titleOf(r, rec)}.${d.extension}`))}>Download ${d.extension === 'pdf' ? 'PDF' : d.mediaType.includes('ubl') ? 'UBL e-invoice' : d.extension.toUpperCase()}</button>`)}
       ${ops.map((op) => html`<button type="button" class="btn" disabled=${busy} title=${op.summary} onClick=${() => operate(op)}>${choiceLabel(op.name.replace(/([A-Z])/g, ' $1').toLowerCase())}</button>`)}
+      ${referring.map(({ x, f }) => html`<a class="btn" href=${`${x.path}/new?${new URLSearchParams({ [f.name]: iri })}`}>New ${x.singular.toLowerCase()}</a>`)}
       ${deletable && html`<button type="button" class="btn danger" disabled=${busy} onClick=${() => setConfirming(true)}>Delete</button>`}
     </div>
     ${problem && html`<p class="alert" role="alert">${problem.message}</p>`}
@@ -560,7 +566,10 @@ function Form({ ctx, r, id, rec, titles, title, query }) {
   const [errors, setErrors] = useState({ fields: {}, lines: {}, other: [] });
   const [problem, setProblem] = useState(null);
   const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState(null);
   const formRef = useRef(null);
+  const onceRef = useRef(null);
+  useEffect(() => onceRef.current?.focus(), [created]);
   const set = (name, value) => setValues((v) => ({ ...v, [name]: value }));
 
   async function submit(e) {
@@ -595,7 +604,11 @@ function Form({ ctx, r, id, rec, titles, title, query }) {
     setBusy(true);
     try {
       const out = await rest(mode === 'create' ? r.iri : `${r.iri}/${id}`, { method: mode === 'create' ? 'POST' : 'PATCH', body });
-      go(`${r.path}/${out.id ?? idOf(out['@id'])}`);
+      const address = `${r.path}/${out.id ?? idOf(out['@id'])}`;
+      // A value the create response alone carries (a client link's URL) is shown here, this once.
+      const once = (r.shownOnce ?? []).filter((n) => out[n]);
+      if (mode === 'create' && once.length) setCreated({ address, values: once.map((n) => ({ name: n, value: String(out[n]) })) });
+      else go(address);
     } catch (err) {
       const v = violationsByField(err.violations);
       setErrors(v);
@@ -616,7 +629,16 @@ function Form({ ctx, r, id, rec, titles, title, query }) {
   return html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href=${r.path}>${r.label}</a></li>${rec && html`<li><a href=${`${r.path}/${id}`}>${titleOf(r, rec)}</a></li>`}<li><span aria-current="page">${id ? 'Edit' : 'New'}</span></li></ol></nav>
     <h1>${title}</h1>
     <${Notice} ctx=${ctx} r=${r} />
-    <form ref=${formRef} class="app-form panel pad" novalidate onSubmit=${submit}>
+    ${created &&
+    html`<section class="panel pad" aria-label="Shown once" data-testid="shown-once">
+      <p class="warning" role="status"><strong>Copy this now:</strong> it is shown only this once.</p>
+      ${created.values.map(
+        (v, i) => html`<div class="field"><label for=${`once-${v.name}`}>${v.name === 'url' ? 'Link' : v.name}</label>
+          <input id=${`once-${v.name}`} ref=${i === 0 ? onceRef : undefined} class="mono" readonly value=${v.value} onFocus=${(e) => e.currentTarget.select()} /></div>`,
+      )}
+      <p><a class="btn primary" href=${created.address}>Continue</a></p>
+    </section>`}
+    <form ref=${formRef} hidden=${Boolean(created)} class="app-form panel pad" novalidate onSubmit=${submit}>
       ${problem && html`<p class="alert" role="alert" tabindex="-1">${problem.message}</p>`}
       <div class="field-grid">
         ${fields.filter((f) => f.kind !== 'children' && f.kind !== 'list').map(

@@ -521,7 +521,9 @@ describe('generated queries', () => {
       ),
       { numRuns: Number(process.env.GRAPHQL_DIFF_RUNS ?? 150) },
     );
-    // Most generated queries are valid and compiled; the rest check the fallback.
-    expect(compiledCount).toBeGreaterThan(runs * 0.4);
+    // Many generated queries are valid and compiled; the rest check the fallback. (A partial text
+    // filter whose page and count are best read differently goes to the resolvers: about 4 in 10
+    // of the generated queries compile, so the bound leaves room for chance.)
+    expect(compiledCount).toBeGreaterThan(runs * 0.25);
   }, 600_000);
 });

@@ -59,6 +59,8 @@ export interface Database {
   statements(): number;
   /** Applies pending migrations (serialised across instances with an advisory lock). */
   migrate(): Promise<void>;
+  /** PGlite: its data directory as one uncompressed archive, for `OpenOptions.loadDataDir` (the tests' migrated starting point). */
+  archive?(): Promise<Blob>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -67,6 +69,8 @@ export interface OpenOptions {
   databaseUrl?: string | undefined;
   /** PGlite data directory; `memory://` for an in-memory database. */
   dataDir?: string;
+  /** PGlite: start from this archive of a data directory (made by `Database.archive`) instead of an empty one. */
+  loadDataDir?: Blob;
   maxConnections?: number;
   /** PostgreSQL: seconds to wait for a connection before failing (a request then gets a 503). */
   connectTimeoutSeconds?: number;
@@ -372,7 +376,8 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
   const files = await pgliteAssets();
   // pg_trgm (trigram indexes for partial text filters), from its bundle among the assets.
   const extensions = { pg_trgm: { name: 'pg_trgm', setup: async () => ({ bundlePath: pathToFileURL(join(assetDir('pglite-extensions'), 'pg_trgm.tar.gz')) }) } };
-  const client = dir.startsWith('memory://') ? new PGlite({ ...files, extensions }) : new PGlite(dir, { ...files, extensions });
+  const options = { ...files, extensions, ...(o.loadDataDir ? { loadDataDir: o.loadDataDir } : {}) };
+  const client = dir.startsWith('memory://') ? new PGlite(options) : new PGlite(dir, options);
   await client.waitReady;
   const db = drizzle(client, { logger: counter.logger }) as unknown as Db;
   return {
@@ -389,6 +394,7 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     },
     statements: counter.count,
     migrate: () => migrate(db as never, { migrationsFolder: migrations() }),
+    archive: () => client.dumpDataDir('none'),
     async ping() {
       await db.execute(sql`select 1`);
     },

@@ -6,6 +6,7 @@
 // created and dropped directly, but the servers and databases the tests open reach it through the
 // pooler (they detect it); TEST_POOLER_DIRECT=1 gives them DATABASE_DIRECT_URL too.
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import postgres from 'postgres';
 import { loadConfig, type Config } from '../server/config.ts';
 import { openDatabase, type Database } from '../server/db.ts';
@@ -32,17 +33,38 @@ export function databaseOptionsOf(d: Pick<TestDatabase, 'url' | 'directUrl'>): {
   return { databaseUrl: d.url, directUrl: pooled && process.env.TEST_POOLER_DIRECT === '1' ? d.directUrl : undefined };
 }
 
+/**
+ * The run's migrated starting point (test/global-setup.ts) when running under vitest: a template
+ * database on PostgreSQL, a data directory's archive on PGlite. Outside vitest (the benches), none.
+ */
+async function migrated(): Promise<{ template?: string; archive?: Blob }> {
+  if (!process.env.VITEST) return {};
+  const { inject } = await import('vitest');
+  const template = inject('testDatabaseTemplate');
+  const archivePath = inject('testDataDirArchive');
+  if (template) return { template };
+  if (archivePath) {
+    archive ??= readFile(archivePath).then((bytes) => new Blob([bytes]));
+    return { archive: await archive };
+  }
+  return {};
+}
+let archive: Promise<Blob> | undefined;
+
 /** A fresh, migrated database for one test file (on the PostgreSQL server at `adminUrl` when given). */
 export async function freshDatabase(adminUrl?: string): Promise<TestDatabase> {
   const admin = adminUrl ?? process.env.DATABASE_URL;
+  const start = await migrated();
   if (!admin) {
-    const database = await openDatabase({ dataDir: 'memory://' });
-    await database.migrate();
+    const database = await openDatabase({ dataDir: 'memory://', ...(start.archive ? { loadDataDir: start.archive } : {}) });
+    if (!start.archive) await database.migrate();
     return { database, url: undefined, directUrl: undefined, env: {}, drop: () => database.close() };
   }
   const name = `test_${randomBytes(6).toString('hex')}`;
   const sql = postgres(admin, { max: 1, onnotice: () => {} });
-  await sql.unsafe(`create database ${name}`);
+  // A copy of the run's template on the run's own server; migrated here on another.
+  const template = admin === process.env.DATABASE_URL ? start.template : undefined;
+  await sql.unsafe(template ? `create database ${name} template ${template}` : `create database ${name}`);
   const named = (base: string) => {
     const u = new URL(base);
     u.pathname = `/${name}`;
@@ -52,7 +74,7 @@ export async function freshDatabase(adminUrl?: string): Promise<TestDatabase> {
   const url = process.env.TEST_POOLER_URL ? named(process.env.TEST_POOLER_URL) : directUrl;
   const options = databaseOptionsOf({ url, directUrl });
   const database = await openDatabase({ ...options, maxConnections: 10 });
-  await database.migrate();
+  if (!template) await database.migrate();
   return {
     database,
     url,

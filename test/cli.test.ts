@@ -1,6 +1,6 @@
 // The `invoicing` CLI as scripts use it: exact outputs, exit codes, the embedded database's lock,
 // commands run through a running server, and a graceful SIGTERM.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,9 +19,17 @@ function env(dataDir: string, extra: Record<string, string> = {}): NodeJS.Proces
   return e;
 }
 
-function cli(dataDir: string, args: string[], extra: Record<string, string> = {}) {
-  const r = spawnSync(tsx, ['server/cli.ts', ...args], { cwd: root, env: env(dataDir, extra), encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+/** One CLI command as a script runs it; asynchronous, so that the file's tests run side by side. */
+function cli(dataDir: string, args: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, ['server/cli.ts', ...args], { cwd: root, env: env(dataDir, extra), timeout: 90_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 function tempDir(): string {
@@ -45,29 +53,30 @@ async function serving(dir: string) {
   return { port, server, out, exited };
 }
 
-describe('CLI on the embedded database', { timeout: 120_000 }, () => {
-  it('creates a user and prints only the token value', () => {
+// Each test has its own data directory: they run concurrently.
+describe.concurrent('CLI on the embedded database', { timeout: 240_000 }, () => {
+  it('creates a user and prints only the token value', async () => {
     const dir = tempDir();
-    const u = cli(dir, ['user:create', '--email', 'Ann@Example.com', '--password', 'correct horse', '--company', 'Acme', '--currency', 'EUR']);
+    const u = await cli(dir, ['user:create', '--email', 'Ann@Example.com', '--password', 'correct horse', '--company', 'Acme', '--currency', 'EUR']);
     expect(u.code, u.stderr).toBe(0);
     expect(u.stdout).toContain('ann@example.com');
-    const tok = cli(dir, ['token:create', '--email', 'ann@example.com', '--company', 'acme', '--name', 'ci', '--description', 'for CI']);
+    const tok = await cli(dir, ['token:create', '--email', 'ann@example.com', '--company', 'acme', '--name', 'ci', '--description', 'for CI']);
     expect(tok.code, tok.stderr).toBe(0);
     expect(tok.stdout).toMatch(/^inv_[A-Za-z0-9_-]{43}\n$/);
   });
 
-  it('fails with a clear message and a non-zero code on bad input', () => {
+  it('fails with a clear message and a non-zero code on bad input', async () => {
     const dir = tempDir();
-    const missing = cli(dir, ['user:create', '--email', 'a@b.co']);
+    const missing = await cli(dir, ['user:create', '--email', 'a@b.co']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('--password is required');
-    const unknownUser = cli(dir, ['token:create', '--email', 'nobody@b.co', '--company', 'X', '--name', 'n']);
+    const unknownUser = await cli(dir, ['token:create', '--email', 'nobody@b.co', '--company', 'X', '--name', 'n']);
     expect(unknownUser.code).toBe(1);
     expect(unknownUser.stdout).toBe('');
     expect(unknownUser.stderr).toContain('No user nobody@b.co');
-    const badFlag = cli(dir, ['user:create', '--nope', 'x']);
+    const badFlag = await cli(dir, ['user:create', '--nope', 'x']);
     expect(badFlag.code).toBe(2);
-    const badCommand = cli(dir, ['frobnicate']);
+    const badCommand = await cli(dir, ['frobnicate']);
     expect(badCommand.code).toBe(2);
   });
 
@@ -78,15 +87,15 @@ describe('CLI on the embedded database', { timeout: 120_000 }, () => {
       expect(out.log).toContain('Server listening');
       expect(out.log).toContain('No user exists yet');
 
-      expect(cli(dir, ['user:create', '--email', 'b@b.co', '--password', 'password123', '--company', 'B']).code).toBe(0);
-      const tok = cli(dir, ['token:create', '--email', 'b@b.co', '--company', 'B', '--name', 'live']);
+      expect((await cli(dir, ['user:create', '--email', 'b@b.co', '--password', 'password123', '--company', 'B'])).code).toBe(0);
+      const tok = await cli(dir, ['token:create', '--email', 'b@b.co', '--company', 'B', '--name', 'live']);
       expect(tok.code, tok.stderr).toBe(0);
       const token = tok.stdout.trim();
       const res = await fetch(`http://127.0.0.1:${port}/api/clients`, { headers: { 'x-api-token': token } });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { '@type': string })['@type']).toBe('Collection');
 
-      const second = cli(dir, ['serve'], { PORT: String(Number(port) + 1) });
+      const second = await cli(dir, ['serve'], { PORT: String(Number(port) + 1) });
       expect(second.code).toBe(1);
       expect(second.stderr).toMatch(/in use by process \d+/);
       expect(out.log).not.toContain(token);
@@ -95,7 +104,7 @@ describe('CLI on the embedded database', { timeout: 120_000 }, () => {
     }
     expect(await exited).toBe(0);
     // The lock is released: the data survives and another process can open it.
-    const again = cli(dir, ['token:create', '--email', 'b@b.co', '--company', 'B', '--name', 'after']);
+    const again = await cli(dir, ['token:create', '--email', 'b@b.co', '--company', 'B', '--name', 'after']);
     expect(again.code, again.stderr).toBe(0);
   }, 240_000);
 
@@ -110,7 +119,7 @@ describe('CLI on the embedded database', { timeout: 120_000 }, () => {
     try {
       expect(out.log).toContain('Server listening');
 
-      const first = cli(dir, ['demo']);
+      const first = await cli(dir, ['demo']);
       expect(first.code, first.stderr).toBe(0);
       expect(first.stdout).toMatch(/^inv_[A-Za-z0-9_-]{43}\n$/);
       const token = first.stdout.trim();
@@ -153,7 +162,7 @@ describe('CLI on the embedded database', { timeout: 120_000 }, () => {
       expect(clients).toBeGreaterThanOrEqual(4);
 
       // Again: a new token for the same company, and nothing seeded twice.
-      const second = cli(dir, ['demo']);
+      const second = await cli(dir, ['demo']);
       expect(second.code, second.stderr).toBe(0);
       expect(second.stdout).toMatch(/^inv_[A-Za-z0-9_-]{43}\n$/);
       expect(second.stdout).not.toBe(first.stdout);
@@ -161,12 +170,12 @@ describe('CLI on the embedded database', { timeout: 120_000 }, () => {
       expect((await get(second.stdout.trim(), '/api/invoices')).total).toBe(invoices.total);
 
       // Another company and user by option; a bad option is a clear error and prints no token.
-      const other = cli(dir, ['demo', '--email', 'sales@example.com', '--company', 'Second Demo', '--currency', 'EUR']);
+      const other = await cli(dir, ['demo', '--email', 'sales@example.com', '--company', 'Second Demo', '--currency', 'EUR']);
       expect(other.code, other.stderr).toBe(0);
       const otherClients = await get(other.stdout.trim(), '/api/clients');
       expect(otherClients.total).toBe(clients);
       expect(otherClients.items.map((c) => c.id)).not.toContain((await get(token, '/api/clients')).items[0]!.id);
-      const bad = cli(dir, ['demo', '--currency', 'XYZ', '--company', 'Third']);
+      const bad = await cli(dir, ['demo', '--currency', 'XYZ', '--company', 'Third']);
       expect(bad.code).toBe(1);
       expect(bad.stdout).toBe('');
       expect(bad.stderr).toContain('--currency "XYZ" is not an ISO 4217 code');
@@ -177,8 +186,8 @@ describe('CLI on the embedded database', { timeout: 120_000 }, () => {
     expect(await exited).toBe(0);
   }, 420_000);
 
-  it('applies migrations with migrate', () => {
-    const r = cli(tempDir(), ['migrate']);
+  it('applies migrations with migrate', async () => {
+    const r = await cli(tempDir(), ['migrate']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('Migrations applied.\n');
   });

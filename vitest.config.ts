@@ -5,7 +5,7 @@ const require = createRequire(import.meta.url);
 
 // Three kinds of test file, which CI runs selectively (`--project`):
 // - `browser`: pages driven in Chromium (*.browser.test.ts). They drive the same /api whatever the
-//   database, so CI runs them once, on PostgreSQL.
+//   database, so CI runs them on PostgreSQL (directly and through PgBouncer), not on PGlite.
 // - `embedded`: files whose processes run on the embedded database whatever DATABASE_URL says (the
 //   CLI's tests, the trace-level log check); CI runs them with PGlite only.
 // - `api`: every other file: all of them run on PostgreSQL, through PgBouncer and on PGlite.

@@ -74,7 +74,6 @@ export const recOf = (t: TokenRow): FieldValues => ({
   updatedAt: t.updatedAt,
 });
 
-export const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** The columns a token list may be ordered by. */
 export const tokenColumns = {

@@ -1,6 +1,7 @@
 // The API token resource's storage and activity (resources/api-token.ts): its provider and
 // processor over token-service.ts, which holds the rules for /api/api-tokens and the /profile/api
 // page alike, and the summary and history its declared operations answer with.
+import { escapeLike } from '../engine/read/conditions.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { ilike, or } from 'drizzle-orm';
 import type { Db } from '../engine/types.ts';
@@ -8,7 +9,7 @@ import type { Processor, Provider } from '../engine/custom.ts';
 import type { TokenActivity } from '../resources/api-token.ts';
 import type { HistoryRecorder } from './history.ts';
 import { apiTokens } from './schema.ts';
-import { createToken, dailyUsage, escapeLike, historyFilters, listTokens, ownerOf, ownToken, recOf, revokeTokens, tokenHistory, tokenSummary, updateToken, type TokenColumn } from './token-service.ts';
+import { createToken, dailyUsage, historyFilters, listTokens, ownerOf, ownToken, recOf, revokeTokens, tokenHistory, tokenSummary, updateToken, type TokenColumn } from './token-service.ts';
 
 /**
  * The token resource's storage: reads see this instance's requests so far (its queued history

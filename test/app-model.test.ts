@@ -168,7 +168,7 @@ describe('the /app shell and the dashboard operation', () => {
     expect(signed.location).toBe('/app/invoices?status=paid&order=total:desc');
     // Somewhere else is not a place to return to.
     const other = await v.request('POST', '/login', { form: { _csrf: Browserish.csrfOf(login.text), email: 'owner@app.test', password: 'password123', next: '//evil.test/app' } });
-    expect(other.location).toBe('/profile/api');
+    expect(other.location).toBe('/app');
     const page = await v.get('/app/invoices/some-id/edit');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");

@@ -86,7 +86,9 @@ describe('/profile/api in a browser', () => {
     await page.getByLabel('Company name').fill('Acme');
     await page.getByLabel('Currency').selectOption('EUR');
     await page.getByRole('button', { name: 'Create account and sign in' }).click();
-    await page.waitForURL(`${t.url}/profile/api`);
+    // Set-up signs in and opens the web application; the settings are a link away.
+    await page.waitForURL(`${t.url}/app`);
+    await page.goto(`${t.url}/profile/api`);
     await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
     await expect.poll(() => page.getByTestId('tokens-empty').innerText()).toContain('No API tokens yet.');
     await expect.poll(() => page.getByTestId('card-active').innerText()).toContain('0');
@@ -109,7 +111,8 @@ describe('/profile/api in a browser', () => {
     await shot('login-error');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${t.url}/profile/api`);
+    await page.waitForURL(`${t.url}/app`);
+    await page.goto(`${t.url}/profile/api`);
     await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
   });
 

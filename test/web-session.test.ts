@@ -45,7 +45,7 @@ describe('first run', () => {
     const profile = await v.get('/profile/api');
     expect(profile.status).toBe(302);
     expect(profile.location).toBe('/login?next=%2Fprofile%2Fapi');
-    expect((await v.get('/')).location).toBe('/profile/api');
+    expect((await v.get('/')).location).toBe('/app');
     const setup = await v.get('/setup');
     expect(setup.status).toBe(200);
     expect(setup.text).toContain('name="currency"');
@@ -87,10 +87,10 @@ describe('first run', () => {
       ),
     );
     expect(results.every((r) => r.status === 303)).toBe(true);
-    expect(results.map((r) => r.location).sort()).toEqual(['/login?setup=done', '/login?setup=done', '/login?setup=done', '/profile/api']);
+    expect(results.map((r) => r.location).sort()).toEqual(['/app', '/login?setup=done', '/login?setup=done', '/login?setup=done']);
     const rows = await db().select().from(users);
     expect(rows).toHaveLength(1);
-    const w = results.findIndex((r) => r.location === '/profile/api');
+    const w = results.findIndex((r) => r.location === '/app');
     expect(rows[0]!.email).toBe(`racer${w}@a.test`);
     people.forEach((p, i) => expect(p.cookies.has('inv_session')).toBe(i === w));
     const me = (await people[w]!.me())!;
@@ -129,10 +129,10 @@ describe('sign-in', () => {
     }
     const ok = await v.login('ANN@b.test', PASSWORD);
     expect(ok.status).toBe(303);
-    expect(ok.location).toBe('/profile/api');
+    expect(ok.location).toBe('/app');
     expect(v.cookies.has('inv_session')).toBe(true);
-    // Signed in, /login goes to the page.
-    expect((await v.get('/login')).location).toBe('/profile/api');
+    // Signed in, /login goes to the web application.
+    expect((await v.get('/login')).location).toBe('/app');
   });
 
   it('sets an HttpOnly, SameSite=Lax session cookie, Secure over https, storing only its hash', async () => {
@@ -166,7 +166,7 @@ describe('sign-in', () => {
     const f = await evil.get('/login?next=https%3A%2F%2Fevil.test%2F');
     expect(f.text).not.toContain('evil.test');
     const res = await evil.request('POST', '/login', { form: { _csrf: Browserish.csrfOf(f.text), email: 'ann@b.test', password: PASSWORD, next: '//evil.test/x' } });
-    expect(res.location).toBe('/profile/api');
+    expect(res.location).toBe('/app');
   });
 
   it('throttles an address after 5 failures, even with the right password, and answers 429 with Retry-After', async () => {

@@ -8,7 +8,8 @@ import { hasKeys, partKeys, valueKeys } from '../trigrams.ts';
 /** Turns a value into what the statement carries (a named placeholder). */
 export type Bind = (v: unknown) => unknown;
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+/** A text as a LIKE pattern's literal part: its backslashes, `%` and `_` escaped. */
+export const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * A condition's SQL over the columns of `t`. Timestamp bounds are bound as Dates. `forCount`: the

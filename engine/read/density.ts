@@ -30,6 +30,7 @@ import { MAX_COUNTED_MATCHES, type Condition } from '../query.ts';
 import type { Statements } from '../statements.ts';
 import type { AnyTable } from '../tables.ts';
 import { hasKeys, keysIndexName, partKeys } from '../trigrams.ts';
+import { escapeLike } from './conditions.ts';
 import type { Db } from '../types.ts';
 
 /** How many of the company's first records (by id) the look reads. */
@@ -39,7 +40,6 @@ export const DENSE_HITS = 30;
 /** How many index postings cost about what one row costs (a posting is a few bytes of a compressed list). */
 export const POSTINGS_PER_ROW = 20;
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** What the look found of one value. */

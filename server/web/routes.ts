@@ -22,6 +22,8 @@ import { registerStatic } from './static.ts';
 import { DEFAULT_THROTTLE, LoginThrottle, type SharedThrottle, type ThrottleOptions } from './throttle.ts';
 
 export const PROFILE_PATH = '/profile/api';
+/** Where a person lands (`/`, after set-up, after sign-in without a page asked for): the web application. */
+export const HOME_PATH = '/app';
 /** Settings → Company: the company profile printed on invoices and quotes. */
 export const COMPANY_PAGE = '/profile/company';
 /** Settings → Webhooks: the company's webhooks and their deliveries. */
@@ -67,7 +69,7 @@ const pathOf = (req: FastifyRequest) => req.url.split('?')[0]!;
 const safeNext = (v: unknown) => {
   const s = str(v, 1000);
   if (/^\/profile(\/[A-Za-z0-9/_-]*)?$/.test(s)) return s;
-  return /^\/app(\/[A-Za-z0-9/_-]*)?(\?[A-Za-z0-9_.~%=&[\]+:,-]*)?$/.test(s) ? s : PROFILE_PATH;
+  return /^\/app(\/[A-Za-z0-9/_-]*)?(\?[A-Za-z0-9_.~%=&[\]+:,-]*)?$/.test(s) ? s : HOME_PATH;
 };
 
 const meOf = (s: Session) => ({
@@ -130,7 +132,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
 
     // ---- pages ----------------------------------------------------------------------------
 
-    scope.get('/', async (_req, reply) => reply.redirect(PROFILE_PATH));
+    scope.get('/', async (_req, reply) => reply.redirect(HOME_PATH));
     scope.get('/profile', async (_req, reply) => reply.redirect(PROFILE_PATH));
 
     scope.get('/setup', async (req, reply) => {
@@ -150,7 +152,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       req.log.info({ email: input.email }, 'Set-up complete: first user created');
       const { value } = await store.create(made.userId, made.companyId);
       setSessionCookie(req, reply, value);
-      return reply.redirect(PROFILE_PATH, 303);
+      return reply.redirect(HOME_PATH, 303);
     });
 
     scope.get<{ Querystring: { next?: string; setup?: string } }>('/login', async (req, reply) => {
@@ -167,7 +169,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       const password = str(body.password, MAX_PASSWORD + 1);
       const next = safeNext(body.next);
       const again = (status: number, error: string) =>
-        html(reply, status, loginPage({ csrf: store.csrfToken(preSession(req, reply)), email, next: next === PROFILE_PATH ? undefined : next, error }));
+        html(reply, status, loginPage({ csrf: store.csrfToken(preSession(req, reply)), email, next: next === HOME_PATH ? undefined : next, error }));
       const wait = await throttle.blockedFor(email, req.ip);
       if (wait > 0) {
         const minutes = Math.ceil(wait / 60_000);

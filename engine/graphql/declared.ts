@@ -12,7 +12,7 @@ import type { RunOperation } from '../declared.ts';
 import { documentOutput, recordOutput, type Model, type ModelOperation, type ModelResource } from '../model.ts';
 import { lowerFirst, upperFirst } from '../names.ts';
 import type { FieldValues } from '../types.ts';
-import type { GraphqlContext } from './schema.ts';
+import type { GraphqlContext } from './context.ts';
 import { idFromIri } from './iris.ts';
 import { tag } from './loaders.ts';
 

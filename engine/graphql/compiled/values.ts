@@ -1,5 +1,5 @@
 // Scalar values as the compiled statement writes them, exactly as the resolvers serialise them
-// (engine/graphql/schema.ts). Which values the resolvers may be unable to serialise is decided
+// (engine/graphql/types.ts). Which values the resolvers may be unable to serialise is decided
 // here, statically, from the field's declaration: an integer column whose declared range does
 // not fit the GraphQL scalar, a timestamp (JavaScript's Date writes years outside 1–9999
 // differently), an entry of an embedded list (jsonb, of any type). For those the statement checks

@@ -147,19 +147,24 @@ function viewTitle(view) {
 }
 
 function Nav({ desc, current }) {
+  // On a phone the lists fold behind a Menu button (app.css); choosing a link folds them again.
+  const [open, setOpen] = useState(false);
   const item = (href, label, on) => html`<li><a href=${href} aria-current=${on ? 'page' : undefined}>${label}</a></li>`;
-  return html`<nav class="app-nav" aria-label="Main">
-    <ul>
-      ${item('/app', 'Dashboard', current === 'dashboard')}
-      ${desc.navigation.map((name) => {
-        const r = desc.get(name);
-        return item(r.path, r.label, current === name);
-      })}
-    </ul>
-    <ul class="app-nav-settings" aria-label="Settings">
-      ${item('/profile/api', 'API tokens', false)}
-      ${item('/profile/company', 'Company', false)}
-    </ul>
+  return html`<nav class=${open ? 'app-nav open' : 'app-nav'} aria-label="Main" onClick=${(e) => e.target.closest('a') && setOpen(false)}>
+    <button type="button" class="btn app-menu" aria-expanded=${open} aria-controls="app-nav-lists" onClick=${() => setOpen(!open)}>Menu</button>
+    <div id="app-nav-lists">
+      <ul>
+        ${item('/app', 'Dashboard', current === 'dashboard')}
+        ${desc.navigation.map((name) => {
+          const r = desc.get(name);
+          return item(r.path, r.label, current === name);
+        })}
+      </ul>
+      <ul class="app-nav-settings" aria-label="Settings">
+        ${item('/profile/api', 'API tokens', false)}
+        ${item('/profile/company', 'Company', false)}
+      </ul>
+    </div>
   </nav>`;
 }
 
@@ -321,7 +326,7 @@ function ListView({ ctx, r, query }) {
                 ${columns.map((f, i) => {
                   const id = rec._id ?? rec.id;
                   const cell = i === 0 ? html`<a href=${`${r.path}/${idOf(rec.id ?? rec['@id']) || id}`}>${f.name === r.title ? titleOf(r, rec) : html`<${Value} ctx=${ctx} f=${f} v=${rec[f.name]} rec=${rec} />`}</a>` : html`<${Value} ctx=${ctx} f=${f} v=${rec[f.name]} rec=${rec} />`;
-                  return i === 0 ? html`<th scope="row">${cell}</th>` : html`<td class=${f.kind === 'money' ? 'num' : ''}>${cell}</td>`;
+                  return i === 0 ? html`<th scope="row">${cell}</th>` : html`<td class=${f.kind === 'money' ? 'num' : ''} data-label=${f.label}>${cell}</td>`;
                 })}
               </tr>`,
             )}
@@ -513,7 +518,7 @@ function LinesTable({ ctx, f, rec, titles }) {
       <thead><tr>${shown.map((m) => html`<th scope="col" class=${m.kind === 'money' ? 'num' : ''}>${m.label}</th>`)}</tr></thead>
       <tbody>
         ${items.length === 0 && html`<tr><td colspan=${shown.length} class="empty">None.</td></tr>`}
-        ${items.map((line) => html`<tr>${shown.map((m) => html`<td class=${m.kind === 'money' ? 'num' : ''}><${Value} ctx=${ctx} f=${m} v=${line[m.name]} rec=${rec} titles=${titles} /></td>`)}</tr>`)}
+        ${items.map((line) => html`<tr>${shown.map((m) => html`<td class=${m.kind === 'money' ? 'num' : ''} data-label=${m.label}><${Value} ctx=${ctx} f=${m} v=${line[m.name]} rec=${rec} titles=${titles} /></td>`)}</tr>`)}
       </tbody>
     </table></div>
   </section>`;
@@ -794,8 +799,8 @@ function LineEditor({ ctx, f, lines, currency, locked, errors, titles, onChange 
         ${lines.length === 0 && html`<tr><td colspan=${members.length + 2} class="empty">No ${one} yet.</td></tr>`}
         ${lines.map(
           (line, i) => html`<tr>
-            <td>${i + 1}</td>
-            ${members.map((m) => html`<td><${Input} ctx=${ctx} f=${m} idPrefix=${`${f.name}-${i}`} compact=${true} label=${`${m.label}, ${one} ${i + 1}`} value=${line[m.name]} currency=${currency} errors=${rowErrors(i)[m.name]} titles=${titles} onChange=${(v) => setLine(i, m.name, v)} /></td>`)}
+            <td data-label=${`${one[0].toUpperCase()}${one.slice(1)}`}>${i + 1}</td>
+            ${members.map((m) => html`<td data-label=${`${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}`}><${Input} ctx=${ctx} f=${m} idPrefix=${`${f.name}-${i}`} compact=${true} label=${`${m.label}, ${one} ${i + 1}`} value=${line[m.name]} currency=${currency} errors=${rowErrors(i)[m.name]} titles=${titles} onChange=${(v) => setLine(i, m.name, v)} /></td>`)}
             <td class="line-actions">
               <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} up`} disabled=${i === 0} onClick=${() => move(i, -1)}>↑</button>
               <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} down`} disabled=${i === lines.length - 1} onClick=${() => move(i, 1)}>↓</button>

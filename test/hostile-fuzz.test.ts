@@ -29,7 +29,9 @@ function remember(iri: string) {
 }
 
 beforeAll(async () => {
-  t = await startTestServer({ RATE_LIMIT_MAX: '1000000' });
+  // The server logs its errors here (to the test's output): no input may cause one, and when one
+  // does, its log says where (the response never does).
+  t = await startTestServer({ RATE_LIMIT_MAX: '1000000', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error' });
   token = await tokenFor(t, { email: 'fuzz@f.test', company: 'Fuzz' });
   // Two of everything, so that valid references exist and deletes have something to delete.
   const seeder = new Seeder(t, token);

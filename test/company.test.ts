@@ -161,6 +161,17 @@ describe('company profile over GraphQL', () => {
     expect(refused.body.errors[0].extensions.status).toBe(403);
     expect((await gql(admin, '{ company { city } }')).body.data.company.city).toBe('München');
   });
+
+  it('reads the e-mail templates a company set in part: the members it left out are null, not an error', async () => {
+    // Found by the fuzzer: optional members of a json field were non-null in the schema, so reading
+    // an absent one failed the whole field with a server error.
+    expect((await admin.patch('/api/company', { emailTemplates: { invoice: { subject: 'Invoice {{number}}' } } })).status).toBe(200);
+    const res = await gql(viewer, '{ company { emailTemplates { invoice { subject body } quote { subject } } } }');
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.company.emailTemplates).toEqual({ invoice: { subject: 'Invoice {{number}}', body: null }, quote: null });
+    expect((await admin.patch('/api/company', { emailTemplates: null })).status).toBe(200);
+  });
 });
 
 describe('IBAN check digits', () => {

@@ -26,8 +26,9 @@ export class SchemaTypes {
   private readonly outputs = new Map<string, GraphQLOutputType>();
   private readonly inputs = new Map<string, GraphQLInputType>();
 
-  output(s: Schema, name: string): GraphQLOutputType {
-    const nullable = s.anyOf?.some(isNull) ?? false;
+  /** `required`: false for an object's member outside its `required` list (it may be absent: null). */
+  output(s: Schema, name: string, required = true): GraphQLOutputType {
+    const nullable = !required || (s.anyOf?.some(isNull) ?? false);
     const inner = s.anyOf ? s.anyOf.filter((x) => !isNull(x)) : [s];
     const base = inner.length === 1 ? this.outputBase(inner[0]!, name) : GraphQLString; // a union of literals is a string
     return nullable ? base : new GraphQLNonNull(base as never);
@@ -39,10 +40,11 @@ export class SchemaTypes {
       let t = this.outputs.get(name);
       if (!t) {
         const props = s.properties;
+        const required = new Set(s.required ?? []);
         this.outputs.set(name, (t = new GraphQLObjectType({
           name,
           description: s.description,
-          fields: () => Object.fromEntries(Object.entries(props).map(([k, p]) => [k.replace(/[^A-Za-z0-9_]/g, '_'), { type: this.output(p, `${name}${upperFirst(k)}`), description: p.description, resolve: (o: FieldValues) => o[k] ?? null }])),
+          fields: () => Object.fromEntries(Object.entries(props).map(([k, p]) => [k.replace(/[^A-Za-z0-9_]/g, '_'), { type: this.output(p, `${name}${upperFirst(k)}`, required.has(k)), description: p.description, resolve: (o: FieldValues) => o[k] ?? null }])),
         })));
       }
       return t;

@@ -4,18 +4,15 @@
 // (every link of it on screen, none cut off), the main actions are visible tap targets of at least
 // 44×44 CSS px, and axe-core finds no serious or critical violation. Screenshots land in
 // test-results/app-phone-*.png.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userCreate } from '../server/commands.ts';
 import { client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
-import { launchChromium, screenshot, watch } from './support/browser.ts';
+import { launchChromium, screenshot, seriousViolations, watch } from './support/browser.ts';
 
 const PASSWORD = 'a long secret phrase';
 const OWNER = 'owner@phone.test';
 const COMPANY = 'Phone Co';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WIDTH = 390;
 /** The smallest comfortable tap target (WCAG 2.5.5, Apple's HIG), in CSS px. */
 const TAP = 44;
@@ -26,15 +23,9 @@ let page: Page;
 let invoiceId: string;
 const problems: string[] = [];
 
-/** axe-core, from node_modules (as in app.browser.test.ts): no serious or critical violation. */
+/** axe-core, from node_modules: no serious or critical violation. */
 async function axe(p: Page, what: string): Promise<void> {
-  await p.evaluate(AXE);
-  const found = (await p.evaluate(async () => {
-    const w = window as unknown as { axe: { run(o: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } };
-    const r = await w.axe.run({ resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) }));
-  })) as { id: string; impact: string; targets: string[] }[];
-  const bad = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const bad = await seriousViolations(p);
   expect.soft(bad, `${what}: ${JSON.stringify(bad)}`).toEqual([]);
 }
 

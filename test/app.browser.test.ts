@@ -4,18 +4,16 @@
 // the problem's detail, a viewer who cannot write, paging through 35 clients, reload showing the
 // same view, and axe-core on every kind of page. Screenshots land in test-results/app-*.png.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userCreate } from '../server/commands.ts';
 import { client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
-import { launchChromium, screenshot, watch } from './support/browser.ts';
+import { launchChromium, screenshot, seriousViolations, watch } from './support/browser.ts';
 
 const PASSWORD = 'a long secret phrase';
 const OWNER = 'owner@app.test';
 const VIEWER = 'viewer@app.test';
 const COMPANY = 'Browser Co';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let t: TestServer;
 let browser: Browser;
@@ -39,14 +37,7 @@ async function signIn(email: string, path = '/app'): Promise<Page> {
 
 /** axe-core, from node_modules: no serious or critical violation. */
 async function axe(p: Page, what: string): Promise<void> {
-  // Evaluated through the DevTools protocol: the pages' Content-Security-Policy refuses inline scripts.
-  await p.evaluate(AXE);
-  const found = (await p.evaluate(async () => {
-    const w = window as unknown as { axe: { run(o: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } };
-    const r = await w.axe.run({ resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) }));
-  })) as { id: string; impact: string; targets: string[] }[];
-  const bad = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const bad = await seriousViolations(p);
   expect(bad, `${what}: ${JSON.stringify(bad)}`).toEqual([]);
 }
 

@@ -1,28 +1,16 @@
 // axe-core on the settings pages (/profile/api, /profile/company, /profile/webhooks) as an admin
 // signs in to them: no serious or critical violation. axe comes from node_modules, evaluated in
 // the page (the pages' Content-Security-Policy allows no injected script tag).
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userCreate } from '../server/commands.ts';
 import { startTestServer, type TestServer } from './helpers.ts';
-import { launchChromium, screenshot, signedIn } from './support/browser.ts';
+import { launchChromium, screenshot, seriousViolations, signedIn } from './support/browser.ts';
 
 const PASSWORD = 'a long secret phrase';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 let t: TestServer;
 let browser: Browser;
 const problems: string[] = [];
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const found = (await page.evaluate(async () => {
-    const w = window as unknown as { axe: { run(o: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } };
-    return (await w.axe.run({ resultTypes: ['violations'] })).violations;
-  })) as { id: string; impact: string; nodes: { target: string[] }[] }[];
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 beforeAll(async () => {
   t = await startTestServer();

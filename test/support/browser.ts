@@ -2,7 +2,8 @@
 // browser), a page that records what should never happen (page errors, console errors other than
 // the refusals a test provokes, requests to anything but our own server), signing in through the
 // login form, and full-page screenshots in test-results/ to look at.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -59,4 +60,26 @@ export async function signedIn(browser: Browser, o: SignIn): Promise<Page> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync('test-results', { recursive: true });
   await page.screenshot({ path: `test-results/${name}.png`, fullPage: true });
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface Violation {
+  id: string;
+  impact: string;
+  targets: string[];
+}
+
+/**
+ * axe-core's serious and critical violations on the page as it is now (axe from node_modules,
+ * evaluated through the DevTools protocol: the pages' Content-Security-Policy refuses inline scripts).
+ */
+export async function seriousViolations(page: Page): Promise<Violation[]> {
+  await page.evaluate(AXE);
+  const found = (await page.evaluate(async () => {
+    const w = window as unknown as { axe: { run(o: unknown): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } };
+    const r = await w.axe.run({ resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) }));
+  })) as Violation[];
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }

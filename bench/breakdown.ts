@@ -80,7 +80,7 @@ interface ScenarioReport {
   runs: Run[];
   /** Statements per request counted on the wire (sequential pass), per server. */
   wire: Partial<Record<ServerName, { statements: number; txControl: number; roundTrips: number; texts: string[] }>>;
-  phases?: { shares: PhaseShare[]; samples: number; load: string };
+  phases?: Partial<Record<ServerName, { shares: PhaseShare[]; samples: number; load: string }>>;
 }
 
 async function main() {
@@ -106,7 +106,7 @@ async function main() {
     const start = (name: ServerName, url = db.url, profileDir?: string) =>
       name === 'ours'
         ? startOurs({ databaseUrl: url, nodeFlags: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] })
-        : startBaseline({ databaseUrl: url, companyId: data.companyId });
+        : startBaseline({ databaseUrl: url, companyId: data.companyId, nodeFlags: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
 
     const reports: ScenarioReport[] = [];
     // The wire count, sequentially, through the counting proxy: statements and their texts per request.
@@ -142,29 +142,31 @@ async function main() {
 
     if (!flags['no-profile']) {
       for (const report of reports) {
-        const dir = `${ROOT}bench/results/profiles/breakdown-${report.id}`;
-        rmSync(dir, { recursive: true, force: true });
-        mkdirSync(dir, { recursive: true });
-        const p = await start('ours', db.url, dir);
-        running.push(p);
-        const wl = workload(report.id, 'ours', data)!;
-        if (warmup > 0) await hammer(p, wl, warmup);
-        if (WRITES.includes(report.id)) await resetWrites();
-        await sleep(500);
-        const from = process.hrtime.bigint();
-        await hammer(p, wl, duration);
-        const to = process.hrtime.bigint();
-        const at = load();
-        await p.stop();
-        if (WRITES.includes(report.id)) await resetWrites();
-        const file = newestProfile(dir);
-        if (!file) {
-          log(`  ${report.id}: no CPU profile written`);
-          continue;
+        for (const name of ['ours', 'baseline'] as const) {
+          const dir = `${ROOT}bench/results/profiles/breakdown-${report.id}-${name}`;
+          rmSync(dir, { recursive: true, force: true });
+          mkdirSync(dir, { recursive: true });
+          const p = await start(name, db.url, dir);
+          running.push(p);
+          const wl = workload(report.id, name, data)!;
+          if (warmup > 0) await hammer(p, wl, warmup);
+          if (WRITES.includes(report.id)) await resetWrites();
+          await sleep(500);
+          const from = process.hrtime.bigint();
+          await hammer(p, wl, duration);
+          const to = process.hrtime.bigint();
+          const at = load();
+          await p.stop();
+          if (WRITES.includes(report.id)) await resetWrites();
+          const file = newestProfile(dir);
+          if (!file) {
+            log(`  ${report.id} ${name}: no CPU profile written`);
+            continue;
+          }
+          const { shares, samples } = phasesOfProfile(file, { fromUs: Number(from / 1000n), toUs: Number(to / 1000n) });
+          (report.phases ??= {})[name] = { shares, samples, load: at };
+          log(`  ${report.id} ${name} profile: ${samples} samples in the timed run; load ${at}`);
         }
-        const { shares, samples } = phasesOfProfile(file, { fromUs: Number(from / 1000n), toUs: Number(to / 1000n) });
-        report.phases = { shares, samples, load: at };
-        log(`  ${report.id} profile: ${samples} samples in the timed run; load ${at}`);
       }
     }
 
@@ -321,13 +323,22 @@ function markdown(reports: ScenarioReport[], pgss: boolean): string {
         lines.push('');
       }
     }
-    if (r.phases) {
-      const serverMs = mean(o.map((x) => x.serverMs));
-      lines.push(`Our server's CPU by phase (profile of a separate ${duration} s run, ${r.phases.samples} samples, load ${r.phases.load}; ms/req = share × the ${f3(serverMs)} ms/req measured above without the profiler):`, '');
-      lines.push('| phase | share | ms/req | where (self time) |', '|---|--:|--:|---|');
-      for (const p of r.phases.shares) {
-        if (p.share < 0.005) continue;
-        lines.push(`| ${p.phase} | ${(p.share * 100).toFixed(1)} % | ${f3(p.share * serverMs)} | ${p.top.map(([w, s]) => `${w} ${(s * 100).toFixed(1)} %`).join('; ')} |`);
+    if (r.phases?.ours) {
+      const ms = (n: ServerName) => mean(side(n).map((x) => x.serverMs));
+      const share = (n: ServerName, phase: string) => r.phases?.[n]?.shares.find((p) => p.phase === phase)?.share ?? 0;
+      const phases = [...new Set([...(r.phases.ours?.shares ?? []), ...(r.phases.baseline?.shares ?? [])].map((p) => p.phase))];
+      phases.sort((a, b) => share('ours', b) * ms('ours') - share('ours', a) * ms('ours'));
+      lines.push(
+        `The servers' CPU by phase (a profile of each in a separate ${duration} s run: ours ${r.phases.ours.samples} samples at load ${r.phases.ours.load}${r.phases.baseline ? `, baseline ${r.phases.baseline.samples} at ${r.phases.baseline.load}` : ''}; ms/req = share × the CPU per request measured above without the profiler, ${f3(ms('ours'))} and ${f3(ms('baseline'))} ms):`,
+        '',
+      );
+      lines.push('| phase | ours share | ours ms/req | baseline ms/req | where in ours (share of all its samples) |', '|---|--:|--:|--:|---|');
+      for (const phase of phases) {
+        const o = share('ours', phase);
+        const b = share('baseline', phase);
+        if (o < 0.005 && b < 0.005) continue;
+        const top = r.phases.ours.shares.find((p) => p.phase === phase)?.top ?? [];
+        lines.push(`| ${phase} | ${(o * 100).toFixed(1)} % | ${f3(o * ms('ours'))} | ${f3(b * ms('baseline'))} | ${top.map(([w, x]) => `${w} ${(x * 100).toFixed(1)} %`).join('; ')} |`);
       }
       lines.push('');
     }

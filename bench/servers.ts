@@ -4,6 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../server/config.ts';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const PGL_DIR = fileURLToPath(new URL('./postgraphile/', import.meta.url));
@@ -170,13 +171,19 @@ export async function startOurs(o: OursOptions): Promise<ServerProcess> {
   });
 }
 
-export async function startBaseline(o: { databaseUrl: string; companyId: string }): Promise<ServerProcess> {
+/** Our service's pool size as it resolves it (DATABASE_POOL_SIZE, else its default). */
+export function oursPoolSize(): number {
+  return loadConfig({ ...process.env, ...oursEnv({ databaseUrl: '', port: 0 }) }).databasePoolSize;
+}
+
+export async function startBaseline(o: { databaseUrl: string; companyId?: string; nodeFlags?: string[] }): Promise<ServerProcess> {
   const port = await freePort();
   return launch({
     name: 'baseline',
     command: process.execPath,
-    args: ['--import', 'tsx', 'bench/baseline.ts'],
-    env: { DATABASE_URL: o.databaseUrl, COMPANY_ID: o.companyId, PORT: String(port) },
+    args: [...(o.nodeFlags ?? []), '--import', 'tsx', 'bench/baseline.ts'],
+    // As many PostgreSQL connections as our service has by default (or DATABASE_POOL_SIZE), and its rate limit.
+    env: { DATABASE_URL: o.databaseUrl, PORT: String(port), PG_POOL_MAX: String(oursPoolSize()), RATE_LIMIT_MAX: oursEnv({ databaseUrl: '', port: 0 }).RATE_LIMIT_MAX! },
     port,
     ready: healthy('/healthz'),
   });

@@ -1,18 +1,25 @@
 // Ad-hoc A/B of our service's configurations on one seeded database, alternating runs:
 //   npx tsx bench/experiments/variants.ts --scenario S1 --variant a: --variant b:DATABASE_POOL_SIZE=10 [--baseline]
 import os from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { workload, WRITES, type ScenarioId } from '../scenarios.ts';
-import { createBenchDatabase, seed } from '../seed.ts';
+import { createBenchDatabase, seed, type Seeded } from '../seed.ts';
 import { cpuMsOf, startBaseline, startOurs, type ServerProcess } from '../servers.ts';
 
-const { values: f } = parseArgs({ options: { 'database-url': { type: 'string' }, scenario: { type: 'string', multiple: true }, variant: { type: 'string', multiple: true }, baseline: { type: 'boolean', default: false }, duration: { type: 'string', default: '6' }, rounds: { type: 'string', default: '3' }, connections: { type: 'string', default: '32' }, invoices: { type: 'string', default: '20000' } } });
+const { values: f } = parseArgs({ options: { keep: { type: 'string' }, reuse: { type: 'string' }, 'database-url': { type: 'string' }, scenario: { type: 'string', multiple: true }, variant: { type: 'string', multiple: true }, baseline: { type: 'boolean', default: false }, duration: { type: 'string', default: '6' }, rounds: { type: 'string', default: '3' }, connections: { type: 'string', default: '32' }, invoices: { type: 'string', default: '20000' } } });
 const admin0 = f['database-url'] ?? 'postgres://postgres@127.0.0.1:5448/postgres';
-const db = await createBenchDatabase(admin0);
+// --keep FILE: seed, write {url, data} to FILE and keep the database; --reuse FILE: run on it.
+const kept = f.reuse ? (JSON.parse(readFileSync(f.reuse, 'utf8')) as { url: string; data: Seeded }) : undefined;
+const db = kept ? { name: '', url: kept.url, drop: async () => {} } : await createBenchDatabase(admin0);
 const admin = postgres(db.url, { max: 1, onnotice: () => {} });
-const data = await seed(db.url, { clients: 1000, invoices: Number(f.invoices), maxLines: 10 });
+const data = kept?.data ?? (await seed(db.url, { clients: 1000, invoices: Number(f.invoices), maxLines: 10 }));
+if (f.keep) {
+  writeFileSync(f.keep, JSON.stringify({ url: db.url, data }));
+  db.drop = async () => {};
+}
 const [{ at: seededAt }] = (await admin`select max(created_at)::text as at from invoices`) as unknown as [{ at: string }];
 const servers: { label: string; p: ServerProcess }[] = [];
 try {
@@ -24,7 +31,7 @@ try {
     servers.push({ label, p: await startOurs({ databaseUrl: db.url }) });
     process.env = saved;
   }
-  for (const id of (f.scenario ?? ['S1']) as ScenarioId[]) {
+  for (const id of (f.scenario ?? (f.keep ? [] : ['S1'])) as ScenarioId[]) {
     const acc = new Map<string, { rps: number[]; cpu: number[]; srv: number[] }>();
     for (let round = 0; round < Number(f.rounds); round++) {
       const order = round % 2 ? [...servers].reverse() : servers;

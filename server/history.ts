@@ -2,10 +2,10 @@
 //
 // A request that passed token authentication (whatever its status, 429 included) is appended to
 // an in-memory queue when its response is sent. Every `intervalMs` (or as soon as a batch is
-// full) the queue is written in one transaction: history rows with one INSERT … SELECT unnest(…),
-// usage_count/last_used_at and the monthly counter as one aggregated statement each per batch,
-// and, for tokens whose count crossed a hundred past `keep`, a trim that keeps the `keep` newest
-// rows. A batch that fails stays queued and is retried with a backoff; stop() flushes what is
+// full) the queue is written by one statement, which is its own transaction: history rows with an
+// INSERT … SELECT unnest(…), usage_count/last_used_at and the monthly counter aggregated per
+// token, all in one round trip; and, for tokens whose count crossed a hundred past `keep`, a trim
+// that keeps the `keep` newest rows (a second statement, about once per hundred requests). A batch that fails stays queued and is retried with a backoff; stop() flushes what is
 // left. Entries of tokens revoked meanwhile are dropped (their history is gone by definition).
 //
 // What can be lost: the queue of a process that is killed without SIGTERM (at most about one
@@ -125,68 +125,70 @@ export class HistoryRecorder {
     }
   }
 
+  /**
+   * One statement per batch (one round trip, its own transaction, no BEGIN/COMMIT): it locks the
+   * batch's tokens in a fixed order (two instances flushing at once cannot deadlock) and keeps the
+   * entries of those that still exist, inserts their history rows, adds to the monthly counters
+   * and updates usage_count/last_used_at, returning the new counts. A trim follows only when a
+   * token's count crossed a hundred past `keep` (about once per hundred requests of a token).
+   */
   private async write(batch: HistoryEntry[]): Promise<void> {
     const ids = [...new Set(batch.map((e) => e.tokenId))].sort();
-    await this.db.transaction(async (tx) => {
-      if (this.o.asyncCommit) await tx.execute(sql`set local synchronous_commit = off`);
-      // Lock the tokens in a fixed order (two instances flushing at once cannot deadlock) and
-      // learn which still exist.
-      const live = new Set(
-        rowsOf<{ id: string }>(await tx.execute(sql`select id from api_tokens where id = any(${pgArray(ids)}::uuid[]) order by id for no key update`)).map((r) => r.id),
-      );
-      const rows = batch.filter((e) => live.has(e.tokenId));
-      if (!rows.length) return;
-      await tx.execute(sql`
-        insert into api_token_history (token_id, date, method, endpoint, status, ip_address, user_agent)
-        select u.token_id, to_timestamp(u.ms / 1000.0), u.method, u.endpoint, u.status, u.ip_address, u.user_agent
-        from unnest(${pgArray(rows.map((e) => e.tokenId))}::uuid[], ${pgArray(rows.map((e) => e.at))}::float8[],
-          ${pgArray(rows.map((e) => e.method))}::text[], ${pgArray(rows.map((e) => e.endpoint))}::text[], ${pgArray(rows.map((e) => e.status))}::int[],
-          ${pgArray(rows.map((e) => e.ipAddress))}::text[], ${pgArray(rows.map((e) => e.userAgent))}::text[]) as u(token_id, ms, method, endpoint, status, ip_address, user_agent)`);
+    // Per token: its count, its latest request and its count per month (a batch spans one month,
+    // rarely two).
+    const perToken = new Map<string, { n: number; last: number; months: Map<string, number> }>();
+    for (const e of batch) {
+      let t = perToken.get(e.tokenId);
+      if (!t) perToken.set(e.tokenId, (t = { n: 0, last: e.at, months: new Map() }));
+      t.n++;
+      if (e.at > t.last) t.last = e.at;
+      const m = month(e.at);
+      t.months.set(m, (t.months.get(m) ?? 0) + 1);
+    }
+    const tokenIds = [...perToken.keys()];
+    const months: [string, string, number][] = [];
+    for (const [id, t] of perToken) for (const [m, n] of t.months) months.push([id, m, n]);
+    // asyncCommit: the statement's own (implicit) transaction commits without waiting for its WAL.
+    const relaxed = this.o.asyncCommit ? sql`, (select set_config('synchronous_commit', 'off', true)) as "__c"` : sql``;
+    const counts = rowsOf<{ id: string; usage_count: string | number }>(
+      await this.db.execute(sql`
+        with "live" as (select t.id from api_tokens t${relaxed} where t.id = any(${pgArray(ids)}::uuid[]) order by t.id for no key update of t),
+        "history" as (
+          insert into api_token_history (token_id, date, method, endpoint, status, ip_address, user_agent)
+          select u.token_id, to_timestamp(u.ms / 1000.0), u.method, u.endpoint, u.status, u.ip_address, u.user_agent
+          from unnest(${pgArray(batch.map((e) => e.tokenId))}::uuid[], ${pgArray(batch.map((e) => e.at))}::float8[],
+            ${pgArray(batch.map((e) => e.method))}::text[], ${pgArray(batch.map((e) => e.endpoint))}::text[], ${pgArray(batch.map((e) => e.status))}::int[],
+            ${pgArray(batch.map((e) => e.ipAddress))}::text[], ${pgArray(batch.map((e) => e.userAgent))}::text[]) as u(token_id, ms, method, endpoint, status, ip_address, user_agent)
+          where u.token_id in (select id from "live")),
+        "monthly" as (
+          insert into api_token_monthly (token_id, month, count)
+          select x.token_id, x.month, x.count
+          from unnest(${pgArray(months.map((m) => m[0]))}::uuid[], ${pgArray(months.map((m) => m[1]))}::text[], ${pgArray(months.map((m) => m[2]))}::bigint[]) as x(token_id, month, count)
+          where x.token_id in (select id from "live")
+          on conflict (token_id, month) do update set count = api_token_monthly.count + excluded.count)
+        update api_tokens t set usage_count = t.usage_count + d.n, last_used_at = greatest(t.last_used_at, d.last)
+        from unnest(${pgArray(tokenIds)}::uuid[], ${pgArray(tokenIds.map((id) => perToken.get(id)!.n))}::bigint[],
+          ${pgArray(tokenIds.map((id) => new Date(perToken.get(id)!.last).toISOString()))}::timestamptz[]) as d(id, n, last)
+        where t.id = d.id and d.id in (select id from "live")
+        returning t.id, t.usage_count`),
+    );
 
-      // Per token: its count, its latest request and its count per month (a batch spans one month,
-      // rarely two).
-      const perToken = new Map<string, { n: number; last: number; months: Map<string, number> }>();
-      for (const e of rows) {
-        let t = perToken.get(e.tokenId);
-        if (!t) perToken.set(e.tokenId, (t = { n: 0, last: e.at, months: new Map() }));
-        t.n++;
-        if (e.at > t.last) t.last = e.at;
-        const m = month(e.at);
-        t.months.set(m, (t.months.get(m) ?? 0) + 1);
-      }
-      const tokenIds = [...perToken.keys()];
-      const counts = rowsOf<{ id: string; usage_count: string | number }>(
-        await tx.execute(sql`
-          update api_tokens t set usage_count = t.usage_count + d.n, last_used_at = greatest(t.last_used_at, d.last)
-          from unnest(${pgArray(tokenIds)}::uuid[], ${pgArray(tokenIds.map((id) => perToken.get(id)!.n))}::bigint[],
-            ${pgArray(tokenIds.map((id) => new Date(perToken.get(id)!.last).toISOString()))}::timestamptz[]) as d(id, n, last)
-          where t.id = d.id
-          returning t.id, t.usage_count`),
-      );
-      const months: [string, string, number][] = [];
-      for (const [id, t] of perToken) for (const [m, n] of t.months) months.push([id, m, n]);
-      await tx.execute(sql`
-        insert into api_token_monthly (token_id, month, count)
-        select * from unnest(${pgArray(months.map((m) => m[0]))}::uuid[], ${pgArray(months.map((m) => m[1]))}::text[], ${pgArray(months.map((m) => m[2]))}::bigint[])
-        on conflict (token_id, month) do update set count = api_token_monthly.count + excluded.count`);
-
-      // Trim a token's history each time its count passes a multiple of 100 beyond `keep`.
-      const keep = this.o.keep;
-      const trim = counts
-        .filter((c) => {
-          const now = Number(c.usage_count);
-          const before = now - perToken.get(c.id)!.n;
-          return now > keep && Math.floor(now / 100) > Math.floor(before / 100);
-        })
-        .map((c) => c.id);
-      if (trim.length) {
-        await tx.execute(sql`
-          delete from api_token_history h
-          using (select c.id, (select x.date from api_token_history x where x.token_id = c.id order by x.date desc offset ${keep - 1} limit 1) as cutoff
-                 from unnest(${pgArray(trim)}::uuid[]) as c(id)) c
-          where h.token_id = c.id and h.date < c.cutoff`);
-      }
-    });
+    // Trim a token's history each time its count passes a multiple of 100 beyond `keep`.
+    const keep = this.o.keep;
+    const trim = counts
+      .filter((c) => {
+        const now = Number(c.usage_count);
+        const before = now - perToken.get(c.id)!.n;
+        return now > keep && Math.floor(now / 100) > Math.floor(before / 100);
+      })
+      .map((c) => c.id);
+    if (trim.length) {
+      await this.db.execute(sql`
+        delete from api_token_history h
+        using (select c.id, (select x.date from api_token_history x where x.token_id = c.id order by x.date desc offset ${keep - 1} limit 1) as cutoff
+               from unnest(${pgArray(trim)}::uuid[]) as c(id)) c
+        where h.token_id = c.id and h.date < c.cutoff`);
+    }
   }
 
   /** Stops the timer and writes what is left, retrying for up to `timeoutMs`. */

@@ -30,28 +30,28 @@ beforeAll(async () => {
     return res.body;
   };
   const clients = [await post('/api/clients', { name: 'Acme', currency: 'EUR' }), await post('/api/clients', { name: 'Globex', currency: 'USD' })];
-  const taxes = [];
+  const taxes: { '@id': string; rate: string; type: 'exclusive' | 'inclusive' }[] = [];
   for (const [name, rate, type] of [['VAT 20', 20, 'exclusive'], ['VAT 10 incl', 10, 'inclusive'], ['VAT 5.5', 5.5, 'exclusive']] as const) {
     taxes.push({ ...(await post('/api/taxes', { name, rate, type })), rate: String(rate), type });
   }
-  const invoices = [];
+  const invoices: { '@id': string; id: string }[] = [];
   for (let i = 0; i < 6; i++) {
     invoices.push(
       await post('/api/invoices', {
         client: clients[i % 2]['@id'],
-        lines: Array.from({ length: 1 + (i % 4) }, (_, k) => ({ description: `Line ${k}`, qty: 1 + k, price: 1000 + k, tax: k % 2 ? taxes[k % 3]['@id'] : null })),
+        lines: Array.from({ length: 1 + (i % 4) }, (_, k) => ({ description: `Line ${k}`, qty: 1 + k, price: 1000 + k, tax: k % 2 ? taxes[k % 3]!['@id'] : null })),
       }),
     );
   }
-  expect((await api.patch(invoices[1]['@id'], { status: 'pending' })).status).toBe(200);
-  await post('/api/payments', { invoice: invoices[1]['@id'], amount: 100, method: 'card' });
+  expect((await api.patch(invoices[1]!['@id'], { status: 'pending' })).status).toBe(200);
+  await post('/api/payments', { invoice: invoices[1]!['@id'], amount: 100, method: 'card' });
   data = {
     companyId: '',
     token,
     clientIds: clients.map((c) => idOf(c['@id'])),
     taxes: taxes.map((x) => ({ id: idOf(x['@id']), rate: x.rate, type: x.type })),
     invoiceIds: invoices.map((x) => x.id),
-    paidInvoiceIds: [invoices[1].id],
+    paidInvoiceIds: [invoices[1]!.id],
     counts: { clients: 2, taxes: 3, invoices: 6, lines: 0, payments: 1 },
     ms: 0,
   };

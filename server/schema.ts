@@ -66,7 +66,11 @@ export const apiTokens = pgTable('api_tokens', {
 
 export const apiTokenHistory = pgTable('api_token_history', {
   id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-  tokenId: uuid('token_id').notNull().references(() => apiTokens.id, { onDelete: 'cascade' }),
+  // No foreign key: its check was a row-level trigger per history row, i.e. per request (issue 48).
+  // The one writer (server/history.ts) locks the tokens of a batch and writes only the rows of
+  // those that exist, and a token's deletion deletes its rows (the statement-level trigger
+  // api_tokens_delete_history, migration 0020), as the cascade did.
+  tokenId: uuid('token_id').notNull(),
   date: ts('date').notNull(),
   method: text('method').notNull(),
   endpoint: text('endpoint').notNull(),

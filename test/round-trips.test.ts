@@ -5,7 +5,9 @@
 // goes through it). And the request history's batched write: one statement per batch, however
 // many requests it holds. A count is stable where a time is not: a request that needs one more
 // round trip fails here (issue 48).
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../server/db.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { HistoryRecorder } from '../server/history.ts';
 import { lookupToken } from '../server/tokens.ts';
@@ -116,5 +118,22 @@ describe('the request history', () => {
       expect(await usage()).toBeGreaterThanOrEqual(before + n);
     }
     await recorder.close();
+  });
+
+  it("keeps no foreign key check per row, and a user's deletion still deletes their tokens' history (the trigger that replaced the cascade)", async () => {
+    const db = t.db.database.db;
+    const token = await tokenFor(t, { email: 'gone@round-trips.test', company: 'Round Trips Co' });
+    const api = client(t, token);
+    for (let i = 0; i < 3; i++) expect((await api.get('/api/taxes')).status).toBe(200);
+    // Reading through the token API writes this instance's queue first.
+    expect((await api.get('/api/api-tokens')).status).toBe(200);
+    const principal = (await lookupToken(db, token))!;
+    const count = async () => Number(rowsOf<{ n: string | number }>(await db.execute(sql`select count(*) as n from api_token_history where token_id = ${principal.tokenId}`))[0]!.n);
+    expect(await count()).toBeGreaterThanOrEqual(3);
+    const fks = rowsOf(await db.execute(sql`select conname from pg_constraint where conrelid = 'api_token_history'::regclass and contype = 'f'`));
+    expect(fks).toEqual([]);
+    // The cascade from the user to their tokens fires the statement-level trigger too.
+    await db.execute(sql`delete from users where id = ${principal.userId}`);
+    expect(await count()).toBe(0);
   });
 });

@@ -225,7 +225,8 @@ export async function startPostGraphile(o: { databaseUrl: string; node: string }
     command: o.node,
     args: ['server.mjs'],
     cwd: PGL_DIR,
-    env: { DATABASE_URL: o.databaseUrl, PORT: String(port), NODE_ENV: 'production', GRAPHILE_ENV: 'production' },
+    // As many PostgreSQL connections as our service (its server.mjs meant to: it defaulted to 10 while ours has 2 × cores, at least 4).
+    env: { DATABASE_URL: o.databaseUrl, PORT: String(port), NODE_ENV: 'production', GRAPHILE_ENV: 'production', PG_POOL_MAX: String(oursPoolSize()) },
     port,
     ready: async (url) => {
       const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{__typename}"}' });

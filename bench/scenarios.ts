@@ -17,12 +17,15 @@ export interface Scenario {
   servers: readonly ServerName[];
 }
 
+// Targets of issue 48 against the baseline that does what a careful hand-written server must
+// (bench/baseline.ts): list and item reads ≥ 0.9×, creates within 1.2× (≥ 1/1.2 of its req/s),
+// GraphQL ≥ 1.8× PostGraphile.
 export const SCENARIOS: readonly Scenario[] = [
-  { id: 'S1', title: 'REST GET /api/invoices (30 per page, JSON-LD)', anchor: 'baseline', target: 0.7, servers: ['baseline', 'ours'] },
-  { id: 'S2', title: 'REST GET /api/invoices/<id>', anchor: 'baseline', target: 0.7, servers: ['baseline', 'ours'] },
-  { id: 'S3', title: 'REST POST /api/invoices (5 lines)', anchor: 'baseline', target: 0.7, servers: ['baseline', 'ours'] },
-  { id: 'S4', title: 'GraphQL invoices(first: 30) with client and lines', anchor: 'postgraphile', target: 1.2, servers: ['postgraphile', 'ours'] },
-  { id: 'S5', title: 'GraphQL one invoice with lines and payments', anchor: 'postgraphile', target: 1.2, servers: ['postgraphile', 'ours'] },
+  { id: 'S1', title: 'REST GET /api/invoices (30 per page, JSON-LD)', anchor: 'baseline', target: 0.9, servers: ['baseline', 'ours'] },
+  { id: 'S2', title: 'REST GET /api/invoices/<id>', anchor: 'baseline', target: 0.9, servers: ['baseline', 'ours'] },
+  { id: 'S3', title: 'REST POST /api/invoices (5 lines)', anchor: 'baseline', target: 0.83, servers: ['baseline', 'ours'] },
+  { id: 'S4', title: 'GraphQL invoices(first: 30) with client and lines', anchor: 'postgraphile', target: 1.8, servers: ['postgraphile', 'ours'] },
+  { id: 'S5', title: 'GraphQL one invoice with lines and payments', anchor: 'postgraphile', target: 1.8, servers: ['postgraphile', 'ours'] },
   { id: 'S6', title: 'REST GET /api/invoices/<id> (plain JSON)', anchor: 'baseline', target: 0.9, servers: ['baseline', 'ours'] },
   // Run by bench/webhooks.ts: the same creates without, then with, the webhook.
   { id: 'W1', title: 'REST POST /api/invoices (5 lines), one webhook on invoice.created', anchor: 'ours', target: 0.9, servers: ['ours'] },

@@ -13,6 +13,7 @@ import type { Engine } from '../engine/operations.ts';
 import { EDGE_CURSOR } from '../engine/keyset.ts';
 import { MAX_PAGE_OFFSET, parseRestFilters, type ListQuery, type PageCursors } from '../engine/query.ts';
 import { contextDocument } from '../formats/jsonld.ts';
+import { apiDocumentationLink } from '../formats/hydra.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
 import { contentTypeOf, type CursorView, type Format, type ItemDocument, type Rendered } from '../formats/types.ts';
 import { contextDoc, declaredDoc, entrypointDoc, operationDoc, problems } from './openapi.ts';
@@ -103,9 +104,41 @@ const formatOf = (formats: Formats, req: FastifyRequest): Format => req.apiForma
 
 function send(reply: FastifyReply, format: Format, status: number, rendered: Rendered) {
   reply.code(status).header('content-type', contentTypeOf(format.mediaType)).header('vary', 'Accept');
-  if (rendered.headers) reply.headers(rendered.headers);
+  if (rendered.headers) {
+    const { link, ...others } = rendered.headers;
+    reply.headers(others);
+    if (link) addLink(reply, link);
+  }
   if (rendered.text !== undefined) return reply.send(rendered.text);
   return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
+}
+
+/** The scheme and host a request reached the server at (`https://host`): the base of absolute IRIs. */
+export const baseOf = (req: FastifyRequest): string => `${req.protocol}://${req.host}`;
+
+/** Adds `value` to the response's Link header, after the links already there (the documentation's). */
+export function addLink(reply: FastifyReply, value: string): void {
+  const before = reply.getHeader('link');
+  reply.header('link', before ? `${String(before)}, ${value}` : value);
+}
+
+/**
+ * The hook that gives every /api response the Link to the Hydra documentation (CONTRACT §22). The
+ * link is absolute, as API Platform's (the JSON-LD contexts' @vocab is): one string per base URL,
+ * made the first time, so a request costs a map look-up and a header.
+ */
+export function documentationLink(): onRequestHookHandler {
+  const links = new Map<string, string>();
+  return (req, reply, done) => {
+    const base = baseOf(req);
+    let link = links.get(base);
+    if (link === undefined) {
+      link = apiDocumentationLink(base);
+      if (links.size < 50) links.set(base, link);
+    }
+    reply.header('link', link);
+    done();
+  };
 }
 
 /** Every method but `allowed` on `url`: a 405 naming the allowed ones. */
@@ -138,7 +171,7 @@ export function registerContexts(app: FastifyInstance, o: { models: readonly Mod
     '/contexts/:name',
     { onRequest: async (req) => void negotiateType(req.headers.accept, types), config: { openapi: contextDoc() } },
     async (req, reply) => {
-      const base = `${req.protocol}://${req.host}`;
+      const base = baseOf(req);
       let doc: Record<string, unknown> | null = null;
       for (const m of o.models) if ((doc = contextDocument(m, req.params.name, base))) break;
       if (!doc) throw ApiError.notFound();
@@ -401,7 +434,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         const q = new URLSearchParams(url.searchParams);
         q.delete('page');
         q.set('after', page.next);
-        reply.header('link', `<${url.pathname}?${q}>; rel="next"`);
+        addLink(reply, `<${url.pathname}?${q}>; rel="next"`);
       }
     }
     return send(reply, format, status, format.document!.render(model, { type: output.type, path: url.pathname, schema: output.schema, body, many: Boolean(output.many), total }));

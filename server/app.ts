@@ -163,7 +163,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   // Documentation first: @fastify/swagger collects the routes registered after it.
   await registerOpenapi(app, { model, formats, version: VERSION, more: { components: { ...openapiComponents(tokenModel, formats, [TOKEN]), ...openapiComponents(companyModel, formats, [COMPANY]) }, tags: [{ name: TOKEN.name, description: 'API tokens of the calling user, their usage summary and request history.' }, { name: COMPANY.name, description: COMPANY.description }] } });
   const swaggerUi = { dir: assetDir('swagger-ui'), logo: readAsset('swagger-ui', 'logo.svg') };
-  await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi }));
+  await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi, hydra: { entrypoint: model, others: [tokenModel, companyModel] } }));
 
   // What declared operations use of the server: the webhooks' delivery log and queue.
   Object.assign(services, {

@@ -264,7 +264,7 @@ describe('events and deliveries', () => {
     expect((await api.get(failedNext!)).body).toHaveLength(5);
     const pings = await api.get(`${w['@id']}/deliveries?type=webhook.ping&itemsPerPage=100`);
     expect(pings.headers.get('x-total-count')).toBe('24');
-    expect(pings.headers.get('link')).toBeNull();
+    expect(pings.headers.get('link')).not.toContain('rel="next"');
     // A forged or foreign cursor, and a page past the offset bound, are refused.
     for (const forged of ['bm90LWEtY3Vyc29y', Buffer.from(`0000-01-01T00:00:00.000Z|${w.id}`).toString('base64url'), Buffer.from(`2026-02-30T00:00:00.000Z|${w.id}`).toString('base64url'), '%%%']) {
       const res = await api.get(`${w['@id']}/deliveries?after=${forged}`);

@@ -15,7 +15,7 @@ import { MAX_PAGE_OFFSET, parseRestFilters, type ListQuery, type PageCursors } f
 import { contextDocument } from '../formats/jsonld.ts';
 import { apiDocumentationLink } from '../formats/hydra.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
-import { contentTypeOf, type CursorView, type Format, type ItemDocument, type Rendered } from '../formats/types.ts';
+import { contentTypeOf, documentShape, type CursorView, type Format, type ItemDocument, type Rendered } from '../formats/types.ts';
 import { contextDoc, declaredDoc, entrypointDoc, operationDoc, problems } from './openapi.ts';
 import { etagOf, ifMatch, ifNoneMatch, noneMatchHits } from '../engine/versions.ts';
 
@@ -382,8 +382,8 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     const byUrl = new Map<string, string[]>();
     for (const op of r.operations) {
       byUrl.set(op.url, [...(byUrl.get(op.url) ?? []), op.method, ...(op.method === 'GET' ? ['HEAD'] : [])]);
-      const output = documentOutput(op);
-      const offered = output ? formats.forDocuments(Boolean(output.type)) : formats;
+      // Records and documents alike, in every format that writes them (CONTRACT §22).
+      const offered = documentOutput(op) ? formats.forDocuments(true) : formats;
       const onRequest: onRequestHookHandler = (req, _reply, done) => {
         try {
           req.apiFormat = offered.negotiate(req.headers.accept);
@@ -423,8 +423,10 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       if (status === 201) reply.header('location', `${of.iri}/${String(rec.id)}`);
       return send(tagged(reply, format, rec), format, status, format.item(model, of, rec));
     }
+    const shape = documentShape(r, op)!;
     let body = result;
     let total: number | null | undefined;
+    if (!output.many && shape.many) total = (result as unknown[]).length;
     if (output.many) {
       const page = result as { items: unknown[]; total?: number | null; next?: string | null };
       body = page.items;
@@ -437,7 +439,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         addLink(reply, `<${url.pathname}?${q}>; rel="next"`);
       }
     }
-    return send(reply, format, status, format.document!.render(model, { type: output.type, path: url.pathname, schema: output.schema, body, many: Boolean(output.many), total }));
+    return send(reply, format, status, format.document!.render(model, { type: shape.type, path: url.pathname, schema: shape.schema, body, many: shape.many, objects: shape.objects, total }));
   }
 
   /** A declared operation's JSON body: 415 for another media type, 400 for one that is not an object. */

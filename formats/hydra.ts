@@ -164,8 +164,26 @@ function declared(model: Model, r: ModelResource, op: ModelOperation): Json {
     'hydra:title': op.name,
     'hydra:description': op.def.summary,
     ...(op.method === 'POST' ? { expects: op.def.input ? 'owl:Thing' : 'owl:Nothing' } : {}),
+    ...(op.def.query ? { 'hydra:search': search(op) } : {}),
     returns,
   });
+}
+
+/** A declared operation's query parameters (its `query` schema, as the runner checks them) as an IRI template. */
+function search(op: ModelOperation): Json {
+  const schema = op.def.query as { properties?: Record<string, { description?: string }>; required?: string[] };
+  const names = Object.keys(schema.properties ?? {});
+  return {
+    '@type': 'hydra:IriTemplate',
+    'hydra:template': `${op.template}{?${names.join(',')}}`,
+    'hydra:variableRepresentation': 'BasicRepresentation',
+    'hydra:mapping': names.map((n) => ({
+      '@type': 'hydra:IriTemplateMapping',
+      'hydra:variable': n,
+      'hydra:required': (schema.required ?? []).includes(n),
+      ...(schema.properties![n]!.description ? { 'hydra:description': schema.properties![n]!.description } : {}),
+    })),
+  };
 }
 
 // API Platform sorts an operation's keys (ksort).

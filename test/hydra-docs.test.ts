@@ -255,3 +255,45 @@ describe('a resource added by a test model', () => {
     expect(fromOpenapi.resources!.find((r) => r.name === 'expenses')?.fields?.map((f) => f.name)).toEqual(expect.arrayContaining(['client', 'label', 'amount']));
   });
 });
+
+describe('declared query parameters', () => {
+  it('are read, converted and checked by the operation runner (400 naming them), and documented from the same declaration', async () => {
+    const api = client(t, await tokenFor(t, { email: 'query@a.test', company: 'Query' }));
+    const hook = await api.post('/api/webhooks', { url: 'https://example.test/hook', events: ['*'] });
+    expect(hook.status, hook.text).toBe(201);
+    const deliveries = `${hook.body['@id']}/deliveries`;
+    for (const [q, path] of [
+      ['itemsPerPage=abc', 'itemsPerPage'],
+      ['itemsPerPage=101', 'itemsPerPage'],
+      ['page=0', 'page'],
+      ['status=nope', 'status'],
+      ['status[]=failed&status[]=nope', 'status[]'],
+      ['status=failed&status=pending', 'status'],
+      ['after=%25%25', 'after'],
+    ] as const) {
+      const res = await api.get(`${deliveries}?${q}`);
+      expect(res.status, q).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.body.violations.map((v: Obj) => v.propertyPath), q).toContain(path);
+    }
+    for (const q of ['', 'status[]=failed&status[]=pending', 'type=webhook.ping&itemsPerPage=100&page=2', 'unknown=ignored']) {
+      const res = await api.get(`${deliveries}?${q}`);
+      expect(res.status, `${q}: ${res.text}`).toBe(200);
+      expect(res.body['@type']).toBe('Collection');
+    }
+    // GraphQL goes through the same runner.
+    const gql = await api.post('/api/graphql', { query: `{ webhookDeliveries(id: "${hook.body['@id']}", itemsPerPage: 500) { totalCount } }` }, { contentType: 'application/json', accept: 'application/json' });
+    expect(gql.body.errors?.[0]?.message ?? '').toMatch(/itemsPerPage/);
+    // Documented from the same declaration: OpenAPI parameters and the Hydra operation's IRI template.
+    const op = model.get('Webhook').operations.find((o) => o.name === 'deliveries')!;
+    const oa = (await call(t, 'GET', '/api/docs.json')).body;
+    const params = oa.paths[op.template].get.parameters.filter((p: Obj) => p.in === 'query');
+    const declared = Object.keys((op.def.query as unknown as { properties: Obj }).properties);
+    expect(params.map((p: Obj) => p.name).sort()).toEqual([...declared].sort());
+    expect(params.find((p: Obj) => p.name === 'itemsPerPage').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    const webhook = docs['hydra:supportedClass'].find((c: Obj) => c['@id'] === '#Webhook');
+    const documented = webhook['hydra:supportedOperation'].find((o: Obj) => o['hydra:title'] === 'deliveries');
+    expect(documented['hydra:search']['hydra:template']).toBe(`${op.template}{?${declared.join(',')}}`);
+    expect(documented['hydra:search']['hydra:mapping'].map((m: Obj) => m['hydra:variable'])).toEqual(declared);
+  });
+});

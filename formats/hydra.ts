@@ -11,7 +11,7 @@ import type { Model, ModelField, ModelOperation, ModelResource } from '../engine
 import { documentOutput, recordOutput } from '../engine/model.ts';
 import { fieldSchema, scalarSchema } from '../engine/json-schemas.ts';
 import { lowerFirst } from '../engine/names.ts';
-import { shownFields } from './present.ts';
+import { nameFieldOf, SCHEMA_NAME, shownFields } from './present.ts';
 
 /** Where the documentation is served, relative to the host. */
 export const HYDRA_DOCS_PATH = '/api/docs.jsonld';
@@ -74,8 +74,8 @@ function describe(model: Model, r: ModelResource, f: ModelField): string {
   return s.description ?? `The ${f.name} of the ${r.name}.`;
 }
 
-function property(r: ModelResource, name: string, o: { range?: string; link?: boolean; single?: boolean; required: boolean; readable: boolean; writeable: boolean; description: string }): Json {
-  const p: Json = { '@id': `#${r.name}/${name}`, '@type': o.link ? 'hydra:Link' : 'rdf:Property', domain: `#${r.name}`, label: name };
+function property(r: ModelResource, name: string, o: { iri?: string; range?: string; link?: boolean; single?: boolean; required: boolean; readable: boolean; writeable: boolean; description: string }): Json {
+  const p: Json = { '@id': o.iri ?? `#${r.name}/${name}`, '@type': o.link ? 'hydra:Link' : 'rdf:Property', domain: `#${r.name}`, label: name };
   if (o.single) p['owl:maxCardinality'] = 1;
   if (o.range) p.range = o.range;
   return {
@@ -93,10 +93,12 @@ function property(r: ModelResource, name: string, o: { range?: string; link?: bo
 function properties(model: Model, r: ModelResource): Json[] {
   const out: Json[] = [];
   const writable = writes(r);
+  const named = nameFieldOf(r);
   for (const f of shownFields(r)) {
     const relation = f.kind === 'ref' || f.kind === 'children';
     out.push(
       property(r, f.name, {
+        ...(f === named ? { iri: SCHEMA_NAME } : {}),
         range: relation ? `#${f.target}` : XSD[f.kind],
         link: f.kind === 'ref',
         single: f.kind === 'ref',

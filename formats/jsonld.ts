@@ -7,7 +7,7 @@ import type { Projection } from '../engine/projection.ts';
 import { lowerFirst } from '../engine/names.ts';
 import { readProperties, ref } from '../engine/json-schemas.ts';
 import { pageLinks, TOTAL_NOTE, pageUrl } from './links.ts';
-import { iriOf, present, shownFields, type Decorate } from './present.ts';
+import { iriOf, nameFieldOf, present, SCHEMA_NAME, shownFields, type Decorate } from './present.ts';
 import { documentShape, type CollectionView, type DocumentView, type Format } from './types.ts';
 
 const HYDRA = 'http://www.w3.org/ns/hydra/core#';
@@ -165,8 +165,10 @@ const hydraTerms = {
 
 function fieldTerms(model: Model, r: ModelResource): Record<string, unknown> {
   const terms: Record<string, unknown> = { id: `${r.name}/id`, createdAt: `${r.name}/createdAt`, updatedAt: `${r.name}/updatedAt` };
+  const named = nameFieldOf(r);
   for (const f of shownFields(r)) {
-    if (f.kind === 'ref') terms[f.name] = { '@id': `${r.name}/${f.name}`, '@type': '@id' };
+    if (f === named) terms[f.name] = SCHEMA_NAME;
+    else if (f.kind === 'ref') terms[f.name] = { '@id': `${r.name}/${f.name}`, '@type': '@id' };
     else if (f.kind === 'children') {
       const child = model.get(f.target!);
       terms[f.name] = `${r.name}/${f.name}`;

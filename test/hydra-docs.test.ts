@@ -13,7 +13,7 @@ import { buildModel, type Model, type ModelField, type ModelResource } from '../
 import { customEngine } from '../engine/custom.ts';
 import { HYDRA_DOCS_PATH } from '../formats/hydra.ts';
 import { defaultFormats } from '../formats/negotiate.ts';
-import { shownFields } from '../formats/present.ts';
+import { nameFieldOf, shownFields } from '../formats/present.ts';
 import { registerDocs, registerOpenapi } from '../http/docs.ts';
 import { documentationLink, registerContexts, registerEntrypoint, registerRest, type RestEngine } from '../http/rest.ts';
 import { descriptors } from '../resources/index.ts';
@@ -89,7 +89,7 @@ describe('the Hydra documentation', () => {
         for (const f of shownFields(r)) {
           const p = props.get(f.name)!;
           const prop = p[`${HYDRA}property`][0];
-          expect(prop['@id']).toBe(`${base}#${r.name}/${f.name}`);
+          expect(prop['@id']).toBe(f === nameFieldOf(r) ? 'https://schema.org/name' : `${base}#${r.name}/${f.name}`);
           expect(prop[`${RDFS}range`]?.[0]?.['@id'], `${r.name}.${f.name} range`).toBe(rangeOf(f, `${base}#`));
           expect(value(p, `${HYDRA}required`), `${r.name}.${f.name} required`).toBe(requiredOnCreate(f));
           expect(value(p, `${HYDRA}readable`)).toBe(true);
@@ -124,7 +124,9 @@ describe('the Hydra documentation', () => {
     expect(created.status).toBe(201);
     const [node] = (await jsonld.expand(created.body, { base: t.url, documentLoader: loader(t.url) as never })) as Obj[];
     expect(node!['@type']).toEqual([`${vocab}Client`]);
-    expect(node![`${vocab}Client/name`][0]['@value']).toBe('Hydra client');
+    // The field that names a record is schema:name, in the context and the documentation alike.
+    expect(node!['https://schema.org/name'][0]['@value']).toBe('Hydra client');
+    expect(node![`${vocab}Client/currency`][0]['@value']).toBe('USD');
     const documented = JSON.stringify(docs);
     for (const r of listed(model)) {
       const ctx = await call(t, 'GET', `/api/contexts/${r.name}`);
@@ -295,5 +297,19 @@ describe('declared query parameters', () => {
     const documented = webhook['hydra:supportedOperation'].find((o: Obj) => o['hydra:title'] === 'deliveries');
     expect(documented['hydra:search']['hydra:template']).toBe(`${op.template}{?${declared.join(',')}}`);
     expect(documented['hydra:search']['hydra:mapping'].map((m: Obj) => m['hydra:variable'])).toEqual(declared);
+  });
+});
+
+describe('what API Platform Admin sends', () => {
+  it('a PUT body with react-admin\'s originId is accepted as read-only members are; other unknown members stay a 400', async () => {
+    const api = client(t, await tokenFor(t, { email: 'origin@a.test', company: 'Origin' }));
+    const made = await api.post('/api/clients', { name: 'Origin' });
+    const back = { ...made.body, id: made.body['@id'], originId: made.body.id, name: 'Origin renamed' };
+    const put = await api.put(made.body['@id'], back);
+    expect(put.status, put.text).toBe(200);
+    expect(put.body.name).toBe('Origin renamed');
+    const bad = await api.put(made.body['@id'], { ...back, bogus: 1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.detail).toContain('bogus');
   });
 });

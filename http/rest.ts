@@ -128,13 +128,16 @@ export function addLink(reply: FastifyReply, value: string): void {
  * made the first time, so a request costs a map look-up and a header.
  */
 export function documentationLink(): onRequestHookHandler {
-  const links = new Map<string, string>();
+  // By protocol, then by the Host header as it comes: no string is built for a known host.
+  const http = new Map<string, string>();
+  const https = new Map<string, string>();
   return (req, reply, done) => {
-    const base = baseOf(req);
-    let link = links.get(base);
+    const links = req.protocol === 'https' ? https : http;
+    const host = req.host;
+    let link = links.get(host);
     if (link === undefined) {
-      link = apiDocumentationLink(base);
-      if (links.size < 50) links.set(base, link);
+      link = apiDocumentationLink(baseOf(req));
+      if (links.size < 50) links.set(host, link);
     }
     reply.header('link', link);
     done();

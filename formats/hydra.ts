@@ -8,10 +8,11 @@
 // and a member `Client/name` expand to the `#Client` class and its `#Client/name` property here.
 // Names no resource: everything comes from the model.
 import type { Model, ModelField, ModelOperation, ModelResource } from '../engine/model.ts';
-import { documentOutput, recordOutput } from '../engine/model.ts';
+import { recordOutput } from '../engine/model.ts';
 import { fieldSchema, scalarSchema } from '../engine/json-schemas.ts';
 import { lowerFirst } from '../engine/names.ts';
 import { nameFieldOf, SCHEMA_NAME, shownFields } from './present.ts';
+import { documentShape } from './types.ts';
 
 /** Where the documentation is served, relative to the host. */
 export const HYDRA_DOCS_PATH = '/api/docs.jsonld';
@@ -158,8 +159,8 @@ function crud(r: ModelResource, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELE
 /** A declared operation (engine/declared.ts): what it expects and returns, by class or type name. */
 function declared(model: Model, r: ModelResource, op: ModelOperation): Json {
   const target = recordOutput(model, r, op);
-  const output = documentOutput(op);
-  const returns = target ? target.name : output?.many ? 'hydra:Collection' : (output?.type ?? 'owl:Thing');
+  const shape = documentShape(r, op);
+  const returns = target ? target.name : shape?.many ? 'hydra:Collection' : shape?.objects ? shape.type : 'owl:Thing';
   return sorted({
     '@type': ['hydra:Operation', op.method === 'GET' ? 'schema:FindAction' : 'schema:Action'],
     'hydra:method': op.method,
@@ -273,6 +274,56 @@ const PROBLEM: [string, string, string][] = [
   ['detail', 'xsd:string', 'A human-readable explanation of this occurrence of the problem'],
 ];
 
+const JSON_XSD: Record<string, string> = { string: 'xsd:string', integer: 'xsd:integer', number: 'xsd:decimal', boolean: 'xsd:boolean' };
+
+/** The range of a member of a document's JSON Schema: an XSD type, a documented class, or none. */
+function schemaRange(s: { type?: unknown; format?: string; anyOf?: unknown[]; items?: unknown; 'x-resource'?: string; const?: unknown }): string | undefined {
+  if (s['x-resource']) return `#${s['x-resource']}`;
+  if (Array.isArray(s.anyOf)) {
+    const options = s.anyOf.map((x) => schemaRange(x as never)).filter(Boolean);
+    return options.length === 1 ? options[0] : undefined;
+  }
+  if (s.type === 'array' && s.items) return schemaRange(s.items as never);
+  const type = Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type ?? (typeof s.const === 'string' ? 'string' : undefined);
+  if (type === 'string' && s.format === 'date-time') return 'xsd:dateTime';
+  if (type === 'string' && s.format === 'date') return 'xsd:date';
+  return JSON_XSD[String(type)];
+}
+
+/** A class per type of the declared operations' documents (`WebhookDelivery`), the resources' aside. */
+function documentClasses(models: HydraModels, resources: ReadonlySet<string>): Json[] {
+  const out = new Map<string, Json>();
+  for (const model of [models.entrypoint, ...(models.others ?? [])]) {
+    for (const r of model.resources) {
+      for (const op of r.operations) {
+        const shape = documentShape(r, op);
+        if (!shape || !shape.objects || resources.has(shape.type) || out.has(shape.type)) continue;
+        const schema = shape.schema as { description?: string; required?: string[]; properties?: Record<string, { description?: string }> };
+        out.set(shape.type, {
+          '@id': `#${shape.type}`,
+          '@type': 'hydra:Class',
+          'hydra:title': shape.type,
+          'hydra:description': schema.description ?? op.def.summary,
+          'hydra:supportedProperty': Object.entries(schema.properties ?? {}).map(([name, member]) => {
+            const range = schemaRange(member as never);
+            return {
+              '@type': 'hydra:SupportedProperty',
+              'hydra:property': { '@id': `#${shape.type}/${name}`, '@type': 'rdf:Property', label: name, domain: `#${shape.type}`, ...(range ? { range } : {}) },
+              'hydra:title': name,
+              'hydra:description': member.description ?? `The ${name} of the ${shape.type}.`,
+              'hydra:required': (schema.required ?? []).includes(name),
+              'hydra:readable': true,
+              'hydra:writeable': false,
+            };
+          }),
+          'hydra:supportedOperation': [],
+        });
+      }
+    }
+  }
+  return [...out.values()];
+}
+
 /** Every resource of the models that /api serves, the embedded ones (lines) included. */
 function documented(models: HydraModels): { model: Model; r: ModelResource }[] {
   const out: { model: Model; r: ModelResource }[] = [];
@@ -292,6 +343,7 @@ function documented(models: HydraModels): { model: Model; r: ModelResource }[] {
  * as the contexts' is. `title` and `description` describe the API.
  */
 export function hydraDocumentation(models: HydraModels, o: { base: string; title: string; description: string }): Json {
+  const classes = documented(models);
   return {
     '@context': [HYDRA_CONTEXT, { '@vocab': `${o.base}${HYDRA_DOCS_PATH}#`, domain: { '@id': 'rdfs:domain', '@type': '@id' }, range: { '@id': 'rdfs:range', '@type': '@id' }, subClassOf: { '@id': 'rdfs:subClassOf', '@type': '@id' } }],
     '@id': HYDRA_DOCS_PATH,
@@ -300,7 +352,8 @@ export function hydraDocumentation(models: HydraModels, o: { base: string; title
     'hydra:description': o.description,
     'hydra:entrypoint': '/api',
     'hydra:supportedClass': [
-      ...documented(models).map(({ model, r }) => resourceClass(model, r)),
+      ...classes.map(({ model, r }) => resourceClass(model, r)),
+      ...documentClasses(models, new Set(classes.map(({ r }) => r.name))),
       entrypointClass(models.entrypoint),
       fixedClass('Error', 'An RFC 7807 problem (application/problem+json).', PROBLEM),
       {

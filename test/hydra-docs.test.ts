@@ -13,6 +13,7 @@ import { buildModel, type Model, type ModelField, type ModelResource } from '../
 import { customEngine } from '../engine/custom.ts';
 import { HYDRA_DOCS_PATH } from '../formats/hydra.ts';
 import { defaultFormats } from '../formats/negotiate.ts';
+import { documentShape } from '../formats/types.ts';
 import { nameFieldOf, shownFields } from '../formats/present.ts';
 import { registerDocs, registerOpenapi } from '../http/docs.ts';
 import { documentationLink, registerContexts, registerEntrypoint, registerRest, type RestEngine } from '../http/rest.ts';
@@ -115,6 +116,24 @@ describe('the Hydra documentation', () => {
       const ops = l[`${HYDRA}supportedOperation`].map((o: Obj) => value(o, `${HYDRA}method`));
       expect(ops).toEqual([...(r.rest.has('list') ? ['GET'] : []), ...(r.rest.has('create') ? ['POST'] : []), ...r.operations.filter((o) => o.on === 'collection').map((o) => o.method)]);
     }
+  });
+
+  it('has a class for each type of the declared operations\' documents, with its members', () => {
+    for (const m of [model, tokenModel]) {
+      for (const r of m.resources) {
+        for (const op of r.operations) {
+          const shape = documentShape(r, op);
+          // (A type that is also a resource — the token API's summary — has the resource's class.)
+          if (!shape?.objects || m.find(shape.type)) continue;
+          const c = docs['hydra:supportedClass'].find((x: Obj) => x['@id'] === `#${shape.type}`);
+          expect(c, `${r.name} ${op.name}: ${shape.type}`).toBeDefined();
+          const names = Object.keys((shape.schema as unknown as { properties: Obj }).properties);
+          expect(c['hydra:supportedProperty'].map((p: Obj) => p['hydra:title']).sort()).toEqual(names.sort());
+        }
+      }
+    }
+    const delivery = docs['hydra:supportedClass'].find((x: Obj) => x['@id'] === '#WebhookDelivery');
+    expect(delivery['hydra:supportedProperty'].find((p: Obj) => p['hydra:title'] === 'createdAt')['hydra:property'].range).toBe('xsd:dateTime');
   });
 
   it('is what the contexts name: a record type and its members expand to the classes and properties documented', async () => {

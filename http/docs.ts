@@ -11,7 +11,7 @@ import type { Model } from '../engine/model.ts';
 import { hydraDocumentation, HYDRA_DOCS_PATH, type HydraModels } from '../formats/hydra.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
 import { contentTypeOf } from '../formats/types.ts';
-import { baseOf } from './rest.ts';
+import { baseOf, documentationLink } from './rest.ts';
 import { openapiComponents, openapiTags, SECURITY_SCHEME } from './openapi.ts';
 
 const TITLE = 'Invoicing API';
@@ -66,6 +66,8 @@ export async function registerDocs(app: FastifyInstance, o: { path: string; swag
   // The Hydra documentation (CONTRACT §22): at `<path>.jsonld`, and at `<path>` for a client that
   // prefers JSON-LD to HTML (before Swagger UI's own route, which answers the others).
   const hydra = hydraDocs(o.hydra);
+  // The documentation's own responses name the Hydra documentation too, as every /api response does.
+  app.addHook('onRequest', documentationLink());
   app.get(HYDRA_DOCS_PATH, { schema: { hide: true } }, async (req, reply) => {
     negotiateType(req.headers.accept, JSONLD_TYPES);
     return reply.type(contentTypeOf('application/ld+json')).send(hydra(req));

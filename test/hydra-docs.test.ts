@@ -160,6 +160,8 @@ describe('the Hydra documentation', () => {
     for (const [status, res] of [
       [200, await call(t, 'GET', '/api')],
       [200, await call(t, 'GET', '/api/contexts/Client')],
+      [200, await call(t, 'GET', '/api/docs.json')],
+      [200, await call(t, 'GET', HYDRA_DOCS_PATH)],
       [401, await call(t, 'GET', '/api/clients')],
       [404, await api.get('/api/nothing-here')],
       [200, await api.get('/api/clients')],

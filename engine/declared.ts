@@ -3,6 +3,7 @@
 // against the declared input schema (422), then the operation's provider or processor, a POST
 // in one transaction with the engine's API for it. The adapters only translate.
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { Value } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
 import type { OperationServices } from './descriptor.ts';
 import { ApiError, ViolationCode } from './errors.ts';
@@ -27,6 +28,39 @@ export type RunOperation = (p: Principal, r: ModelResource, op: ModelOperation, 
 
 const checks = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
+/**
+ * The declared query parameters of a call, read from the query string as the body is from its
+ * document: each declared name (an array schema takes every occurrence; another, one), converted
+ * to its schema's type and checked against it (types, bounds, patterns, choices). A bad value, or
+ * a single-valued parameter given twice, is a 400 naming each parameter; undeclared names are
+ * ignored. Operations read the result (`ctx.args`), never the query string.
+ */
+export function readQuery(schema: TSchema, q: URLSearchParams): Record<string, unknown> {
+  const props = (schema as { properties?: Record<string, TSchema & { type?: unknown }> }).properties ?? {};
+  const raw: Record<string, unknown> = {};
+  const twice: { propertyPath: string; message: string; code: string }[] = [];
+  for (const [name, s] of Object.entries(props)) {
+    const values = q.getAll(name);
+    if (!values.length) continue;
+    if (s.type === 'array') raw[name] = values;
+    else if (values.length > 1) twice.push({ propertyPath: name, message: `Given ${values.length} times: give it once.`, code: ViolationCode.format });
+    else raw[name] = values[0];
+  }
+  let check = checks.get(schema);
+  if (!check) checks.set(schema, (check = TypeCompiler.Compile(schema)));
+  const args = Value.Convert(schema, raw) as Record<string, unknown>;
+  const violations = [...twice];
+  if (!check.Check(args)) {
+    for (const e of [...check.Errors(args)].slice(0, 20)) {
+      const what = (e.schema as { description?: string }).description;
+      const propertyPath = e.path.replace(/^\//, '').replace(/\/\d+$/, '').replace(/~1/g, '/').replace(/~0/g, '~') || '(query)';
+      violations.push({ propertyPath, message: what ? `${e.message} (${what}).` : `${e.message}.`, code: ViolationCode.format });
+    }
+  }
+  if (violations.length) throw new ApiError(400, violations.map((v) => `${v.propertyPath}: ${v.message}`).join('\n'), { violations });
+  return args;
+}
+
 /** The body against the declared schema: 422 naming each wrong member. */
 export function checkInput(schema: TSchema, input: unknown): unknown {
   let check = checks.get(schema);
@@ -44,9 +78,11 @@ export function operationRunner(engine: DeclaredEngine, db: Db, services: Operat
       if (call.id === undefined) throw ApiError.notFound();
       record = await engine.read(p, r, call.id);
     }
+    const query = call.query ?? new URLSearchParams();
+    const args = op.def.query ? readQuery(op.def.query, query) : {};
     const input = op.def.input ? checkInput(op.def.input, call.input ?? null) : undefined;
     const params = { ...(call.params ?? {}), ...(call.id !== undefined ? { id: call.id } : {}) };
-    const base = { principal: p, resource: r, model: engine.model, db, record, params, query: call.query ?? new URLSearchParams(), input, services };
+    const base = { principal: p, resource: r, model: engine.model, db, record, params, query, args, input, services };
     // A processor of the engine's own records writes in one transaction, with the engine's API.
     if (op.method === 'POST' && op.def.transaction !== false && !r.provider && engine.transaction && engine.bind) {
       const { transaction, bind } = engine as Engine;

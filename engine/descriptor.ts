@@ -279,7 +279,11 @@ export interface OperationDescriptor {
   roles?: readonly Role[];
   /** The JSON body a POST takes (validated before `run`); none when omitted. */
   input?: TSchema;
-  /** Query parameters a GET reads (documented; `run` parses them from `query`). */
+  /**
+   * Query parameters a GET reads: documented (OpenAPI, Hydra, GraphQL arguments) and read, converted
+   * and checked by the runner (400 naming them) into `ctx.args`. An array schema takes a repeated
+   * parameter (`status[]`).
+   */
   query?: TSchema;
   /** Success status; 200 when omitted. */
   status?: number;
@@ -323,6 +327,8 @@ export interface OperationContext {
   /** Path parameters (`id` and the operation's own). */
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
+  /** The declared query parameters (`query`), converted and checked: what an operation reads. */
+  readonly args: Readonly<Record<string, unknown>>;
   /** The validated body (POST with `input`). */
   readonly input: unknown;
   /** What the layer above provides (queues, clocks): see OperationServices. */

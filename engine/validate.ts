@@ -204,7 +204,8 @@ export interface ResourceValidator {
   normalise(input: FieldValues, mode: WriteMode, existing: FieldValues | null, prefix?: string): Normalised;
 }
 
-const IGNORED = new Set(['@id', '@type', '@context', 'id', '_id', 'createdAt', 'updatedAt']);
+// `originId`: what API Platform Admin (react-admin) adds to a record it sends back (CONTRACT §22).
+const IGNORED = new Set(['@id', '@type', '@context', 'id', '_id', 'originId', 'createdAt', 'updatedAt']);
 
 export function compileValidator(model: Model, r: ModelResource, cache = new Map<string, ResourceValidator>()): ResourceValidator {
   const cached = cache.get(r.name);

@@ -57,6 +57,26 @@ export const hal: Format = {
   entrypoint: (model) => ({
     body: { _links: { self: { href: '/api' }, ...Object.fromEntries(entrypointLinks(model).map((l) => [l.name, { href: l.href }])) } },
   }),
+  // A declared operation's document: its members beside `_links.self`; a list's object items in
+  // `_embedded.item` (other items in `item`), with `totalItems` when known.
+  document: {
+    needsType: false,
+    render: (_model, view) => {
+      const _links = { self: { href: view.path } };
+      if (!view.many) return { body: { _links, ...(view.body as Record<string, unknown>) } };
+      const items = view.body as unknown[];
+      const total = view.total === null || view.total === undefined ? {} : { totalItems: view.total };
+      if (view.objects === false) return { body: { _links, ...total, item: items } };
+      return { body: { _links, ...total, ...(items.length ? { _embedded: { item: items } } : {}) } };
+    },
+    schema: (view) => {
+      const _links = Type.Object({ self: linkSchema() });
+      if (!view.many) return Type.Object({ _links, ...((view.schema as { properties?: Record<string, TSchema> }).properties ?? {}) });
+      const total = { totalItems: Type.Optional(Type.Integer({ minimum: 0 })) };
+      if (view.objects === false) return Type.Object({ _links, ...total, item: Type.Array(view.schema) });
+      return Type.Object({ _links, ...total, _embedded: Type.Optional(Type.Object({ item: Type.Array(view.schema) })) });
+    },
+  },
   docs: {
     components: (model, r) => ({ [`${r.name}.jsonhal`]: itemSchema(model, r) }),
     item: (r) => ref(`${r.name}.jsonhal`),

@@ -25,6 +25,9 @@ const RESERVED = new Set(['id', 'type']);
 const attributeName = (field: string) => (RESERVED.has(field) ? `_${field}` : field);
 const fieldName = (attribute: string) => (attribute.startsWith('_') && RESERVED.has(attribute.slice(1)) ? attribute.slice(1) : attribute);
 
+/** A document's members as attributes: `id` and `type` become `_id` and `_type`. */
+const attributesOf = (o: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(o).map(([k, v]) => [attributeName(k), v]));
+
 /** The resource object of a record; embedded children are pushed onto `included`. */
 function resource(model: Model, r: ModelResource, rec: FieldValues, included: ResourceObject[]): ResourceObject {
   const attributes: Record<string, unknown> = { _id: rec.id };
@@ -143,6 +146,29 @@ export const jsonapi: Format = {
   entrypoint: (model) => ({ body: { links: { self: '/api', ...Object.fromEntries(entrypointLinks(model).map((l) => [l.name, l.href])) }, meta: {} } }),
   readBody,
   readQuery,
+  // A declared operation's document: a resource object of its type (`id`: the request path, or a
+  // list item's own id), members as attributes (`id` and `type` as `_id` and `_type`); a list of
+  // other values in `meta.item`.
+  document: {
+    needsType: false,
+    render: (_model, view) => {
+      const object = (o: unknown, id: string) => ({ id, type: view.type!, attributes: attributesOf(o as Record<string, unknown>) });
+      if (!view.many) return { body: { data: object(view.body, view.path) } };
+      const items = view.body as unknown[];
+      const meta = view.total === null || view.total === undefined ? {} : { totalItems: view.total };
+      if (view.objects === false) return { body: { links: { self: view.path }, meta: { ...meta, item: items } } };
+      return { body: { links: { self: view.path }, meta, data: items.map((i, n) => object(i, String((i as { id?: unknown }).id ?? n))) } };
+    },
+    schema: (view) => {
+      const props = Object.fromEntries(Object.entries((view.schema as { properties?: Record<string, TSchema> }).properties ?? {}).map(([k, v]) => [attributeName(k), v]));
+      const object = Type.Object({ id: Type.String(), type: Type.Literal(view.type!), attributes: Type.Object(props) });
+      if (!view.many) return Type.Object({ data: object });
+      const links = Type.Object({ self: Type.String({ format: 'iri-reference' }) });
+      const total = { totalItems: Type.Optional(Type.Integer({ minimum: 0 })) };
+      if (view.objects === false) return Type.Object({ links, meta: Type.Object({ ...total, item: Type.Array(view.schema) }) });
+      return Type.Object({ links, meta: Type.Object(total), data: Type.Array(object) });
+    },
+  },
   docs: {
     components(model, r) {
       const out: Record<string, TSchema> = { [`${r.name}.jsonapi`]: resourceSchema(model, r) };

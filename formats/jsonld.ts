@@ -7,8 +7,8 @@ import type { Projection } from '../engine/projection.ts';
 import { lowerFirst } from '../engine/names.ts';
 import { readProperties, ref } from '../engine/json-schemas.ts';
 import { pageLinks, TOTAL_NOTE, pageUrl } from './links.ts';
-import { iriOf, present, shownFields, type Decorate } from './present.ts';
-import type { CollectionView, DocumentView, Format } from './types.ts';
+import { iriOf, nameFieldOf, present, SCHEMA_NAME, shownFields, type Decorate } from './present.ts';
+import { documentShape, type CollectionView, type DocumentView, type Format } from './types.ts';
 
 const HYDRA = 'http://www.w3.org/ns/hydra/core#';
 
@@ -81,12 +81,12 @@ export const jsonld: Format = {
   collection,
   entrypoint: (model) => ({ body: entrypoint(model) }),
   document: {
-    needsType: true,
+    needsType: false,
     render: (model, view) => ({ body: jsonldDocument(model, view) }),
     schema: (view) => {
       const head = { '@context': Type.String({ const: `/api/contexts/${view.type}` }), '@id': Type.String() };
       const typed = (s: TSchema) => Type.Object({ '@type': Type.Literal(view.type!), ...((s as { properties?: Record<string, TSchema> }).properties ?? {}) });
-      if (view.many) return Type.Object({ ...head, '@type': Type.Literal('Collection'), totalItems: Type.Integer({ minimum: 0 }), member: Type.Array(typed(view.schema)) });
+      if (view.many) return Type.Object({ ...head, '@type': Type.Literal('Collection'), totalItems: Type.Integer({ minimum: 0 }), member: Type.Array(view.objects === false ? view.schema : typed(view.schema)) });
       return Type.Object({ ...head, '@type': Type.Literal(view.type!), ...((view.schema as { properties?: Record<string, TSchema> }).properties ?? {}) });
     },
   },
@@ -165,8 +165,10 @@ const hydraTerms = {
 
 function fieldTerms(model: Model, r: ModelResource): Record<string, unknown> {
   const terms: Record<string, unknown> = { id: `${r.name}/id`, createdAt: `${r.name}/createdAt`, updatedAt: `${r.name}/updatedAt` };
+  const named = nameFieldOf(r);
   for (const f of shownFields(r)) {
-    if (f.kind === 'ref') terms[f.name] = { '@id': `${r.name}/${f.name}`, '@type': '@id' };
+    if (f === named) terms[f.name] = SCHEMA_NAME;
+    else if (f.kind === 'ref') terms[f.name] = { '@id': `${r.name}/${f.name}`, '@type': '@id' };
     else if (f.kind === 'children') {
       const child = model.get(f.target!);
       terms[f.name] = `${r.name}/${f.name}`;
@@ -202,7 +204,7 @@ function jsonldDocument(model: Model, view: DocumentView): Record<string, unknow
   const head = { '@context': `/api/contexts/${view.type}`, '@id': view.path };
   if (view.many) {
     const items = view.body as unknown[];
-    return { ...head, '@type': 'Collection', totalItems: view.total ?? items.length, member: items.map((i) => ({ '@type': view.type, ...decorate(i) })) };
+    return { ...head, '@type': 'Collection', totalItems: view.total ?? items.length, member: view.objects === false ? items : items.map((i) => ({ '@type': view.type, ...decorate(i) })) };
   }
   return { ...head, '@type': view.type, ...decorate(view.body) };
 }
@@ -219,8 +221,21 @@ export function contextDocument(model: Model, name: string, base: string): Recor
     return { '@context': { ...vocab, [name]: name, status: `${name}/status`, type: `${name}/type`, detail: `${name}/detail`, violations: `${name}/violations`, propertyPath: `${name}/propertyPath`, message: `${name}/message`, code: `${name}/code` } };
   }
   const r = model.find(name);
-  if (!r || !r.rest.size) return null;
+  if (!r || !r.rest.size) return documentContext(model, name, vocab);
   return { '@context': { ...vocab, [r.name]: r.name, ...fieldTerms(model, r) } };
+}
+
+/** The @context of a declared operation's document type (formats/types.ts documentShape), or null. */
+function documentContext(model: Model, name: string, vocab: Record<string, unknown>): Record<string, unknown> | null {
+  for (const r of model.resources) {
+    for (const op of r.operations) {
+      const shape = documentShape(r, op);
+      if (shape?.type !== name) continue;
+      const props = Object.keys((shape.schema as { properties?: Record<string, unknown> }).properties ?? {});
+      return { '@context': { ...vocab, [name]: name, ...Object.fromEntries(props.map((p) => [p, `${name}/${p}`])) } };
+    }
+  }
+  return null;
 }
 
 export function entrypoint(model: Model): Record<string, unknown> {

@@ -86,6 +86,26 @@ export function shownOnce(model: Model, r: ModelResource, rec: FieldValues): [st
   return r.shownOnce.filter((f) => rec[f.name] !== undefined).map((f) => [f.name, wireValue(model, f, rec[f.name])]);
 }
 
+const NAME_FIELDS = ['name', 'number', 'label', 'title'];
+const names = new WeakMap<ModelResource, ModelField | null>();
+
+/**
+ * The text field that names a record (`name`, else `number`, `label`, `title`): JSON-LD and the
+ * Hydra documentation map it to https://schema.org/name, which clients such as API Platform Admin
+ * show for a record (a reference's label). Undefined when there is none.
+ */
+export function nameFieldOf(r: ModelResource): ModelField | undefined {
+  let f = names.get(r);
+  if (f === undefined) {
+    const shown = shownFields(r);
+    f = NAME_FIELDS.map((n) => shown.find((x) => x.name === n && x.kind === 'text')).find(Boolean) ?? null;
+    names.set(r, f);
+  }
+  return f ?? undefined;
+}
+
+export const SCHEMA_NAME = 'https://schema.org/name';
+
 /** The collections the entrypoint lists, by lower-camel type name. */
 export function entrypointLinks(model: Model): { name: string; href: string }[] {
   return model.resources.filter((r) => r.rest.has('list')).map((r) => ({ name: lowerFirst(r.name), href: r.iri }));

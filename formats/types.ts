@@ -1,7 +1,8 @@
 // What a format module provides. Formats know the model's shape, never a resource by name.
 import type { TSchema } from '@sinclair/typebox';
 import type { Principal, FieldValues } from '../engine/types.ts';
-import type { Model, ModelResource } from '../engine/model.ts';
+import { documentOutput, type Model, type ModelOperation, type ModelResource } from '../engine/model.ts';
+import { upperFirst } from '../engine/names.ts';
 import type { Projection } from '../engine/projection.ts';
 import type { WriteMode } from '../engine/json-schemas.ts';
 import { memo } from '../engine/memo.ts';
@@ -96,16 +97,18 @@ export interface DocumentView {
   /** The document, or the list's items. */
   readonly body: unknown;
   readonly many: boolean;
+  /** Whether the document (or each item) is an object (see DocumentShape). */
+  readonly objects?: boolean;
   /** A list's size, when known. */
   readonly total?: number | null;
 }
 
 export interface DocumentFormat {
-  /** Offered only for outputs with a type name (JSON-LD needs one for @type). */
+  /** Offered only for outputs with a type name; every format of the engine does without (CONTRACT §22). */
   readonly needsType: boolean;
   render(model: Model, view: DocumentView): Rendered;
   /** The body's JSON Schema, for the OpenAPI document. */
-  schema(view: Pick<DocumentView, 'type' | 'schema' | 'many'>): TSchema;
+  schema(view: Pick<DocumentView, 'type' | 'schema' | 'many' | 'objects'>): TSchema;
 }
 
 /** JSON Schemas of a format's bodies; shared shapes come from engine/json-schemas.ts. */
@@ -136,3 +139,38 @@ export interface ItemDocument {
  * fastify looks each Content-Type value up in a cache, which hashes a new string every time.
  */
 export const contentTypeOf = memo((mediaType: string) => `${mediaType}; charset=utf-8`);
+
+/** The shape of a declared operation's document output, as every format writes it. */
+export interface DocumentShape {
+  /**
+   * Its type name (JSON-LD @type and @context, JSON:API type): the declared `type`, else the
+   * schema's `title`, else `<Resource><Operation>` (`WebhookEventTypes`).
+   */
+  readonly type: string;
+  /** A list's item schema, or the document's schema. */
+  readonly schema: TSchema;
+  /** A list: declared `many`, or an output whose schema is an array. */
+  readonly many: boolean;
+  /** Whether the document (or each item) is an object, whose members a format can spread. */
+  readonly objects: boolean;
+}
+
+const shapes = new WeakMap<ModelOperation, DocumentShape | null>();
+
+/** The document shape of a declared operation that answers a document (not a record); undefined otherwise. */
+export function documentShape(r: ModelResource, op: ModelOperation): DocumentShape | undefined {
+  let s = shapes.get(op);
+  if (s === undefined) {
+    const out = documentOutput(op);
+    if (!out) s = null;
+    else {
+      const array = !out.many && (out.schema as { type?: unknown }).type === 'array';
+      const schema = array ? ((out.schema as { items?: TSchema }).items ?? out.schema) : out.schema;
+      const type = out.type ?? (out.schema as { title?: string }).title ?? (schema as { title?: string }).title ?? `${r.name}${upperFirst(op.name)}`;
+      const objects = (schema as { type?: unknown }).type === 'object' || 'properties' in schema;
+      s = { type, schema, many: Boolean(out.many) || array, objects };
+    }
+    shapes.set(op, s);
+  }
+  return s ?? undefined;
+}

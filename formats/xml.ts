@@ -33,6 +33,12 @@ export const xml: Format = {
   item: (model, r, rec) => ({ body: present(model, r, rec) }),
   collection: (model, view) => ({ body: view.items.map((rec) => present(model, view.resource, rec)), headers: linkHeaders(view) }),
   entrypoint: (model) => ({ body: Object.fromEntries(entrypointLinks(model).map((l) => [l.name, l.href])) }),
+  // A declared operation's document as plain JSON has it: a list's items are <item key="N">.
+  document: {
+    needsType: false,
+    render: (_model, view) => ({ body: view.body }),
+    schema: (view) => (view.many ? Type.Array(view.schema, { xml: { name: 'response', wrapped: true } }) : Type.Unsafe({ ...view.schema, xml: { name: 'response' } })),
+  },
   docs: {
     item: (r) => ref(r.name, { xml: { name: 'response' } }),
     collection: (r) => Type.Array(ref(r.name, { xml: { name: 'item' } }), { xml: { name: 'response', wrapped: true }, description: 'Entries are <item key="N">; pagination is in the Link and X-Total-Count headers.' }),

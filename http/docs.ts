@@ -5,12 +5,16 @@
 // are a plugin of their own beside /api (`registerDocs`), outside its hooks.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
 import type { Model } from '../engine/model.ts';
+import { hydraDocumentation, HYDRA_DOCS_PATH, type HydraModels } from '../formats/hydra.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
 import { contentTypeOf } from '../formats/types.ts';
+import { baseOf, documentationLink } from './rest.ts';
 import { openapiComponents, openapiTags, SECURITY_SCHEME } from './openapi.ts';
 
+const TITLE = 'Invoicing API';
 const DESCRIPTION = `Every resource of the installation, generated from its descriptors.
 
 Authenticate with the \`X-API-TOKEN\` header (Authorize above). Responses follow \`Accept\`:
@@ -35,7 +39,7 @@ export async function registerOpenapi(app: FastifyInstance, o: DocsOptions): Pro
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Invoicing API', version: o.version, description: DESCRIPTION },
+      info: { title: TITLE, version: o.version, description: DESCRIPTION },
       servers: [{ url: '/', description: 'This installation' }],
       components: {
         securitySchemes: { [SECURITY_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-API-TOKEN', description: 'An API token (inv_…) created in the profile or with token:create.' } },
@@ -58,7 +62,20 @@ export async function registerOpenapi(app: FastifyInstance, o: DocsOptions): Pro
  * Swagger UI at `<path>` and the document at `<path>.json` (Swagger UI writes its pages' links
  * from `path`, so this plugin is registered without a prefix).
  */
-export async function registerDocs(app: FastifyInstance, o: { path: string; swaggerUi: { dir: string; logo: Buffer } }): Promise<void> {
+export async function registerDocs(app: FastifyInstance, o: { path: string; swaggerUi: { dir: string; logo: Buffer }; hydra: HydraModels }): Promise<void> {
+  // The Hydra documentation (CONTRACT §22): at `<path>.jsonld`, and at `<path>` for a client that
+  // prefers JSON-LD to HTML (before Swagger UI's own route, which answers the others).
+  const hydra = hydraDocs(o.hydra);
+  // The documentation's own responses name the Hydra documentation too, as every /api response does.
+  app.addHook('onRequest', documentationLink());
+  app.get(HYDRA_DOCS_PATH, { schema: { hide: true } }, async (req, reply) => {
+    negotiateType(req.headers.accept, JSONLD_TYPES);
+    return reply.type(contentTypeOf('application/ld+json')).send(hydra(req));
+  });
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.routeOptions.url !== o.path || (req.method !== 'GET' && req.method !== 'HEAD') || !prefersJsonld(req.headers.accept)) return;
+    return reply.type(contentTypeOf('application/ld+json')).header('vary', 'Accept').send(hydra(req));
+  });
   await app.register(swaggerUi, {
     routePrefix: o.path,
     uiConfig: { docExpansion: 'list', deepLinking: true, persistAuthorization: false, displayOperationId: false },
@@ -68,9 +85,32 @@ export async function registerDocs(app: FastifyInstance, o: { path: string; swag
     baseDir: o.swaggerUi.dir,
     logo: { type: 'image/svg+xml', content: o.swaggerUi.logo },
   });
-  const types = ['application/json', 'application/vnd.oai.openapi+json'];
+  // application/vnd.openapi+json: API Platform's name for it, which its clients (api-doc-parser) ask for.
+  const types = ['application/json', 'application/vnd.openapi+json', 'application/vnd.oai.openapi+json'];
   app.get(`${o.path}.json`, { schema: { hide: true } }, async (req, reply) => {
     const type = negotiateType(req.headers.accept, types);
     return reply.type(contentTypeOf(type)).send(JSON.stringify(app.swagger()));
   });
+}
+
+const JSONLD_TYPES = ['application/ld+json', 'application/json'];
+
+/** An Accept header that prefers JSON-LD to the HTML page (and names it). */
+function prefersJsonld(accept: string | undefined): boolean {
+  if (!accept || !accept.includes('ld+json')) return false;
+  return new Negotiator({ headers: { accept } }).mediaType(['text/html', 'application/ld+json']) === 'application/ld+json';
+}
+
+/** The documentation's text for each base URL it is asked at (its @vocab is absolute), made once per base. */
+function hydraDocs(models: HydraModels): (req: FastifyRequest) => string {
+  const byBase = new Map<string, string>();
+  return (req) => {
+    const base = baseOf(req);
+    let text = byBase.get(base);
+    if (text === undefined) {
+      text = JSON.stringify(hydraDocumentation(models, { base, title: TITLE, description: DESCRIPTION }));
+      if (byBase.size < 50) byBase.set(base, text);
+    }
+    return text;
+  };
 }

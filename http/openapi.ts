@@ -11,6 +11,7 @@ import { DATE_OPS, MAX_COUNTED_MATCHES, MAX_PAGE_OFFSET } from '../engine/query.
 import { baseComponents, documentedResources, ref, schemaNames, type WriteMode } from '../engine/json-schemas.ts';
 import type { Formats } from '../formats/negotiate.ts';
 import { TOTAL_NOTE } from '../formats/links.ts';
+import { documentShape } from '../formats/types.ts';
 
 export type DocOperation = RestOperation | 'entrypoint';
 
@@ -242,7 +243,7 @@ export function declaredDoc(model: Model, r: ModelResource, op: ModelOperation, 
   const output = documentOutput(op);
   const body = target
     ? content(formats, (f) => f.docs.item(target))
-    : content(formats.forDocuments(Boolean(output!.type)), (f) => f.document!.schema({ type: output!.type, schema: output!.schema, many: Boolean(output!.many) }));
+    : content(formats.forDocuments(true), (f) => f.document!.schema(documentShape(r, op)!));
   const headers: Record<string, unknown> = target ? { ...ETAG, ...(status === 201 ? { location: { type: 'string', description: `The IRI of the new ${target.name}.` } } : {}) } : {};
   if (output?.many) {
     headers['x-total-count'] = { type: 'integer', description: 'The number of items, when it is known.' };

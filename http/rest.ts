@@ -13,8 +13,9 @@ import type { Engine } from '../engine/operations.ts';
 import { EDGE_CURSOR } from '../engine/keyset.ts';
 import { MAX_PAGE_OFFSET, parseRestFilters, type ListQuery, type PageCursors } from '../engine/query.ts';
 import { contextDocument } from '../formats/jsonld.ts';
+import { apiDocumentationLink } from '../formats/hydra.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
-import { contentTypeOf, type CursorView, type Format, type ItemDocument, type Rendered } from '../formats/types.ts';
+import { contentTypeOf, documentShape, type CursorView, type Format, type ItemDocument, type Rendered } from '../formats/types.ts';
 import { contextDoc, declaredDoc, entrypointDoc, operationDoc, problems } from './openapi.ts';
 import { etagOf, ifMatch, ifNoneMatch, noneMatchHits } from '../engine/versions.ts';
 
@@ -103,9 +104,44 @@ const formatOf = (formats: Formats, req: FastifyRequest): Format => req.apiForma
 
 function send(reply: FastifyReply, format: Format, status: number, rendered: Rendered) {
   reply.code(status).header('content-type', contentTypeOf(format.mediaType)).header('vary', 'Accept');
-  if (rendered.headers) reply.headers(rendered.headers);
+  if (rendered.headers) {
+    const { link, ...others } = rendered.headers;
+    reply.headers(others);
+    if (link) addLink(reply, link);
+  }
   if (rendered.text !== undefined) return reply.send(rendered.text);
   return reply.send(format.stringify ? format.stringify(rendered.body) : JSON.stringify(rendered.body));
+}
+
+/** The scheme and host a request reached the server at (`https://host`): the base of absolute IRIs. */
+export const baseOf = (req: FastifyRequest): string => `${req.protocol}://${req.host}`;
+
+/** Adds `value` to the response's Link header, after the links already there (the documentation's). */
+export function addLink(reply: FastifyReply, value: string): void {
+  const before = reply.getHeader('link');
+  reply.header('link', before ? `${String(before)}, ${value}` : value);
+}
+
+/**
+ * The hook that gives every /api response the Link to the Hydra documentation (CONTRACT §22). The
+ * link is absolute, as API Platform's (the JSON-LD contexts' @vocab is): one string per base URL,
+ * made the first time, so a request costs a map look-up and a header.
+ */
+export function documentationLink(): onRequestHookHandler {
+  // By protocol, then by the Host header as it comes: no string is built for a known host.
+  const http = new Map<string, string>();
+  const https = new Map<string, string>();
+  return (req, reply, done) => {
+    const links = req.protocol === 'https' ? https : http;
+    const host = req.host;
+    let link = links.get(host);
+    if (link === undefined) {
+      link = apiDocumentationLink(baseOf(req));
+      if (links.size < 50) links.set(host, link);
+    }
+    reply.header('link', link);
+    done();
+  };
 }
 
 /** Every method but `allowed` on `url`: a 405 naming the allowed ones. */
@@ -138,7 +174,7 @@ export function registerContexts(app: FastifyInstance, o: { models: readonly Mod
     '/contexts/:name',
     { onRequest: async (req) => void negotiateType(req.headers.accept, types), config: { openapi: contextDoc() } },
     async (req, reply) => {
-      const base = `${req.protocol}://${req.host}`;
+      const base = baseOf(req);
       let doc: Record<string, unknown> | null = null;
       for (const m of o.models) if ((doc = contextDocument(m, req.params.name, base))) break;
       if (!doc) throw ApiError.notFound();
@@ -349,8 +385,8 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     const byUrl = new Map<string, string[]>();
     for (const op of r.operations) {
       byUrl.set(op.url, [...(byUrl.get(op.url) ?? []), op.method, ...(op.method === 'GET' ? ['HEAD'] : [])]);
-      const output = documentOutput(op);
-      const offered = output ? formats.forDocuments(Boolean(output.type)) : formats;
+      // Records and documents alike, in every format that writes them (CONTRACT §22).
+      const offered = documentOutput(op) ? formats.forDocuments(true) : formats;
       const onRequest: onRequestHookHandler = (req, _reply, done) => {
         try {
           req.apiFormat = offered.negotiate(req.headers.accept);
@@ -390,8 +426,10 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       if (status === 201) reply.header('location', `${of.iri}/${String(rec.id)}`);
       return send(tagged(reply, format, rec), format, status, format.item(model, of, rec));
     }
+    const shape = documentShape(r, op)!;
     let body = result;
     let total: number | null | undefined;
+    if (!output.many && shape.many) total = (result as unknown[]).length;
     if (output.many) {
       const page = result as { items: unknown[]; total?: number | null; next?: string | null };
       body = page.items;
@@ -401,10 +439,10 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         const q = new URLSearchParams(url.searchParams);
         q.delete('page');
         q.set('after', page.next);
-        reply.header('link', `<${url.pathname}?${q}>; rel="next"`);
+        addLink(reply, `<${url.pathname}?${q}>; rel="next"`);
       }
     }
-    return send(reply, format, status, format.document!.render(model, { type: output.type, path: url.pathname, schema: output.schema, body, many: Boolean(output.many), total }));
+    return send(reply, format, status, format.document!.render(model, { type: shape.type, path: url.pathname, schema: shape.schema, body, many: shape.many, objects: shape.objects, total }));
   }
 
   /** A declared operation's JSON body: 415 for another media type, 400 for one that is not an object. */

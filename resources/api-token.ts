@@ -6,7 +6,7 @@
 // resource. Its usage summary and a token's request history are declared operations, answered
 // by the server's token activity service. Not listed in index.ts: a token belongs to a user
 // rather than to the company's data; /api serves it from a model of its own (token-service.ts).
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
 import type { Processor, Provider } from '../engine/custom.ts';
 import { defineResource, integer, text, timestamp, type OperationDescriptor } from '../engine/descriptor.ts';
 import type { Principal } from '../engine/types.ts';
@@ -14,8 +14,8 @@ import type { Principal } from '../engine/types.ts';
 /** What the server keeps of the tokens' use: the summary and each token's history. */
 export interface TokenActivity {
   summary(p: Principal): Promise<unknown>;
-  /** The token's most recent requests matching `query`'s filters (400 for a bad one). */
-  history(p: Principal, tokenId: string, query: URLSearchParams): Promise<unknown[]>;
+  /** The token's most recent requests matching the filters (checked by the runner; a date that does not exist is a 400). */
+  history(p: Principal, tokenId: string, filters: HistoryQuery): Promise<unknown[]>;
   /** The token's requests per UTC day over the last 30 days (oldest first). */
   daily(p: Principal, tokenId: string): Promise<unknown>;
 }
@@ -28,7 +28,19 @@ declare module '../engine/descriptor.ts' {
 
 const nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
 const dateOps = ['after', 'before', 'strictly_after', 'strictly_before'] as const;
-const filter = (description: string) => Type.Optional(Type.String({ description }));
+const METHOD = Type.String({ pattern: '^[A-Za-z]{1,16}$', description: 'HTTP method' });
+const STATUS = Type.String({ pattern: '^[1-5]([0-9][0-9]|xx|XX)$', description: 'a status code, or 2xx, 3xx, 4xx, 5xx' });
+const DAY_OR_TIME = '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?(Z|[+-][0-9]{2}:?[0-9]{2})?)?$';
+
+/** A token history's query parameters, checked by the runner (engine/declared.ts) before the service reads them. */
+export const HistoryQuery = Type.Object({
+  ...(Object.fromEntries(dateOps.map((op) => [`date[${op}]`, Type.Optional(Type.String({ pattern: DAY_OR_TIME, description: `date ${op.replace('_', ' ')} this day (UTC) or RFC 3339 time` }))])) as Record<`date[${(typeof dateOps)[number]}]`, TOptional<TString>>),
+  method: Type.Optional(METHOD),
+  'method[]': Type.Optional(Type.Array(METHOD, { description: 'Any of these methods' })),
+  status: Type.Optional(STATUS),
+  'status[]': Type.Optional(Type.Array(STATUS, { description: 'Any of these statuses or ranges' })),
+});
+export type HistoryQuery = Static<typeof HistoryQuery>;
 
 const summary: OperationDescriptor = {
   method: 'GET',
@@ -57,11 +69,7 @@ const history: OperationDescriptor = {
   summary: "A token's 100 most recent requests, newest first",
   description: 'Filters: date (whole UTC days or RFC 3339 times), method, status (a code or 2xx…5xx); repeat method[] or status[] for several.',
   operationId: 'api_api_tokens_id_history_get_collection',
-  query: Type.Object({
-    ...Object.fromEntries(dateOps.map((op) => [`date[${op}]`, filter(`date ${op.replace('_', ' ')} this day or time`)])),
-    method: filter('HTTP method'),
-    status: filter('a status code, or 2xx, 3xx, 4xx, 5xx'),
-  }),
+  query: HistoryQuery,
   output: {
     type: 'ApiTokenHistoryEntry',
     many: true,
@@ -76,7 +84,7 @@ const history: OperationDescriptor = {
   },
   graphql: false,
   run: async (ctx) => {
-    const items = await ctx.services.tokens.history(ctx.principal, String(ctx.record!.id), ctx.query);
+    const items = await ctx.services.tokens.history(ctx.principal, String(ctx.record!.id), ctx.args as HistoryQuery);
     return { items, total: items.length };
   },
 };

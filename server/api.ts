@@ -17,7 +17,7 @@ import type { Engine } from '../engine/operations.ts';
 import type { Formats } from '../formats/negotiate.ts';
 import { registerGraphiqlPage } from '../http/graphiql.ts';
 import { registerGraphql } from '../http/graphql.ts';
-import { registerContexts, registerEntrypoint, registerRest } from '../http/rest.ts';
+import { documentationLink, registerContexts, registerEntrypoint, registerRest } from '../http/rest.ts';
 import { admission, guard, principalOf, type Gatekeeper, type SessionAuth } from './auth.ts';
 import { notFound, toApiError } from './errors.ts';
 import { companyModel } from './company.ts';
@@ -57,6 +57,8 @@ export async function apiPlugin(app: FastifyInstance, o: ApiOptions): Promise<vo
   app.decorateRequest('principal', null);
   app.decorateRequest('admission', null);
   app.decorateRequest('admittedAt', 0);
+  // Every /api response names the Hydra documentation (Link rel=apiDocumentation), errors too.
+  app.addHook('onRequest', documentationLink());
   app.addHook('onRequest', admission(o.gate, o.sessions));
   app.addHook('onResponse', historyHook(o.history));
   // Idempotency-Key on the REST writes and GraphQL mutations (their routes say so in their config).

@@ -9,6 +9,7 @@ import { buildGraphqlSchema } from '../engine/graphql/schema.ts';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { defaultFormats } from '../formats/negotiate.ts';
 import { problem, PROBLEM } from '../formats/problem.ts';
+import { registerCors } from '../http/cors.ts';
 import { registerDocs, registerOpenapi } from '../http/docs.ts';
 import { htmlPage, registerGraphiqlAssets } from '../http/graphiql.ts';
 import { API_PREFIX, apiPlugin, GRAPHQL_PATH } from './api.ts';
@@ -135,6 +136,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
   app.addContentTypeParser(['application/ld+json', 'application/merge-patch+json', 'application/vnd.api+json'], { parseAs: 'string' }, jsonParser);
 
   installErrorHandling(app);
+  // Browser clients on other origins (API Platform Admin): CORS for the configured ones only.
+  if (o.config.corsOrigins.length) await registerCors(app, o.config.corsOrigins);
   // The gate of /api: token → principal (cached), rate limit (see server/api.ts).
   // Behind a transaction pooler without a session to LISTEN on, the token cache is trusted only
   // while its last read of the revocation epoch is recent (300 ms): those reads get a connection
@@ -163,7 +166,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   // Documentation first: @fastify/swagger collects the routes registered after it.
   await registerOpenapi(app, { model, formats, version: VERSION, more: { components: { ...openapiComponents(tokenModel, formats, [TOKEN]), ...openapiComponents(companyModel, formats, [COMPANY]) }, tags: [{ name: TOKEN.name, description: 'API tokens of the calling user, their usage summary and request history.' }, { name: COMPANY.name, description: COMPANY.description }] } });
   const swaggerUi = { dir: assetDir('swagger-ui'), logo: readAsset('swagger-ui', 'logo.svg') };
-  await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi }));
+  await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi, hydra: { entrypoint: model, others: [tokenModel, companyModel] } }));
 
   // What declared operations use of the server: the webhooks' delivery log and queue.
   Object.assign(services, {

@@ -46,10 +46,33 @@ export interface Config {
   webhooks: WebhookSettings & { allowPrivate: boolean; worker: boolean };
   /** Where client links point (PUBLIC_URL, default http://<HOST>:<PORT>), without a trailing slash. */
   publicUrl: string;
+  /**
+   * Origins whose browser clients (API Platform Admin on another host) may call /api (CORS_ORIGINS,
+   * comma-separated `scheme://host[:port]`; none by default).
+   */
+  corsOrigins: string[];
   /** Online payment on client links (CONTRACT §16): PAYMENT_PROVIDER=stripe, or none. */
   payments: { provider: 'stripe' | undefined; stripe: { secretKey: string | undefined; webhookSecret: string | undefined; apiBase: string | undefined } };
   /** E-mail (CONTRACT §15): SMTP_URL, MAIL_FROM; `worker` (MAIL_WORKER=off: this instance sends nothing, others do). */
   mail: MailSettings & { worker: boolean };
+}
+
+/** CORS_ORIGINS: comma-separated origins (`https://admin.example.com`), each exactly `scheme://host[:port]`. */
+export function corsOrigins(v: string | undefined): string[] {
+  const out: string[] = [];
+  for (const part of (v ?? '').split(',')) {
+    const o = part.trim().replace(/\/+$/, '');
+    if (!o) continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(o);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== o.toLowerCase()) throw new Error(`CORS_ORIGINS: "${o}" is not an origin (scheme://host[:port], e.g. https://admin.example.com)`);
+    out.push(url.origin);
+  }
+  return out;
 }
 
 /** A duration: `500ms`, `5s`, `5m`, `2h`, `5d` (a bare number is milliseconds). */
@@ -127,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: Math.max(1, Math.floor(Number(env.WEBHOOK_CONCURRENCY || 8))),
       disableAfterMs: duration(env.WEBHOOK_DISABLE_AFTER || '5d'),
     },
+    corsOrigins: corsOrigins(env.CORS_ORIGINS),
     publicUrl: (env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
     payments: {
       provider,

@@ -5,7 +5,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Principal, FieldValues } from '../engine/types.ts';
 import { defineResource, integer, ref, text, timestamp } from '../engine/descriptor.ts';
-import { apiToken } from '../resources/api-token.ts';
+import { apiToken, type HistoryQuery } from '../resources/api-token.ts';
 import { ApiError, ViolationCode } from '../engine/errors.ts';
 import { buildModel } from '../engine/model.ts';
 import { driverError } from '../engine/operations.ts';
@@ -211,21 +211,18 @@ function dateCondition(op: string, raw: string): SQL {
 }
 
 /**
- * The history filters of a query string: `date[after|before|strictly_after|strictly_before]`,
- * `method` (repeatable), `status` (`2xx`…`5xx` or a code, repeatable). Others are ignored; a bad value is a 400.
+ * The SQL conditions of a token history's filters (HistoryQuery, already checked by the operation
+ * runner): `date[after|before|strictly_after|strictly_before]`, `method` and `status` (`2xx`…`5xx`
+ * or a code), the last two also as lists (`method[]`, `status[]`). A date that does not exist is a 400.
  */
-export function historyFilters(q: URLSearchParams): SQL[] {
+export function historyFilters(q: HistoryQuery): SQL[] {
   const conditions: SQL[] = [];
-  const methods: string[] = [];
-  const statuses: SQL[] = [];
-  for (const [key, value] of q) {
-    const d = /^date\[(after|before|strictly_after|strictly_before)\]$/.exec(key);
-    if (d) conditions.push(dateCondition(d[1]!, value));
-    else if (key === 'method' || key === 'method[]') {
-      if (!/^[A-Za-z]{1,16}$/.test(value)) throw ApiError.badRequest(`Invalid value "${value.slice(0, 20)}" for filter "method".`);
-      methods.push(value.toUpperCase());
-    } else if (key === 'status' || key === 'status[]') statuses.push(statusCondition(value));
+  for (const op of ['after', 'before', 'strictly_after', 'strictly_before'] as const) {
+    const v = q[`date[${op}]`];
+    if (v !== undefined) conditions.push(dateCondition(op, v));
   }
+  const methods = [...(q.method ? [q.method] : []), ...(q['method[]'] ?? [])].map((m) => m.toUpperCase());
+  const statuses = [...(q.status ? [q.status] : []), ...(q['status[]'] ?? [])].map(statusCondition);
   if (methods.length) conditions.push(inArray(apiTokenHistory.method, methods));
   if (statuses.length) conditions.push(or(...statuses)!);
   return conditions;

@@ -187,7 +187,7 @@ describe('credit notes', () => {
     expect(Number(b.slice(3))).toBe(Number(a.slice(3)) + 1);
     const invoices = (await admin.get('/api/invoices?itemsPerPage=100')).body.member.map((i: X) => i.number);
     expect(invoices.every((n: string) => n.startsWith('INV-'))).toBe(true);
-    const types = (await admin.get('/api/webhooks/event-types')).body;
+    const types = (await admin.get('/api/webhooks/event-types', { accept: 'application/json' })).body;
     expect(types).toEqual(expect.arrayContaining(['credit_note.created', 'credit_note.updated', 'credit_note.deleted', 'credit_note.issued']));
   });
 });

@@ -175,7 +175,7 @@ describe('a custom item operation', () => {
     const wrongMethod = await call('GET', `${iri}/archive`);
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('POST');
-    expect((await call('POST', `${iri}/archive`, { body: { reason: 'x' }, accept: 'application/hal+json' })).status).toBe(406);
+    expect((await call('POST', `${iri}/archive`, { body: { reason: 'x' }, accept: 'application/pdf' })).status).toBe(406);
     expect(emitted.length).toBe(2); // nothing refused ran
   });
 
@@ -193,7 +193,9 @@ describe('a custom item operation', () => {
     expect(op.operationId).toBe('api_notes_id_archive_post');
     expect(op.summary).toBe('Archives the note, saying why');
     expect(Object.keys(op.requestBody.content)).toContain('application/json');
-    expect(Object.keys(op.responses['200'].content).sort()).toEqual(['application/json', 'application/ld+json']);
+    // In every format the engine has (CONTRACT §22).
+    expect(Object.keys(op.responses['200'].content).sort()).toEqual(defaultFormats().forDocuments(true).mediaTypes.slice().sort());
+    expect(Object.keys(op.responses['200'].content)).toEqual(expect.arrayContaining(['application/ld+json', 'application/json', 'application/hal+json', 'application/vnd.api+json', 'application/xml']));
     expect(op.responses).toHaveProperty('415');
     expect(op.responses).toHaveProperty('422');
     expect(op.description).toContain('note.archived');

@@ -248,7 +248,9 @@ describe('pagination in each format', () => {
     for (const accept of ['application/json', 'application/xml']) {
       const res = await api.get(q, { accept });
       expect(res.headers.get('x-total-count'), accept).toBe('5');
+      // After the Hydra documentation's link, which every /api response carries (CONTRACT §22).
       expect(res.headers.get('link'), accept).toBe(
+        `<${t.url}/api/docs.jsonld>; rel="http://www.w3.org/ns/hydra/core#apiDocumentation", ` +
         '</api/taxes?itemsPerPage=2&order[name]=asc&page=1>; rel="first", </api/taxes?itemsPerPage=2&order[name]=asc&page=1>; rel="prev", </api/taxes?itemsPerPage=2&order[name]=asc&page=3>; rel="next", </api/taxes?itemsPerPage=2&order[name]=asc&page=3>; rel="last"',
       );
     }

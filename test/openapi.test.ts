@@ -3,41 +3,40 @@
 // responses in each JSON format validate against the schemas it documents.
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ModelResource } from '../engine/model.ts';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HYDRA_DOCS_PATH } from '../formats/hydra.ts';
+import { defaultFormats } from '../formats/negotiate.ts';
+import { companyModel } from '../server/company.ts';
 import { model } from '../server/model.ts';
+import { TOKEN, tokenModel } from '../server/token-service.ts';
 import { call, client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
+import { Seeder, type Records } from './support/samples.ts';
 
 type Obj = Record<string, any>;
 let t: TestServer;
 let api: Client;
 let doc: Obj;
-const iris: Record<string, string> = {};
+let classes: Map<string, Obj>;
+let records: Records;
+/** Every model whose routes /api serves, and their resources. */
+const MODELS = [model, tokenModel, companyModel];
 
 const METHODS = { list: ['get', ''], create: ['post', ''], read: ['get', '/{id}'], update: ['patch', '/{id}'], replace: ['put', '/{id}'], delete: ['delete', '/{id}'] } as const;
 const RESPONSE_TYPES = ['application/ld+json', 'application/json', 'application/hal+json', 'application/vnd.api+json', 'application/xml', 'text/xml'];
 
 beforeAll(async () => {
   t = await startTestServer();
-  api = client(t, await tokenFor(t, { email: 'docs@a.test', company: 'Docs' }));
+  const token = await tokenFor(t, { email: 'docs@a.test', company: 'Docs' });
+  api = client(t, token);
   const res = await call(t, 'GET', '/api/docs.json');
   expect(res.status).toBe(200);
   doc = res.body;
-  const made = async (path: string, body: unknown) => {
-    const r = await api.post(path, body);
-    if (r.status !== 201) throw new Error(`${path}: ${r.status} ${r.text}`);
-    return r.body['@id'] as string;
-  };
-  iris.Client = await made('/api/clients', { name: 'Doc', website: 'https://doc.test' });
-  iris.Tax = await made('/api/taxes', { name: 'VAT', rate: 20 });
-  iris.Contact = await made('/api/contacts', { client: iris.Client, firstName: 'A', email: 'a@doc.test' });
-  iris.Address = await made('/api/addresses', { client: iris.Client, country: 'FR' });
-  iris.Invoice = await made('/api/invoices', { client: iris.Client, lines: [{ description: 'L', qty: 1.5, price: 100, tax: iris.Tax }] });
-  iris.Quote = await made('/api/quotes', { client: iris.Client, lines: [{ description: 'Q', price: 100 }] });
-  iris.RecurringInvoice = await made('/api/recurring-invoices', { client: iris.Client, frequency: 'daily', startDate: '2026-03-01', lines: [{ description: 'R', price: 5, tax: iris.Tax }] });
-  const payable = await made('/api/invoices', { client: iris.Client, lines: [{ description: 'P', price: 1000 }] });
-  expect((await api.patch(payable, { status: 'pending' })).status).toBe(200);
-  iris.Payment = await made('/api/payments', { invoice: payable, amount: 10 });
+  const hydra = await call(t, 'GET', HYDRA_DOCS_PATH);
+  classes = new Map((hydra.body['hydra:supportedClass'] as Obj[]).map((c) => [c['@id'], c]));
+  // One record of every resource, from the model with the sample builder (test/support/samples.ts).
+  records = await new Seeder(t, token).seedAll();
 });
 afterAll(() => t.close());
 
@@ -87,10 +86,11 @@ describe('the OpenAPI document', () => {
       }
     }
     const operations = Object.values(doc.paths).flatMap((p: any) => Object.keys(p));
-    // + entrypoint and contexts, the token API's 8 (list, create, read, update, delete, summary, history, daily),
-    // the company profile's 2 (read, update), the webhooks' 5 (event types, rotate-secret, deliveries, retry, ping)
-    // and the invoices' credit and dashboard
-    expect(operations.length).toBe(model.resources.reduce((n, r) => n + r.rest.size, 0) + 2 + 8 + 2 + 5 + 2);
+    // The CRUD and declared operations of every resource /api routes (server/api.ts: the service's
+    // model, the token API, the company profile), plus the entrypoint and the contexts.
+    const declared = [...model.resources, TOKEN, ...companyModel.resources].filter((r) => r.rest.size || r.operations.length);
+    expect(operations.length).toBe(declared.reduce((n, r) => n + r.rest.size + r.operations.length, 0) + 2);
+    for (const r of declared) for (const op of r.operations) expect(doc.paths[op.template]?.[op.method.toLowerCase()], op.template).toBeDefined();
     expect(doc.paths['/api/invoices/{id}/credit'].post.responses['201']).toBeDefined();
   });
 
@@ -138,16 +138,74 @@ describe('real responses match the documented schemas', () => {
     expect(validate(body), `${what}: ${ajv.errorsText(validate.errors)}`).toBe(true);
   };
 
-  it.each(['Client', 'Contact', 'Address', 'Tax', 'Invoice', 'Quote', 'RecurringInvoice', 'Payment'])('%s items and collections in each JSON format', async (type) => {
+  /** The JSON-LD record against the Hydra class of its type: every member a readable property, every property there. */
+  const checkHydra = (r: ModelResource, body: Obj, what: string) => {
+    const c = classes.get(`#${r.name}`);
+    expect(c, `${r.name} has a Hydra class`).toBeDefined();
+    expect(body['@type'], what).toBe(c!['hydra:title']);
+    const props = (c!['hydra:supportedProperty'] as Obj[]).filter((p) => p['hydra:readable']).map((p) => p['hydra:title']);
+    const members = Object.keys(body).filter((k) => !k.startsWith('@') && k !== 'id');
+    expect(members.sort(), what).toEqual(props.sort());
+    for (const p of c!['hydra:supportedProperty'] as Obj[]) {
+      const v = body[p['hydra:title']];
+      const range: string | undefined = p['hydra:property'].range;
+      if (v === null || v === undefined || !range) continue;
+      const xsd: Record<string, (x: unknown) => boolean> = {
+        'xsd:string': (x) => typeof x === 'string' || (Array.isArray(x) && x.every((i) => typeof i === 'string')),
+        'xsd:integer': Number.isInteger,
+        'xsd:decimal': (x) => typeof x === 'number',
+        'xsd:boolean': (x) => typeof x === 'boolean',
+        'xsd:date': (x) => typeof x === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(x),
+        'xsd:dateTime': (x) => typeof x === 'string' && !Number.isNaN(Date.parse(x)),
+      };
+      if (range.startsWith('#')) {
+        const target = MODELS.map((m) => m.find(range.slice(1))).find(Boolean)!;
+        // A relation is an IRI of the target; embedded children are objects of its class.
+        if (p['hydra:property']['@type'] === 'hydra:Link') expect(v, `${what}.${p['hydra:title']}`).toMatch(new RegExp(`^${target.iri}/`));
+        else for (const child of v as Obj[]) checkHydra(target, child, `${what}.${p['hydra:title']}`);
+      } else expect(xsd[range]!(v), `${what}.${p['hydra:title']} is ${range}: ${JSON.stringify(v)}`).toBe(true);
+    }
+  };
+
+  // Every resource of the model, those added later included: its seeded record read in each JSON
+  // format against the OpenAPI schemas and the Hydra class, its collection likewise, a 404.
+  const readable = model.resources.filter((r) => r.rest.has('read') && !r.singleton);
+  it.each(readable.map((r) => r.name))('%s items and collections in each JSON format, against OpenAPI and Hydra', async (type) => {
     const r = model.get(type);
+    const iri = records.get(type)?.[0];
+    expect(iri, `${type} was seeded`).toBeDefined();
     for (const accept of ['application/ld+json', 'application/json', 'application/hal+json', 'application/vnd.api+json']) {
-      const item = await api.get(iris[type]!, { accept });
+      const item = await api.get(iri!, { accept });
+      expect(item.status, item.text).toBe(200);
       check(deref.paths[`${r.iri}/{id}`].get.responses['200'].content[accept].schema, item.body, `${type} ${accept} item`);
+      if (accept === 'application/ld+json') checkHydra(r, item.body, type);
+      if (!r.rest.has('list')) continue;
       const list = await api.get(r.iri, { accept });
+      expect(list.status, list.text).toBe(200);
       check(deref.paths[r.iri].get.responses['200'].content[accept].schema, list.body, `${type} ${accept} collection`);
+      if (accept === 'application/ld+json') {
+        expect(list.body.member.map((m: Obj) => m['@id'])).toContain(iri);
+        for (const m of list.body.member) checkHydra(r, m, `${type} member`);
+      }
     }
     const problem = await api.get(`${r.iri}/0190a0a0-0000-7000-8000-000000000000`);
     check(deref.paths[`${r.iri}/{id}`].get.responses['404'].content['application/problem+json'].schema, problem.body, `${type} 404`);
+  });
+
+  // Every declared GET of the model without parameters of its own, in every format the engine has.
+  const gets = model.resources.flatMap((r) => r.operations.filter((op) => op.method === 'GET' && !op.params.length).map((op) => [`${r.name} ${op.name}`, r, op] as const));
+  it.each(gets)('%s answers every format, as documented', async (_name, r, op) => {
+    const id = records.get(r.name)![0]!.split('/').pop()!;
+    const url = op.template.replace('{id}', id);
+    // Every format that writes documents: today all of them (JSON-LD, JSON, HAL, JSON:API, XML).
+    const formats = defaultFormats();
+    expect(formats.forDocuments(true).all.map((f) => f.name)).toEqual(expect.arrayContaining(['jsonld', 'json', 'jsonhal', 'jsonapi', 'xml']));
+    for (const accept of formats.forDocuments(true).mediaTypes) {
+      const res = await api.get(url, { accept });
+      expect(res.status, `${url} ${accept}: ${res.text}`).toBe(200);
+      if (/json/.test(accept)) check(deref.paths[op.template].get.responses['200'].content[accept].schema, res.body, `${url} ${accept}`);
+      else if (/xml/.test(accept)) expect(res.text).toMatch(/^<\?xml/);
+    }
   });
 
   it('the token API: its items, collection, summary and history in JSON-LD and JSON', async () => {

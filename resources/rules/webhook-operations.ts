@@ -2,7 +2,7 @@
 // delivery log, retry now and ping. Declared here, derived into REST, GraphQL and OpenAPI by the
 // engine; the delivery log itself (its table, the queue's worker) is a service of the server
 // (server/webhooks/deliveries.ts), named by the interface below.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { and, eq } from 'drizzle-orm';
 import { eventTypes } from '../../engine/events.ts';
 import type { OperationContext, OperationDescriptor } from '../../engine/descriptor.ts';
@@ -34,10 +34,25 @@ export type DeliveryJson = {
   lastError: string | null; durationMs: number | null; nextAttemptAt: string | null; createdAt: string;
 };
 
+const status = Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)));
+const eventType = Type.String({ minLength: 1, maxLength: 100, description: 'An event type' });
+
+/** The delivery log's query parameters, checked by the runner (engine/declared.ts) before `page` reads them. */
+export const DeliveryQuery = Type.Object({
+  status: Type.Optional(status),
+  'status[]': Type.Optional(Type.Array(status, { description: 'Any of these statuses' })),
+  type: Type.Optional(eventType),
+  'type[]': Type.Optional(Type.Array(eventType, { description: 'Any of these event types' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, description: `Up to offsets ((page - 1) × itemsPerPage) of ${MAX_PAGE_OFFSET.toLocaleString('en-US')}; follow the next links beyond` })),
+  after: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 200, description: 'A cursor: the page after it (from the Link header rel="next")' })),
+  itemsPerPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 30 })),
+});
+export type DeliveryQuery = Static<typeof DeliveryQuery>;
+
 /** The delivery log and queue, as the server keeps them. */
 export interface DeliveryLog {
-  /** A page of a webhook's deliveries, newest first (query: status, type, page, after, itemsPerPage). */
-  page(p: Principal, webhookId: string, query: URLSearchParams): Promise<{ items: DeliveryJson[]; total: number | null; next: string | null }>;
+  /** A page of a webhook's deliveries, newest first, as the checked query parameters say. */
+  page(p: Principal, webhookId: string, query: DeliveryQuery): Promise<{ items: DeliveryJson[]; total: number | null; next: string | null }>;
   /** Queues delivery `id` of the webhook for an attempt now; null when there is none. */
   retry(tx: Tx, p: Principal, webhookId: string, id: string): Promise<DeliveryJson | null>;
   /** Queues a webhook.ping event carrying the webhook as a GET returns it in plain JSON. */
@@ -91,16 +106,10 @@ export const webhookItemOperations: Record<string, OperationDescriptor> = {
     summary: 'The deliveries of a webhook, newest first',
     description: `Deliveries. X-Total-Count gives their number up to ${MAX_COUNTED.toLocaleString('en-US')} (beyond it the header is absent); a Link header (rel="next") names the next page by a cursor while there is one.`,
     operationId: 'api_webhooks_deliveries',
-    query: Type.Object({
-      status: Type.Optional(Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)))),
-      type: Type.Optional(Type.String({ description: 'An event type' })),
-      page: Type.Optional(Type.Integer({ minimum: 1, description: `Up to offsets ((page - 1) × itemsPerPage) of ${MAX_PAGE_OFFSET.toLocaleString('en-US')}; follow the next links beyond` })),
-      after: Type.Optional(Type.String({ description: 'A cursor: the page after it (from the Link header rel="next")' })),
-      itemsPerPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-    }),
+    query: DeliveryQuery,
     output: { schema: Delivery, many: true },
     graphql: 'webhookDeliveries',
-    run: (ctx) => ctx.services.deliveries.page(ctx.principal, String(ctx.record!.id), ctx.query),
+    run: (ctx) => ctx.services.deliveries.page(ctx.principal, String(ctx.record!.id), ctx.args as DeliveryQuery),
   },
   retry: {
     method: 'POST',

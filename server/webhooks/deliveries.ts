@@ -10,8 +10,7 @@ import { cursorWindow, pageOf, reading } from '../../engine/read/window.ts';
 import { isUuid } from '../../engine/validate.ts';
 import { uuidv7 } from '../../engine/uuid.ts';
 import { json } from '../../formats/json.ts';
-import { parseIntParam } from '../../http/rest.ts';
-import { DELIVERY_STATUSES, MAX_COUNTED, type DeliveryJson, type DeliveryLog } from '../../resources/rules/webhook-operations.ts';
+import { MAX_COUNTED, type DeliveryJson, type DeliveryLog, type DeliveryQuery } from '../../resources/rules/webhook-operations.ts';
 import { rowsOf } from '../db.ts';
 import { payloadText } from './outbox.ts';
 import { webhookDeliveries as d } from './schema.ts';
@@ -75,15 +74,15 @@ export function deliveryLog(o: { db: Db; engine: Engine; wake(): void }): Delive
      * (drizzle/0010). The total is exact up to MAX_COUNTED and null beyond it: counting an
      * endpoint's whole log would cost what the log holds, not what the page returns.
      */
-    async page(p: Principal, webhookId: string, q: URLSearchParams) {
-      const ipp = Math.min(parseIntParam('itemsPerPage', q.get('itemsPerPage'), 1) ?? 30, 100);
+    async page(p: Principal, webhookId: string, q: DeliveryQuery) {
+      // The parameters were read and checked by the operation runner (engine/declared.ts).
+      const ipp = q.itemsPerPage ?? 30;
       const where: SQL[] = [eq(d.webhookId, webhookId), eq(d.companyId, p.company.id)];
-      const statuses = [...q.getAll('status'), ...q.getAll('status[]')];
-      for (const s of statuses) if (!(DELIVERY_STATUSES as readonly string[]).includes(s)) throw ApiError.badRequest(`status must be one of ${DELIVERY_STATUSES.join(', ')}.`);
+      const statuses = [...(q.status ? [q.status] : []), ...(q['status[]'] ?? [])];
       if (statuses.length) where.push(inArray(d.status, statuses));
-      const types = [...q.getAll('type'), ...q.getAll('type[]')];
+      const types = [...(q.type ? [q.type] : []), ...(q['type[]'] ?? [])];
       if (types.length) where.push(inArray(d.type, types));
-      const after = q.get('after');
+      const after = q.after ?? null;
       let offset = 0;
       let page = where;
       if (after !== null) {
@@ -91,7 +90,7 @@ export function deliveryLog(o: { db: Db; engine: Engine; wake(): void }): Delive
         if (!at) throw ApiError.badRequest('"after" is not a cursor of this list: use the "next" link of a previous page.');
         page = [...where, sql`(${d.createdAt}, ${d.id}) < (${at.createdAt}::timestamptz, ${at.id}::uuid)`];
       } else {
-        const n = parseIntParam('page', q.get('page'), 1) ?? 1;
+        const n = q.page ?? 1;
         offset = (n - 1) * ipp;
         if (offset > MAX_PAGE_OFFSET) throw ApiError.badRequest(`Page parameter is too large: page numbers reach offsets ((page - 1) × itemsPerPage) up to ${MAX_PAGE_OFFSET.toLocaleString('en-US')}. Follow the "next" links (cursors in "after") to read further.`);
       }

@@ -3,7 +3,7 @@
 // embedded lines, filters, orders, states and transitions, documents and declared operations.
 // It is derived from the same model as /api's routes and OpenAPI document, so a resource added
 // by a descriptor gets its pages with no code of its own. Plain JSON, no functions.
-import type { Field, ScalarField } from './descriptor.ts';
+import type { Field, FieldPresentation, ScalarField } from './descriptor.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
 import type { Role } from './types.ts';
 
@@ -42,6 +42,10 @@ export interface FieldDescription {
   order?: true;
   /** A text field naming records of these resources by IRI (descriptor `refersTo`). */
   refersTo?: readonly string[];
+  /** Help for people under its input (descriptor `present.help`). */
+  help?: string;
+  /** The unit a decimal is typed and read in (descriptor `present.unit`): a percentage, or chosen by another field. */
+  unit?: FieldPresentation['unit'];
 }
 
 export interface OperationDescription {
@@ -115,9 +119,11 @@ export function labelOf(name: string): string {
 }
 
 function scalar(name: string, def: ScalarField | Field, f?: ModelField): FieldDescription {
-  const d: FieldDescription = { name, label: labelOf(name), kind: def.kind === 'integer' && def.money ? 'money' : def.kind };
+  const d: FieldDescription = { name, label: def.present?.label ?? labelOf(name), kind: def.kind === 'integer' && def.money ? 'money' : def.kind };
   if (def.required) d.required = true;
   if (def.description) d.description = def.description;
+  if (def.present?.help) d.help = def.present.help;
+  if (def.present?.unit) d.unit = def.present.unit;
   switch (def.kind) {
     case 'text':
       if (def.min !== undefined) d.min = def.min;

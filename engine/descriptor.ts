@@ -21,6 +21,22 @@ interface Common {
    * that made it (a secret shown once); left out of every other representation.
    */
   shownOnce?: boolean;
+  /** How people read and type the field (the web application's description; CONTRACT §20). */
+  present?: FieldPresentation;
+}
+
+/** A field's presentation for people: declared, never guessed from its name. */
+export interface FieldPresentation {
+  /** The label of its input and column ("Tax rate"); from the field's name when omitted. */
+  label?: string;
+  /** A sentence of help under its input. */
+  help?: string;
+  /**
+   * The unit a decimal is typed and read in: a percentage (`19 %`), or the unit the value of
+   * another field of the record chooses (a discount's value: a percentage or an amount in the
+   * currency's major units, sent in minor units).
+   */
+  unit?: 'percent' | { field: string; values: Readonly<Record<string, 'percent' | 'money'>> };
 }
 
 export interface TextField extends Common {

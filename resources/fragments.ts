@@ -21,7 +21,10 @@ export const billedClient = {
 export const currencyAndDiscount = {
   currency: text({ readOnly: true }),
   discountType: oneOf(['none', 'percentage', 'fixed'], { default: 'none' }),
-  discountValue: decimal({ scale: 4, min: 0, default: 0, description: 'A percentage (0–100) or a fixed amount in minor units' }),
+  discountValue: decimal({
+    scale: 4, min: 0, default: 0, description: 'A percentage (0–100) or a fixed amount in minor units',
+    present: { label: 'Discount', unit: { field: 'discountType', values: { percentage: 'percent', fixed: 'money' } } },
+  }),
 };
 
 /** The totals of CONTRACT §6, read-only, kept by the document's `computed`. */
@@ -31,7 +34,7 @@ export const documentTotals = {
   discountTotal: money({ readOnly: true, description: 'Σ discount of the tax groups' }),
   total: money({ readOnly: true, order: true, description: 'subtotal − discountTotal + taxTotal' }),
   taxGroups: list({
-    rate: decimal({ scale: 4, required: true, description: 'The tax rate (a percentage); lines without a tax are the 0 % group' }),
+    rate: decimal({ scale: 4, required: true, description: 'The tax rate (a percentage); lines without a tax are the 0 % group', present: { unit: 'percent' } }),
     base: money({ required: true, description: 'Σ net of the lines at this rate' }),
     discount: money({ required: true, description: "This group's share of the discount" }),
     taxable: money({ required: true, description: 'base − discount' }),
@@ -85,7 +88,7 @@ export function documentLine<const V extends string>(o: { name: string; plural: 
       position: integer({ min: 0, order: true, description: 'Order within the document; appended at the end when omitted' }),
       total: money({ readOnly: true, description: 'round(price × qty)' }),
       net: money({ readOnly: true, description: 'total, less the tax an inclusive price contains: round(total × 100 / (100 + rate))' }),
-      taxRate: decimal({ scale: 4, readOnly: true, description: 'The tax rate this line was computed with; kept once the document leaves draft' }),
+      taxRate: decimal({ scale: 4, readOnly: true, description: 'The tax rate this line was computed with; kept once the document leaves draft', present: { unit: 'percent' } }),
       taxType: oneOf(['exclusive', 'inclusive'], { readOnly: true, description: 'The tax type this line was computed with; kept once the document leaves draft' }),
     },
     operations: { rest: 'none', graphql: 'all' },

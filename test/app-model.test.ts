@@ -85,15 +85,21 @@ describe('web/app/lib.js', () => {
     expect(lib.minorToDecimal(-5, 'EUR')).toBe('-0.05');
     expect(lib.minorToDecimal(1234, 'JPY')).toBe('1234');
     expect(lib.minorToDecimal(1234, 'BHD')).toBe('1.234');
-    expect(lib.decimalToMinor('1,234.5', 'USD')).toBe(123450);
-    expect(lib.decimalToMinor('0.07', 'USD')).toBe(7);
-    expect(lib.decimalToMinor('19.99', 'USD')).toBe(1999);
-    expect(lib.decimalToMinor('1.5', 'JPY')).toBeNull();
-    expect(lib.decimalToMinor('12', 'JPY')).toBe(12);
-    expect(lib.decimalToMinor('abc', 'USD')).toBeNull();
+    expect(lib.parseMoney('1,234.5', 'USD')).toEqual({ minor: 123450 });
+    expect(lib.parseMoney('0.07', 'USD')).toEqual({ minor: 7 });
+    expect(lib.parseMoney('19.99', 'USD')).toEqual({ minor: 1999 });
+    expect(lib.parseMoney('1.5', 'JPY').error).toBeTruthy();
+    expect(lib.parseMoney('12', 'JPY')).toEqual({ minor: 12 });
+    expect(lib.parseMoney('abc', 'USD').error).toBeTruthy();
     expect(lib.formatMoney(123456, 'USD')).toBe('$1,234.56');
     expect(lib.formatMoney(1234, 'JPY')).toBe('¥1,234');
-    expect(lib.fromInput({ kind: 'money' }, '1.234', 'USD')).toEqual({ error: 'Enter an amount with at most 2 decimals (USD).' });
+    expect(lib.fromInput({ kind: 'money' }, '1.234', 'USD').error).toMatch(/ambiguous/);
+    expect(lib.fromInput({ kind: 'money' }, '9,99', 'USD')).toEqual({ value: 999 });
+    // A discount's unit is chosen by its type: a fixed one in major units, sent in minor units.
+    const discount = { kind: 'decimal', scale: 4, unit: { field: 'discountType', values: { percentage: 'percent', fixed: 'money' } } };
+    expect(lib.fromInput(discount, '50', 'EUR', { discountType: 'fixed' })).toEqual({ value: 5000 });
+    expect(lib.fromInput(discount, '12,5 %', 'EUR', { discountType: 'percentage' })).toEqual({ value: 12.5 });
+    expect(lib.toInput(discount, 5000, 'EUR', { discountType: 'fixed' })).toBe('50.00');
     expect(lib.fromInput({ kind: 'decimal', scale: 4 }, '2.5', 'USD')).toEqual({ value: 2.5 });
     expect(lib.fromInput({ kind: 'decimal', scale: 4 }, '2.12345', 'USD').error).toBeTruthy();
   });

@@ -11,6 +11,7 @@ import {
   choiceLabel,
   currencyDigits,
   formatMoney,
+  formatPercent,
   formFields,
   fromInput,
   idOf,
@@ -29,6 +30,7 @@ import {
   titlesQuery,
   toInput,
   transitionLabel,
+  unitOf,
   violationsByField,
   writes,
 } from './lib.js';
@@ -92,7 +94,9 @@ export function App({ boot }) {
   const desc = useMemo(() => indexDescription(boot.description), [boot]);
   const loc = useLocation();
   const view = route(desc, loc.pathname, loc.search);
-  const ctx = { desc, role: boot.company?.role ?? 'viewer', company: boot.company, csrf: boot.csrf, notices: boot.notices ?? {} };
+  // Amounts and dates in the user's locale (their setting, else the browser's Accept-Language).
+  const locale = boot.locale ?? navigator.language ?? 'en-US';
+  const ctx = { desc, role: boot.company?.role ?? 'viewer', company: boot.company, csrf: boot.csrf, notices: boot.notices ?? {}, locale };
   const key = loc.pathname + loc.search;
   const title = viewTitle(view);
   useEffect(() => {
@@ -186,7 +190,13 @@ function Value({ ctx, f, v, rec, titles }) {
   if (v === null || v === undefined || v === '') return html`<span class="muted">—</span>`;
   switch (f.kind) {
     case 'money':
-      return html`<span class="num">${formatMoney(v, currencyOf(rec, ctx))}</span>`;
+      return html`<span class="num">${formatMoney(v, currencyOf(rec, ctx), ctx.locale)}</span>`;
+    case 'decimal': {
+      const unit = unitOf(f, rec);
+      if (unit === 'money') return html`<span class="num">${formatMoney(Math.round(Number(v)), currencyOf(rec, ctx), ctx.locale)}</span>`;
+      if (unit === 'percent') return html`<span class="num">${formatPercent(v, ctx.locale)}</span>`;
+      return String(v);
+    }
     case 'boolean':
       return v ? 'Yes' : 'No';
     case 'enum':
@@ -225,8 +235,8 @@ function Dashboard({ ctx }) {
           ${(data.currencies.length ? data.currencies : [{ currency: ctx.company?.currency ?? 'USD', outstanding: 0, overdue: 0, overdueCount: 0 }]).map(
             (c) => html`<div class="card">
               <p class="card-label">Outstanding (${c.currency})</p>
-              <p class="card-value" data-testid=${`outstanding-${c.currency}`}>${formatMoney(c.outstanding, c.currency)}</p>
-              <p class="card-note">Overdue: <strong data-testid=${`overdue-${c.currency}`}>${formatMoney(c.overdue, c.currency)}</strong> (${c.overdueCount} invoice${c.overdueCount === 1 ? '' : 's'})</p>
+              <p class="card-value" data-testid=${`outstanding-${c.currency}`}>${formatMoney(c.outstanding, c.currency, ctx.locale)}</p>
+              <p class="card-note">Overdue: <strong data-testid=${`overdue-${c.currency}`}>${formatMoney(c.overdue, c.currency, ctx.locale)}</strong> (${c.overdueCount} invoice${c.overdueCount === 1 ? '' : 's'})</p>
             </div>`,
           )}
         </div>
@@ -240,22 +250,22 @@ function Dashboard({ ctx }) {
           </tbody>
         </table>
       </section>
-      ${[...new Set([ctx.company?.currency, ...data.payments.map((p) => p.currency)].filter(Boolean))].map((currency) => html`<${PaymentsChart} key=${currency} data=${data} currency=${currency} />`)}`}`;
+      ${[...new Set([ctx.company?.currency, ...data.payments.map((p) => p.currency)].filter(Boolean))].map((currency) => html`<${PaymentsChart} key=${currency} data=${data} currency=${currency} locale=${ctx.locale} />`)}`}`;
 }
 
-function PaymentsChart({ data, currency }) {
+function PaymentsChart({ data, currency, locale }) {
   const bars = chartBars(data.months, data.payments, currency);
   const id = `chart-${currency}`;
   const total = bars.reduce((s, b) => s + b.amount, 0);
   const w = 44;
   const H = 160;
   return html`<figure class="panel pad chart app-chart" aria-labelledby=${`${id}-title`}>
-    <figcaption><h2 id=${`${id}-title`}>Payments per month (${currency})</h2><p class="muted">Last 12 months: ${formatMoney(total, currency)}</p></figcaption>
+    <figcaption><h2 id=${`${id}-title`}>Payments per month (${currency})</h2><p class="muted">Last 12 months: ${formatMoney(total, currency, locale)}</p></figcaption>
     <svg class="chart-svg" viewBox=${`0 0 ${bars.length * w + 10} ${H + 30}`} role="img" aria-labelledby=${`${id}-title`} aria-describedby=${`${id}-table`}>
       <line class="chart-axis" x1="0" x2=${bars.length * w + 10} y1=${H} y2=${H} />
       ${bars.map(
         (b, i) => html`<g>
-          <rect class=${b.amount ? 'chart-bar' : 'chart-bar-empty'} x=${i * w + 8} y=${H - Math.max(b.height, 1)} width=${w - 12} height=${Math.max(b.height, 1)}><title>${monthLabel(b.month)}: ${formatMoney(b.amount, currency)}</title></rect>
+          <rect class=${b.amount ? 'chart-bar' : 'chart-bar-empty'} x=${i * w + 8} y=${H - Math.max(b.height, 1)} width=${w - 12} height=${Math.max(b.height, 1)}><title>${monthLabel(b.month)}: ${formatMoney(b.amount, currency, locale)}</title></rect>
           <text class="chart-tick" x=${i * w + 8 + (w - 12) / 2} y=${H + 18} text-anchor="middle">${monthLabel(b.month).slice(0, 3)}</text>
         </g>`,
       )}
@@ -263,7 +273,7 @@ function PaymentsChart({ data, currency }) {
     <table class="visually-hidden" id=${`${id}-table`}>
       <caption>Payments per month in ${currency}</caption>
       <thead><tr><th scope="col">Month</th><th scope="col">Amount</th></tr></thead>
-      <tbody>${bars.map((b) => html`<tr><th scope="row">${monthLabel(b.month)}</th><td>${formatMoney(b.amount, currency)}</td></tr>`)}</tbody>
+      <tbody>${bars.map((b) => html`<tr><th scope="row">${monthLabel(b.month)}</th><td>${formatMoney(b.amount, currency, locale)}</td></tr>`)}</tbody>
     </table>
   </figure>`;
 }
@@ -543,7 +553,7 @@ async function loadForm(ctx, r, id) {
 }
 
 function emptyLine(ctx, f, currency) {
-  return Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, m.default !== undefined ? toInput(m, m.default, currency) : toInput(m, null, currency)]));
+  return Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, toInput(m, m.default !== undefined ? m.default : null, currency, null, ctx.locale)]));
 }
 
 function FormView({ ctx, r, id, query }) {
@@ -563,8 +573,8 @@ function Form({ ctx, r, id, rec, titles, title, query }) {
   const [values, setValues] = useState(() => {
     const v = {};
     for (const f of fields) {
-      if (f.kind === 'children' || f.kind === 'list') v[f.name] = (rec?.[f.name] ?? []).map((line) => Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, toInput(m, line[m.name], currency)])));
-      else v[f.name] = toInput(f, rec ? rec[f.name] : (query?.get(f.name) ?? f.default ?? null), currency);
+      if (f.kind === 'children' || f.kind === 'list') v[f.name] = (rec?.[f.name] ?? []).map((line) => Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, toInput(m, line[m.name], currency, line, ctx.locale)])));
+      else v[f.name] = toInput(f, rec ? rec[f.name] : (query?.get(f.name) ?? f.default ?? null), currency, rec ?? Object.fromEntries(fields.map((x) => [x.name, query?.get(x.name) ?? x.default])), ctx.locale);
     }
     return v;
   });
@@ -587,7 +597,7 @@ function Form({ ctx, r, id, rec, titles, title, query }) {
         body[f.name] = values[f.name].map((line, i) => {
           const out = {};
           for (const m of lineFields(ctx.desc, f)) {
-            const c = fromInput(m, line[m.name], currency);
+            const c = fromInput(m, line[m.name], currency, line);
             if (c.error) ((local.lines[f.name] ??= {})[i] ??= {})[m.name] = [c.error];
             else if (c.value !== null || m.kind === 'ref') out[m.name] = c.value;
           }
@@ -595,7 +605,7 @@ function Form({ ctx, r, id, rec, titles, title, query }) {
         });
         continue;
       }
-      const c = fromInput(f, values[f.name], currency);
+      const c = fromInput(f, values[f.name], currency, values);
       if (c.error) local.fields[f.name] = [c.error];
       else if (c.value !== null || mode === 'update') body[f.name] = c.value;
     }
@@ -647,7 +657,7 @@ function Form({ ctx, r, id, rec, titles, title, query }) {
       ${problem && html`<p class="alert" role="alert" tabindex="-1">${problem.message}</p>`}
       <div class="field-grid">
         ${fields.filter((f) => f.kind !== 'children' && f.kind !== 'list').map(
-          (f) => html`<${Input} ctx=${ctx} f=${f} value=${values[f.name]} currency=${currency} locked=${locked.has(f.name)} errors=${errors.fields[f.name]} titles=${titles}
+          (f) => html`<${Input} ctx=${ctx} f=${f} value=${values[f.name]} values=${values} currency=${currency} locked=${locked.has(f.name)} errors=${errors.fields[f.name]} titles=${titles}
             onChange=${(v, option) => {
               set(f.name, v);
               // A record whose currency is its reference's (an invoice's is its client's) takes it from the pick.
@@ -659,23 +669,47 @@ function Form({ ctx, r, id, rec, titles, title, query }) {
         (f) => html`<${LineEditor} ctx=${ctx} f=${f} lines=${values[f.name]} currency=${currency} locked=${locked.has(f.name)} errors=${errors.lines[f.name] ?? {}} titles=${titles} onChange=${(lines) => set(f.name, lines)} />`,
       )}
       <div class="form-actions">
-        <button type="submit" class="btn primary" disabled=${busy}>${mode === 'create' ? `Create ${r.singular.toLowerCase()}` : 'Save changes'}</button>
+        ${/* Pressing the button leaves the focus where it is: the field's own check on leaving it
+           would otherwise move the button away between the press and the release. */ ''}
+        <button type="submit" class="btn primary" disabled=${busy} onMouseDown=${(e) => e.preventDefault()}>${mode === 'create' ? `Create ${r.singular.toLowerCase()}` : 'Save changes'}</button>
         <a class="btn ghost" href=${id ? `${r.path}/${id}` : r.path}>Cancel</a>
       </div>
     </form>`;
 }
 
-function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPrefix = 'f', label, compact = false }) {
+function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPrefix = 'f', label, compact = false, values }) {
   const id = `${idPrefix}-${f.name}`;
   const errId = `${id}-error`;
   const hintId = `${id}-hint`;
-  const hint = compact ? null : f.kind === 'money' ? `In ${currency || 'the currency'}, with ${currencyDigits(currency)} decimals.` : f.description && f.description.length < 120 ? f.description : null;
+  const unit = unitOf(f, values);
+  // An amount or a percentage is read as it is typed; leaving the field shows what was
+  // understood, or why it cannot be (CONTRACT §20), before anything is sent.
+  const [left, setLeft] = useState(false);
+  const read = (unit === 'money' || unit === 'percent') && left && value !== '' && value !== null && value !== undefined ? fromInput(f, value, currency, values) : null;
+  const shownErrors = errors?.length ? errors : read?.error ? [read.error] : null;
+  errors = shownErrors;
+  const understood = !compact && read && !read.error && read.value !== null ? (unit === 'money' ? formatMoney(read.value, currency, ctx.locale) : formatPercent(read.value, ctx.locale)) : null;
+  const hint = compact
+    ? null
+    : unit === 'money'
+      ? `In ${currency || 'the currency'}${currencyDigits(currency) ? `, such as ${currencyDigits(currency) === 2 ? '1234.50 or 1.234,50' : '1234'}` : ', without decimals'}.${understood ? ` Read as ${understood}.` : ''}`
+      : unit === 'percent'
+        ? `A percentage, such as 19 or 7,5.${understood ? ` Read as ${understood}.` : ''}`
+        : f.help ?? (f.description && !f.unit && f.description.length < 120 ? f.description : null);
   const described = [hint ? hintId : '', errors?.length ? errId : ''].filter(Boolean).join(' ') || undefined;
   const common = { id, 'aria-invalid': errors?.length ? 'true' : undefined, 'aria-describedby': described, disabled: locked, required: f.required };
   const name = label ?? f.label;
   const labelEl = compact ? html`<label for=${id} class="visually-hidden">${name}</label>` : html`<label for=${id}>${f.label}${f.required ? html` <span class="required" aria-hidden="true">*</span>` : ''}</label>`;
   let control;
-  switch (f.kind) {
+  switch (unit === 'money' || unit === 'percent' ? unit : f.kind) {
+    case 'money':
+    case 'percent':
+      control = html`<div class="money-input"><input type="text" inputmode="decimal" autocomplete="off" ...${common} value=${value ?? ''}
+        onInput=${(e) => {
+          setLeft(false);
+          onChange(e.currentTarget.value);
+        }} onBlur=${() => setLeft(true)} />${!compact && html`<span class="unit" aria-hidden="true">${unit === 'percent' ? '%' : (currency ?? '')}</span>`}</div>`;
+      break;
     case 'enum':
       control = html`<select ...${common} value=${value ?? ''} onChange=${(e) => onChange(e.currentTarget.value)}>
         ${f.default === undefined && html`<option value="">${f.required ? 'Choose…' : '—'}</option>`}
@@ -710,9 +744,6 @@ function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPr
       break;
     case 'timestamp':
       control = html`<input type="datetime-local" ...${common} value=${value ?? ''} onInput=${(e) => onChange(e.currentTarget.value)} />`;
-      break;
-    case 'money':
-      control = html`<div class="money-input"><input type="text" inputmode="decimal" ...${common} value=${value ?? ''} onInput=${(e) => onChange(e.currentTarget.value)} />${!compact && html`<span class="unit" aria-hidden="true">${currency ?? ''}</span>`}</div>`;
       break;
     default:
       control = html`<input type="text" inputmode=${f.kind === 'integer' ? 'numeric' : 'decimal'} ...${common} value=${value ?? ''} onInput=${(e) => onChange(e.currentTarget.value)} />`;
@@ -800,7 +831,7 @@ function LineEditor({ ctx, f, lines, currency, locked, errors, titles, onChange 
         ${lines.map(
           (line, i) => html`<tr>
             <td data-label=${`${one[0].toUpperCase()}${one.slice(1)}`}>${i + 1}</td>
-            ${members.map((m) => html`<td data-label=${`${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}`}><${Input} ctx=${ctx} f=${m} idPrefix=${`${f.name}-${i}`} compact=${true} label=${`${m.label}, ${one} ${i + 1}`} value=${line[m.name]} currency=${currency} errors=${rowErrors(i)[m.name]} titles=${titles} onChange=${(v) => setLine(i, m.name, v)} /></td>`)}
+            ${members.map((m) => html`<td data-label=${`${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}`}><${Input} ctx=${ctx} f=${m} idPrefix=${`${f.name}-${i}`} compact=${true} label=${`${m.label}, ${one} ${i + 1}`} value=${line[m.name]} values=${line} currency=${currency} errors=${rowErrors(i)[m.name]} titles=${titles} onChange=${(v) => setLine(i, m.name, v)} /></td>`)}
             <td class="line-actions">
               <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} up`} disabled=${i === 0} onClick=${() => move(i, -1)}>↑</button>
               <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} down`} disabled=${i === lines.length - 1} onClick=${() => move(i, 1)}>↓</button>

@@ -37,6 +37,8 @@ export interface FieldPresentation {
    * currency's major units, sent in minor units).
    */
   unit?: 'percent' | { field: string; values: Readonly<Record<string, 'percent' | 'money'>> };
+  /** Children only: a record of them is made from this record only when it meets this (payments of an issued invoice). */
+  addWhen?: Condition;
 }
 
 export interface TextField extends Common {
@@ -205,6 +207,34 @@ export interface StateMachine<F extends Fields, K extends EnumKeys<F> = EnumKeys
   editable?: { [S in EnumValues<F, K>]?: readonly (keyof F & string)[] };
   /** States in which the record may be deleted (409 otherwise); every state when omitted. */
   deletable?: readonly EnumValues<F, K>[];
+  /**
+   * What the rules (hooks) ask of a transition besides its source state, declared so that a
+   * client offers it only where it can succeed (the hooks still decide): `{ to: 'draft', from:
+   * ['pending'], when: { amountPaid: { eq: 0 } }, because: '…' }`.
+   */
+  guards?: readonly TransitionGuard<EnumValues<F, K>>[];
+  /** What the rules ask of a delete besides `deletable` (an invoice without payments). */
+  deleteWhen?: Condition;
+  /**
+   * How people see each transition, by target state: the button's label ("Issue") and, for one
+   * that cannot be undone, the consequence a confirmation states before it is done.
+   */
+  actions?: { [S in EnumValues<F, K>]?: { label: string; confirm?: string } };
+}
+
+/**
+ * A condition on a record's own fields, every member true: `{ amountPaid: { eq: 0 } }`,
+ * `{ status: { in: ['pending', 'overdue'] }, balance: { gt: 0 } }`.
+ */
+export type Condition = Readonly<Record<string, { eq: string | number | boolean | null } | { in: readonly (string | number)[] } | { gt: number }>>;
+
+export interface TransitionGuard<S extends string = string> {
+  to: S;
+  /** The source states it applies to; every one when omitted. */
+  from?: readonly S[];
+  when: Condition;
+  /** Why it is not offered otherwise (for people). */
+  because: string;
 }
 
 /** Read-only fields kept up to date by a function, in the transaction of the write that changed their inputs. */
@@ -272,6 +302,8 @@ export interface ResourceDescriptor<F extends Fields = Fields> {
   events?: ResourceEvents;
   /** Roles that may create, change and delete records; admins and members when omitted. */
   writers?: readonly Role[];
+  /** How people see it (the web application): declared, never guessed from names (CONTRACT §20). */
+  present?: ResourcePresentation<F>;
   /**
    * Reads (list, read) answered by this provider instead of the engine's tables, as API
    * Platform's state providers: the resource then has no table, migration or GraphQL type.
@@ -279,6 +311,27 @@ export interface ResourceDescriptor<F extends Fields = Fields> {
   provider?: Provider;
   /** Writes (create, update, delete) done by this processor, after the engine's validation. */
   processor?: Processor;
+}
+
+/** A resource's presentation for people (Payload's `useAsTitle`/`defaultColumns`, API Platform Admin's declared fields). */
+export interface ResourcePresentation<F extends Fields = Fields> {
+  /** The field that names a record (links, titles, pickers, search); the id when omitted. */
+  title?: keyof F & string;
+  /** The list's columns, in order; the title, then the filtered and sorted fields when omitted. */
+  columns?: readonly (keyof F & string)[];
+  /** The list's order when none is asked for ("newest first": `{ field: 'createdAt', dir: 'desc' }`). */
+  order?: { field: (keyof F & string) | 'createdAt'; dir: 'asc' | 'desc' };
+  /** The form's sections, in order; fields in none come after them. */
+  sections?: readonly { label: string; fields: readonly (keyof F & string)[] }[];
+  /**
+   * The field holding the currency of the record's amounts, and the reference whose record gives
+   * it while the record is made (an invoice's client's currency, a payment's invoice's).
+   */
+  currency?: { field: keyof F & string; from?: keyof F & string };
+  /** Where it is in the navigation: the business's work, or the Settings group (developer resources). */
+  group?: 'business' | 'settings';
+  /** Found by the application's search box, by its title. */
+  search?: boolean;
 }
 
 /**
@@ -314,6 +367,15 @@ export interface OperationDescriptor {
   operationId?: string;
   /** A POST runs in a transaction (ctx.tx, ctx.api) unless this is false. */
   transaction?: boolean;
+  /** What the rules ask of the record for an item operation to succeed (a client offers it only then). */
+  when?: Condition;
+  /** How people see it: the button's label and, when it cannot be undone, the consequence to confirm. */
+  present?: {
+    label?: string;
+    confirm?: string;
+    /** A GET whose answer a custom view of the application shows (`dashboard`: the home page). */
+    view?: string;
+  };
   /** The provider (GET) or processor (POST): what the operation does. */
   run(ctx: OperationContext): Promise<unknown>;
 }

@@ -1,6 +1,6 @@
 // Descriptors are normalised once, at start-up, into a complete frozen model. Request-time code
 // reads the model and never re-derives anything from descriptors.
-import type { AnyResourceDescriptor, Computed, DocumentDescriptor, Field, OperationDescriptor, OperationOutput, GraphqlOperation, RestOperation, ResourceEvents, StateMachine, Fields } from './descriptor.ts';
+import type { AnyResourceDescriptor, Computed, DocumentDescriptor, Field, OperationDescriptor, OperationOutput, GraphqlOperation, RestOperation, ResourceEvents, StateMachine, Fields, ResourcePresentation } from './descriptor.ts';
 import type { Role } from './types.ts';
 import type { Processor, Provider } from './custom.ts';
 import type { HookSet } from './hooks.ts';
@@ -68,6 +68,8 @@ export interface ModelResource {
   readonly singleton: boolean;
   /** Document renderings of an item, by media type. */
   readonly documents: readonly ModelDocument[];
+  /** How people see it (descriptor `present`): for the web application's description. */
+  readonly present: ResourcePresentation | undefined;
 }
 
 /** The resource whose record a declared operation answers with (`'record'`: its own), or undefined for a document. */
@@ -157,6 +159,10 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
     const rest = d.operations.rest === 'all' ? ALL_REST : d.operations.rest === 'none' ? [] : d.operations.rest;
     const graphql = d.operations.graphql === 'all' ? ALL_GQL : d.operations.graphql === 'none' ? [] : d.operations.graphql;
     if (d.states && !byName.has(String(d.states.field))) problems.push(`${d.name}: states on unknown field`);
+    // A presentation names fields of the resource (createdAt too, for an order).
+    const p = d.present as ResourcePresentation | undefined;
+    const named = [p?.title, ...(p?.columns ?? []), p?.order?.field, p?.currency?.field, p?.currency?.from, ...(p?.sections ?? []).flatMap((x) => x.fields)];
+    for (const n of named) if (n !== undefined && n !== 'createdAt' && !byName.has(n)) problems.push(`${d.name}: present names unknown field "${n}"`);
     for (const names of Object.values(d.states?.editable ?? {}) as string[][]) {
       for (const n of names) if (!byName.has(n)) problems.push(`${d.name}: states.editable names unknown field "${n}"`);
     }
@@ -203,6 +209,7 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
       operations: operationsOf(d, path, problems),
       singleton: Boolean(d.singleton),
       documents: Object.entries(d.documents ?? {}).map(([mediaType, def]) => ({ mediaType, def: def as DocumentDescriptor })),
+      present: d.present as ResourcePresentation | undefined,
     };
   });
   // A resource embedded in another one is "owned" through the children field's `via`.

@@ -28,5 +28,6 @@ export default defineResource({
   // One reminder per invoice and offset, whatever runs the daily job at the same time.
   unique: [{ fields: ['document', 'reminder'], path: 'reminder', message: 'This reminder was sent already.' }],
   events: { emitted: ['email.sent', 'email.failed'] },
+  present: { title: 'document', columns: ['document', 'kind', 'status', 'attempts'], order: { field: 'createdAt', dir: 'desc' }, group: 'settings' },
   hooks: emailRules,
 });

@@ -92,6 +92,7 @@ export function documentLine<const V extends string>(o: { name: string; plural: 
       taxType: oneOf(['exclusive', 'inclusive'], { readOnly: true, description: 'The tax type this line was computed with; kept once the document leaves draft' }),
     },
     operations: { rest: 'none', graphql: 'all' },
+    present: { title: 'description' },
     hooks: lineRules,
   });
 }

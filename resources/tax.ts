@@ -11,5 +11,6 @@ export default defineResource({
     type: oneOf(['exclusive', 'inclusive'], { default: 'exclusive', filter: 'exact' }),
   },
   operations: { rest: 'all', graphql: 'all' },
+  present: { title: 'name', columns: ['name', 'type', 'rate'] },
   hooks: taxRules,
 });

@@ -1,10 +1,10 @@
 // The web application's parts that need no browser: the model's description it is built from
-// (engine/describe.ts) — including a test model with one extra descriptor, which gets its list,
+// (http/describe.ts) — including a test model with one extra descriptor, which gets its list,
 // record and form with no UI code —, the pure functions of web/app/lib.js (addresses, money in
 // a currency's decimals, the list's one GraphQL request, violations at their fields), the /app
 // shell and its sign-in redirect, and the dashboard's declared operation on a real database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeModel, type ModelDescription } from '../engine/describe.ts';
+import { describeModel, type ModelDescription } from '../http/describe.ts';
 import { buildModel } from '../engine/model.ts';
 import { descriptors } from '../resources/index.ts';
 import { lastMonths } from '../resources/rules/dashboard.ts';
@@ -21,7 +21,9 @@ describe('the description the application is built from', () => {
   const d = describeModel(model);
 
   it('lists every resource with REST operations; lines have an owner and no page of their own', () => {
-    expect(d.navigation).toEqual(['Client', 'Contact', 'Address', 'Tax', 'Invoice', 'Quote', 'RecurringInvoice', 'Payment', 'CreditNote', 'Webhook', 'DocumentLink', 'Email']);
+    expect(d.navigation).toEqual(['Client', 'Contact', 'Address', 'Tax', 'Invoice', 'Quote', 'RecurringInvoice', 'Payment', 'CreditNote']);
+    // Developer resources under Settings (descriptor present.group).
+    expect(d.settings).toEqual(['Webhook', 'DocumentLink', 'Email']);
     const line = d.resources.find((r) => r.name === 'InvoiceLine')!;
     expect(line.owner).toEqual({ resource: 'Invoice', field: 'invoice' });
     expect(JSON.parse(JSON.stringify(d))).toEqual(d);
@@ -34,7 +36,15 @@ describe('the description the application is built from', () => {
     expect(inv.columns).toEqual(['number', 'client', 'status', 'invoiceDate', 'dueDate', 'total', 'balance']);
     expect(f('client')).toMatchObject({ kind: 'ref', target: 'Client', required: true, filter: 'exact' });
     expect(f('total')).toMatchObject({ kind: 'money', readOnly: true, order: true });
-    expect(f('discountValue')).toMatchObject({ kind: 'decimal', scale: 4 });
+    expect(f('discountValue')).toMatchObject({ kind: 'decimal', scale: 4, label: 'Discount', unit: { field: 'discountType', values: { percentage: 'percent', fixed: 'money' } } });
+    // Presentation as declared: default order, currency, sections, guards, actions, operations' conditions.
+    expect(inv.defaultOrder).toEqual({ field: 'createdAt', dir: 'desc' });
+    expect(inv.currency).toEqual({ field: 'currency', from: 'client' });
+    expect(inv.sections!.map((x) => x.label)).toEqual(['Invoice', 'Discount', 'Terms and notes']);
+    expect(inv.states!.guards).toEqual([{ to: 'draft', when: { amountPaid: { eq: 0 }, amountCredited: { eq: 0 } }, because: expect.any(String) }]);
+    expect(inv.states!.actions!.pending).toMatchObject({ label: 'Issue', confirm: expect.stringContaining('can no longer change') });
+    expect(inv.operations.find((o) => o.name === 'credit')).toMatchObject({ when: { status: { in: ['pending', 'overdue'] }, balance: { gt: 0 } }, label: 'Credit' });
+    expect(inv.operations.find((o) => o.name === 'dashboard')).toMatchObject({ view: 'dashboard' });
     expect(f('status')).toMatchObject({ kind: 'enum', values: ['draft', 'pending', 'overdue', 'paid', 'cancelled'] });
     expect(f('lines')).toMatchObject({ kind: 'children', target: 'InvoiceLine', embedded: true, orderBy: 'position', via: 'invoice' });
     expect(f('dueDate').updatable).toBe(true);
@@ -109,12 +119,13 @@ describe('web/app/lib.js', () => {
     const q = lib.listQuery(d, inv, new URLSearchParams('status=paid&invoiceDate[after]=2026-01-01&order=total:desc&after=abc'));
     expect(q).toContain('invoices(first: 30, after: "abc", status: "paid", invoiceDate: [{after: "2026-01-01"}], order: [{total: "DESC"}])');
     expect(q).toContain('client { id name }');
-    expect(lib.listQuery(d, inv, new URLSearchParams('last=1'))).toContain('invoices(last: 30)');
-    expect(lib.listQuery(d, inv, new URLSearchParams('before=xyz'))).toContain('invoices(last: 30, before: "xyz")');
+    // Newest first when the address names no order (the descriptor's present.order).
+    expect(lib.listQuery(d, inv, new URLSearchParams('last=1'))).toContain('invoices(last: 30, order: [{createdAt: "DESC"}])');
+    expect(lib.listQuery(d, inv, new URLSearchParams('before=xyz'))).toContain('invoices(last: 30, before: "xyz", order: [{createdAt: "DESC"}])');
     // Text goes as a GraphQL string literal, whatever it holds.
     expect(lib.listQuery(d, d.get('Client'), new URLSearchParams({ name: 'a"b\\c' }))).toContain('name: "a\\"b\\\\c"');
     // REST, for a resource without GraphQL: cursor paging from the edge cursor.
-    expect(lib.listUrl(inv, new URLSearchParams('status=paid'))).toBe(`/api/invoices?itemsPerPage=30&status=paid&after=${lib.EDGE_CURSOR}`);
+    expect(lib.listUrl(inv, new URLSearchParams('status=paid'))).toBe(`/api/invoices?itemsPerPage=30&status=paid&order%5BcreatedAt%5D=desc&after=${lib.EDGE_CURSOR}`);
     expect(lib.listAddress(inv, new URLSearchParams('status=paid&after=x'), { order: 'total:asc' })).toBe('/app/invoices?status=paid&order=total%3Aasc');
   });
 
@@ -188,7 +199,7 @@ describe('the /app shell and the dashboard operation', () => {
     const again = await fetch(`${t.url}/app/description.json`, { headers: { 'if-none-match': described.headers.get('etag')! } });
     expect(again.status).toBe(304);
     // The application's files are served by us.
-    for (const f of ['app/main.js', 'app/views.js', 'app/lib.js', 'app/api.js', 'app/app.css']) expect((await fetch(`${t.url}/assets/app/${f}`)).status).toBe(200);
+    for (const f of ['app/main.js', 'app/views/shell.js', 'app/views/form.js', 'app/money.js', 'app/lib.js', 'app/api.js', 'app/app.css']) expect((await fetch(`${t.url}/assets/app/${f}`)).status).toBe(200);
   });
 
   it('GET /api/invoices/dashboard: outstanding and overdue per currency, invoices per status, payments per month', async () => {

@@ -142,6 +142,8 @@ export const creditOperation: OperationDescriptor = {
   status: 201,
   output: { record: 'CreditNote' },
   graphql: 'creditInvoice',
+  when: { status: { in: CREDITABLE }, balance: { gt: 0 } },
+  present: { label: 'Credit', confirm: 'A draft credit note for the invoice’s whole balance is made; issuing it then reduces the balance.' },
   run: async (ctx) => {
     const note = await creditInvoice(ctx.api!, String(ctx.record!.id));
     return (await ctx.api!.read('CreditNote', String(note.id)))!;

@@ -101,12 +101,15 @@ export function filtersOf(r, q) {
   return out;
 }
 
-/** The order an address names (`order=total:desc`), when the resource orders by it. */
+/** The order an address names (`order=total:desc`), when the resource orders by it; else the declared default. */
 export function orderOf(r, q) {
   const [field, dir] = (q.get('order') ?? '').split(':');
   if (field && r.orders.includes(field)) return { field, dir: dir === 'asc' ? 'asc' : 'desc' };
-  return null;
+  return r.defaultOrder ?? null;
 }
+
+/** The field holding a record's currency (descriptor `present.currency`), or null. */
+export const currencyField = (r) => r?.currency?.field ?? null;
 
 const gqlString = (s) => JSON.stringify(String(s));
 const lowerFirst = (s) => s.charAt(0).toLowerCase() + s.slice(1);
@@ -145,7 +148,7 @@ export function listQuery(desc, r, q) {
   for (const [name, bounds] of dates) args.push(`${name}: [${bounds.join(', ')}]`);
   const order = orderOf(r, q);
   if (order) args.push(`order: [{${order.field}: ${gqlString(order.dir.toUpperCase())}}]`);
-  const fields = new Set(['id', '_id', r.title !== 'id' ? r.title : null, ...r.columns, r.byField.has('currency') ? 'currency' : null].filter(Boolean));
+  const fields = new Set(['id', '_id', r.title !== 'id' ? r.title : null, ...r.columns, currencyField(r)].filter(Boolean));
   const selections = [...fields].map((n) => (n === 'id' || n === '_id' ? n : selection(desc, r.byField.get(n)))).filter(Boolean);
   return `{ ${r.plural}(${args.join(', ')}) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { node { ${selections.join(' ')} } } } }`;
 }
@@ -191,7 +194,7 @@ export function pickerQuery(r, text) {
   const args = ['first: 20'];
   if (text && r.search) args.push(`${r.search}: ${gqlString(text)}`);
   if (r.orders.includes(r.title)) args.push(`order: [{${r.title}: "ASC"}]`);
-  const extra = r.byField.has('currency') ? ' currency' : '';
+  const extra = currencyField(r) ? ` ${currencyField(r)}` : '';
   return `{ ${r.plural}(${args.join(', ')}) { totalCount edges { node { id ${r.title !== 'id' ? r.title : '_id'}${extra} } } } }`;
 }
 
@@ -293,10 +296,50 @@ export function violationsByField(violations) {
   return out;
 }
 
-/** What a button moving a record to `state` says. */
-export function transitionLabel(state) {
-  const verbs = { pending: 'Issue', issued: 'Issue', sent: 'Mark as sent', accepted: 'Accept', declined: 'Decline', cancelled: 'Cancel', draft: 'Back to draft', active: 'Activate', paused: 'Pause', archived: 'Archive', paid: 'Mark as paid' };
-  return verbs[state] ?? `Set to ${state}`;
+// ---- what can be done to a record ----------------------------------------------------------
+
+/** Whether a record meets a declared condition (`{ amountPaid: { eq: 0 }, status: { in: [...] } }`). */
+export function meets(rec, cond) {
+  if (!cond) return true;
+  return Object.entries(cond).every(([name, test]) => {
+    const v = rec?.[name];
+    if ('eq' in test) return test.eq === null ? v === null || v === undefined : Number.isFinite(Number(test.eq)) && typeof test.eq === 'number' ? Number(v) === test.eq : v === test.eq;
+    if ('in' in test) return test.in.includes(v);
+    if ('gt' in test) return Number(v) > test.gt;
+    return false;
+  });
+}
+
+/**
+ * The state changes a record may make, as the description declares them: its state's targets,
+ * less those a guard refuses for this record (`Back to draft` on an invoice with payments).
+ */
+export function transitionsOf(r, rec) {
+  const s = r.states;
+  if (!s || !rec) return [];
+  const from = rec[s.field];
+  return (s.transitions[from] ?? []).filter((to) => (s.guards ?? []).every((g) => g.to !== to || (g.from && !g.from.includes(from)) || meets(rec, g.when)));
+}
+
+/** Whether a record may be deleted: its state is deletable and it meets `deleteWhen`. */
+export function deletable(r, rec) {
+  const s = r.states;
+  if (!s) return true;
+  return (!s.deletable || s.deletable.includes(rec?.[s.field])) && meets(rec, s.deleteWhen);
+}
+
+/** The item operations a record can take (their `when` met). */
+export const operationsFor = (r, rec, role) => r.operations.filter((o) => o.on === 'item' && o.method === 'POST' && !o.input && !o.params && o.roles.includes(role) && meets(rec, o.when));
+
+/** A transition's button: its declared label and confirmation, else "Mark as <state>". */
+export function transitionAction(r, state) {
+  const declared = r.states?.actions?.[state];
+  return { label: declared?.label ?? `Mark as ${choiceLabel(state).toLowerCase()}`, confirm: declared?.confirm ?? null };
+}
+
+/** The custom views the description registers for operations (`dashboard`), with their resource. */
+export function viewsOf(desc) {
+  return desc.resources.flatMap((r) => r.operations.filter((o) => o.view).map((o) => ({ view: o.view, resource: r, operation: o })));
 }
 
 /** Words for a value of a choice (`bank_transfer` → `Bank transfer`). */

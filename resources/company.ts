@@ -6,7 +6,10 @@
 // in index.ts: /api serves it from a model of its own.
 import type { Processor, Provider } from '../engine/custom.ts';
 import { Type } from '@sinclair/typebox';
-import { defineResource, integer, json, oneOf, text } from '../engine/descriptor.ts';
+import { defineResource, integer, json, oneOf, text, type OperationDescriptor, type RawBody } from '../engine/descriptor.ts';
+import { ApiError } from '../engine/errors.ts';
+import type { Db } from '../engine/types.ts';
+import { checkLogo, LOGO_MAX_BYTES, LOGO_MAX_SIDE, LOGO_TYPES, type Logo } from './rules/logo.ts';
 import { CLIENT_LINKS_AVAILABLE, PLACEHOLDERS, templateProblems } from './rules/email-templates.ts';
 import { bicProblem, compact, ibanProblem, vatProblem } from './rules/company.ts';
 
@@ -52,6 +55,60 @@ const SETTINGS = {
   ),
 };
 
+/** Where the logo is kept: the server's storage (server/company-logo.ts), passed as a service. */
+export interface LogoStorage {
+  read(db: Db, companyId: string): Promise<{ body: Buffer; contentType: string } | null>;
+  write(db: Db, companyId: string, logo: Logo): Promise<void>;
+  /** False when there was none. */
+  remove(db: Db, companyId: string): Promise<boolean>;
+}
+
+declare module '../engine/descriptor.ts' {
+  interface OperationServices {
+    companyLogo: LogoStorage;
+  }
+}
+
+// The logo (CONTRACT §20): PUT, GET and DELETE /api/company/logo, a file rather than a field.
+const LOGO_OPERATIONS: Record<string, OperationDescriptor> = {
+  putLogo: {
+    method: 'PUT',
+    path: 'logo',
+    summary: "Sets the company's logo",
+    description: `A PNG or JPEG image (Content-Type image/png or image/jpeg) of at most 1 MB and ${LOGO_MAX_SIDE}×${LOGO_MAX_SIDE} pixels, shown on PDFs and client pages. Anything else (another type, an SVG, a body that is not such an image): 422; larger: 413; nothing is stored. Admins only.`,
+    body: { mediaTypes: LOGO_TYPES, maxBytes: LOGO_MAX_BYTES },
+    output: { empty: true },
+    graphql: false,
+    operationId: 'api_company_logo_put',
+    run: async (ctx) => {
+      const { mediaType, bytes } = ctx.input as RawBody;
+      await ctx.services.companyLogo.write(ctx.db, ctx.principal.company.id, checkLogo(mediaType, bytes));
+    },
+  },
+  logo: {
+    method: 'GET',
+    path: 'logo',
+    summary: "The company's logo",
+    description: 'The image as it was put (image/png or image/jpeg); 404 when there is none.',
+    output: { binary: LOGO_TYPES },
+    graphql: false,
+    operationId: 'api_company_logo_get',
+    run: (ctx) => ctx.services.companyLogo.read(ctx.db, ctx.principal.company.id),
+  },
+  deleteLogo: {
+    method: 'DELETE',
+    path: 'logo',
+    summary: "Removes the company's logo",
+    description: '404 when there is none. Admins only.',
+    output: { empty: true },
+    graphql: false,
+    operationId: 'api_company_logo_delete',
+    run: async (ctx) => {
+      if (!(await ctx.services.companyLogo.remove(ctx.db, ctx.principal.company.id))) throw ApiError.notFound('The company has no logo.');
+    },
+  },
+};
+
 export const company = (storage?: { provider: Provider; processor: Processor }) =>
   defineResource({
     name: 'Company',
@@ -87,7 +144,7 @@ export const company = (storage?: { provider: Provider; processor: Processor }) 
       }),
       ...SETTINGS,
     },
-    operations: { rest: ['read', 'update'], graphql: ['query', 'update'] },
+    operations: { rest: ['read', 'update'], graphql: ['query', 'update'], collection: LOGO_OPERATIONS },
     writers: ['admin'],
     ...storage,
   });

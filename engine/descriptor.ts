@@ -339,7 +339,8 @@ export interface ResourcePresentation<F extends Fields = Fields> {
  * answers included), its GraphQL field, its OpenAPI entry and its role check from this.
  */
 export interface OperationDescriptor {
-  method: 'GET' | 'POST';
+  /** PUT and DELETE: an operation with a raw `body` or a binary or empty output (not GraphQL). */
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Below the resource (collection) or the record (item); `{name}` segments are parameters. */
   path: string;
   summary: string;
@@ -348,6 +349,12 @@ export interface OperationDescriptor {
   roles?: readonly Role[];
   /** The JSON body a POST takes (validated before `run`); none when omitted. */
   input?: TSchema;
+  /**
+   * A raw body (a file) instead of JSON: `run` gets `input` as `{ mediaType, bytes }` whatever
+   * its media type (refusing one it does not take with a 422 of its own); one larger than
+   * `maxBytes` is a 413 before `run`. `mediaTypes` are those documented.
+   */
+  body?: { mediaTypes: readonly string[]; maxBytes: number };
   /** Query parameters a GET reads (documented; `run` parses them from `query`). */
   query?: TSchema;
   /** Success status; 200 when omitted. */
@@ -358,7 +365,7 @@ export interface OperationDescriptor {
    * its Location: the credit note an invoice's `credit` makes); or a document described by
    * `schema`, in plain JSON, and in JSON-LD too when it names a `type`.
    */
-  output: 'record' | { record: string } | OperationOutput;
+  output: 'record' | { record: string } | OperationOutput | BinaryOutput | EmptyOutput;
   /** Event types the operation emits (listed with the resource's, for webhooks). */
   events?: readonly string[];
   /** The GraphQL field (a query for GET, a mutation for POST); derived when omitted, none when false. */
@@ -386,6 +393,22 @@ export interface OperationOutput {
   many?: boolean;
   /** A type name: JSON-LD `@type` (and offered in JSON-LD), GraphQL object type. */
   type?: string;
+}
+
+/** A file: `run` returns `{ body, contentType }` (one of `mediaTypes`), or null for a 404. */
+export interface BinaryOutput {
+  binary: readonly string[];
+}
+
+/** Nothing: 204 (a DELETE). */
+export interface EmptyOutput {
+  empty: true;
+}
+
+/** A raw body as `run` gets it (operations with `body`). */
+export interface RawBody {
+  mediaType: string;
+  bytes: Buffer;
 }
 
 /** What an operation's `run` gets. */

@@ -79,16 +79,25 @@ export function recordOutput(model: Model, r: ModelResource, op: ModelOperation)
   return 'record' in output ? model.get(output.record) : undefined;
 }
 
-/** A declared operation's document output (not a record). */
+/** A declared operation's document output (not a record, a file or nothing). */
 export const documentOutput = (op: ModelOperation): OperationOutput | undefined => {
   const output = op.def.output;
-  return output === 'record' || 'record' in output ? undefined : output;
+  return output === 'record' || 'record' in output || 'binary' in output || 'empty' in output ? undefined : output;
 };
+
+/** The media types of a declared operation's file output, or undefined. */
+export const binaryOutput = (op: ModelOperation): readonly string[] | undefined => {
+  const output = op.def.output;
+  return output !== 'record' && 'binary' in output ? output.binary : undefined;
+};
+
+/** A declared operation that answers 204 with nothing. */
+export const emptyOutput = (op: ModelOperation): boolean => op.def.output !== 'record' && 'empty' in op.def.output;
 
 export interface ModelOperation {
   readonly name: string;
   readonly on: 'item' | 'collection';
-  readonly method: 'GET' | 'POST';
+  readonly method: OperationDescriptor['method'];
   /** The fastify route, relative to the API prefix (`/webhooks/:id/rotate-secret`). */
   readonly url: string;
   /** The OpenAPI path (`/api/webhooks/{id}/rotate-secret`). */
@@ -250,6 +259,9 @@ function operationsOf(d: AnyResourceDescriptor, path: string, problems: string[]
       const segments = def.path.split('/').filter(Boolean);
       const params = segments.filter((s) => /^\{\w+\}$/.test(s)).map((s) => s.slice(1, -1));
       if (params.includes('id') || segments.some((s) => !/^(\{\w+\}|[a-z0-9-]+)$/.test(s))) problems.push(`${d.name}.${name}: path "${def.path}" must be lower-case segments and {parameters} other than {id}`);
+      const raw = def.body !== undefined || (def.output !== 'record' && ('binary' in def.output || 'empty' in def.output)) || def.method === 'PUT' || def.method === 'DELETE';
+      if (raw && def.graphql !== false) problems.push(`${d.name}.${name}: an operation with a raw body, a file or empty output, or PUT or DELETE has no GraphQL field (graphql: false)`);
+      if (def.body && def.input) problems.push(`${d.name}.${name}: a raw body or a JSON input, not both`);
       const below = segments.map((s) => (s.startsWith('{') ? `:${s.slice(1, -1)}` : s)).join('/');
       const base = on === 'item' ? `/${path}/:id` : `/${path}`;
       const url = `${base}/${below}`;

@@ -56,7 +56,7 @@ export interface FieldDescription {
 export interface OperationDescription {
   name: string;
   on: 'item' | 'collection';
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Relative to the record (`credit`) or the collection (`dashboard`). */
   path: string;
   summary: string;

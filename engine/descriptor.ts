@@ -39,6 +39,11 @@ export interface FieldPresentation {
   unit?: 'percent' | { field: string; values: Readonly<Record<string, 'percent' | 'money'>> };
   /** Children only: a record of them is made from this record only when it meets this (payments of an issued invoice). */
   addWhen?: Condition;
+  /**
+   * A new record's value from the company's profile (`{ company: 'defaultTerms' }`), or, with
+   * `addDaysTo`, that many days after another date field of the record (a due date).
+   */
+  defaultFrom?: { company: string; addDaysTo?: string };
 }
 
 export interface TextField extends Common {
@@ -332,6 +337,26 @@ export interface ResourcePresentation<F extends Fields = Fields> {
   group?: 'business' | 'settings';
   /** Found by the application's search box, by its title. */
   search?: boolean;
+  /** The form totals as it is typed, by one of the rules the application shares with the server. */
+  totals?: TotalsPresentation;
+}
+
+/**
+ * A form that totals as it is typed (CONTRACT §20): `rule` names the shared module
+ * (`documentTotals`: resources/rules/totals.ts's computeTotals, served to the browser as
+ * web/app/rules/totals.js); the other members name the fields it reads, and `fields` the record's
+ * fields that hold its results (named as the rule's results: subtotal, discountTotal, taxTotal, total).
+ */
+export interface TotalsPresentation {
+  rule: 'documentTotals';
+  lines: string;
+  line: { price: string; qty: string; tax: string };
+  /** The tax a line refers to: its rate and type fields. */
+  tax: { rate: string; type: string };
+  discount: { type: string; value: string };
+  fields: readonly string[];
+  /** The record's field holding the tax groups. */
+  groups: string;
 }
 
 /**

@@ -6,7 +6,7 @@
 // declares it (title, columns, default order, sections, labels, help, currency: `present`).
 // Nothing is guessed from a name. It is derived from the same model as /api's routes, so a
 // resource added by a descriptor gets its pages with no code of its own. Plain JSON, no functions.
-import type { Condition, Field, FieldPresentation, ScalarField, TransitionGuard } from '../engine/descriptor.ts';
+import type { Condition, Field, FieldPresentation, ScalarField, TotalsPresentation, TransitionGuard } from '../engine/descriptor.ts';
 import type { Model, ModelField, ModelResource } from '../engine/model.ts';
 import type { Role } from '../engine/types.ts';
 
@@ -51,6 +51,8 @@ export interface FieldDescription {
   unit?: FieldPresentation['unit'];
   /** Children: a record of them is made from this record only when it meets this. */
   addWhen?: Condition;
+  /** A new record's value from the company's profile (descriptor `present.defaultFrom`). */
+  defaultFrom?: FieldPresentation['defaultFrom'];
 }
 
 export interface OperationDescription {
@@ -102,6 +104,8 @@ export interface ResourceDescription {
   currency?: { field: string; from?: string };
   /** Found by the application's search box (by `search`). */
   searchable?: true;
+  /** The form totals as it is typed with a shared rule (descriptor `present.totals`). */
+  totals?: TotalsPresentation;
   /** A partial text filter to search by in reference pickers. */
   search?: string;
   fields: FieldDescription[];
@@ -157,6 +161,7 @@ function scalar(name: string, def: ScalarField | Field, f?: ModelField): FieldDe
   if (def.present?.help) d.help = def.present.help;
   if (def.present?.unit) d.unit = def.present.unit;
   if (def.present?.addWhen) d.addWhen = def.present.addWhen;
+  if (def.present?.defaultFrom) d.defaultFrom = def.present.defaultFrom;
   switch (def.kind) {
     case 'text':
       if (def.min !== undefined) d.min = def.min;
@@ -181,6 +186,11 @@ function scalar(name: string, def: ScalarField | Field, f?: ModelField): FieldDe
       break;
     case 'ref':
       d.target = def.target;
+      break;
+    case 'date':
+    case 'timestamp':
+      // 'today' or 'now': a new record's form starts with it.
+      if (def.default !== undefined) d.default = def.default;
       break;
     default:
   }
@@ -280,6 +290,7 @@ export function describeModel(model: Model): ModelDescription {
     if (present.sections) d.sections = present.sections.map((x) => ({ label: x.label, fields: [...x.fields] }));
     if (present.currency) d.currency = { ...present.currency };
     if (present.search && search) d.searchable = true;
+    if (present.totals) d.totals = present.totals;
     if (r.graphql.has('query')) d.gql = true;
     if (r.states) {
       d.states = {

@@ -1,5 +1,5 @@
 import { children, date, defineResource, oneOf, ref, text } from '../engine/descriptor.ts';
-import { billedClient, currencyAndDiscount, documentComputed, documentTotals, remarks } from './fragments.ts';
+import { billedClient, currencyAndDiscount, documentTotalsPresent, documentComputed, documentTotals, remarks } from './fragments.ts';
 import { creditNoteRules } from './rules/credit-note.ts';
 import { pdfDocument, ublDocument } from './rules/document-files.ts';
 
@@ -47,6 +47,7 @@ export default defineResource({
     order: { field: 'createdAt', dir: 'desc' },
     currency: { field: 'currency', from: 'client' },
     search: true,
+    totals: documentTotalsPresent,
     sections: [
       { label: 'Credit note', fields: ['client', 'invoice', 'issueDate', 'reason'] },
       { label: 'Discount', fields: ['discountType', 'discountValue'] },

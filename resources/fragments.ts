@@ -2,7 +2,7 @@
 // functions spread into their descriptors (the engine sees ordinary descriptors). Invoices, quotes
 // and recurring invoices are documents addressed to a client with a discount and totals; invoice
 // and quote lines are one kind of resource, owned by a different document.
-import { decimal, defineResource, integer, list, money, oneOf, ref, text, type Computed, type Field, type RefField } from '../engine/descriptor.ts';
+import { decimal, defineResource, integer, list, money, oneOf, ref, text, type Computed, type Field, type RefField, type TotalsPresentation } from '../engine/descriptor.ts';
 import type { HookApi } from '../engine/hooks.ts';
 import { computeNewDocument, recomputeDocument } from './rules/documents.ts';
 import { lineRules } from './rules/lines.ts';
@@ -42,10 +42,21 @@ export const documentTotals = {
   }, { readOnly: true, typeName: 'TaxGroup', description: 'One entry per tax rate, ascending by rate (EN 16931 VAT breakdown)' }),
 };
 
-/** Free text printed on the document. */
+/** Free text printed on the document; a new one starts with the company's terms. */
 export const remarks = {
-  terms: text(),
+  terms: text({ present: { defaultFrom: { company: 'defaultTerms' } } }),
   notes: text(),
+};
+
+/** A document's form totals as it is typed, by the same arithmetic as its `computed` (rules/totals.ts). */
+export const documentTotalsPresent: TotalsPresentation = {
+  rule: 'documentTotals',
+  lines: 'lines',
+  line: { price: 'price', qty: 'qty', tax: 'tax' },
+  tax: { rate: 'rate', type: 'type' },
+  discount: { type: 'discountType', value: 'discountValue' },
+  fields: ['subtotal', 'discountTotal', 'taxTotal', 'total'],
+  groups: 'taxGroups',
 };
 
 const totalFields = ['subtotal', 'taxTotal', 'discountTotal', 'total', 'taxGroups'] as const;
@@ -84,7 +95,7 @@ export function documentLine<const V extends string>(o: { name: string; plural: 
     fields: {
       ...owner,
       ...lineInput,
-      tax: ref('Tax', { onDelete: 'restrict' }),
+      tax: ref('Tax', { onDelete: 'restrict', present: { defaultFrom: { company: 'defaultTax' } } }),
       position: integer({ min: 0, order: true, description: 'Order within the document; appended at the end when omitted' }),
       total: money({ readOnly: true, description: 'round(price × qty)' }),
       net: money({ readOnly: true, description: 'total, less the tax an inclusive price contains: round(total × 100 / (100 + rate))' }),

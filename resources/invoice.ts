@@ -1,6 +1,6 @@
 import { children, date, defineResource, money, oneOf, ref, timestamp } from '../engine/descriptor.ts';
 import { pdfDocument, ublDocument } from './rules/document-files.ts';
-import { billedClient, currencyAndDiscount, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
+import { billedClient, currencyAndDiscount, documentTotalsPresent, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
 import { invoiceRules } from './rules/invoice.ts';
 import { dashboard } from './rules/dashboard.ts';
 import { creditOperation } from './rules/credit-note.ts';
@@ -14,7 +14,7 @@ export default defineResource({
     ...billedClient,
     status: oneOf(['draft', 'pending', 'overdue', 'paid', 'cancelled'], { default: 'draft', filter: 'exact' }),
     invoiceDate: date({ default: 'today', filter: 'date', order: true }),
-    dueDate: date({ notBefore: 'invoiceDate', filter: 'date', order: true }),
+    dueDate: date({ notBefore: 'invoiceDate', filter: 'date', order: true, present: { defaultFrom: { company: 'defaultDueDays', addDaysTo: 'invoiceDate' } } }),
     paidAt: timestamp({ readOnly: true }),
     ...currencyAndDiscount,
     ...documentTotals,
@@ -65,6 +65,7 @@ export default defineResource({
     order: { field: 'createdAt', dir: 'desc' },
     currency: { field: 'currency', from: 'client' },
     search: true,
+    totals: documentTotalsPresent,
     sections: [
       { label: 'Invoice', fields: ['client', 'number', 'invoiceDate', 'dueDate'] },
       { label: 'Discount', fields: ['discountType', 'discountValue'] },

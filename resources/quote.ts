@@ -1,6 +1,6 @@
 import { children, date, defineResource, oneOf, ref } from '../engine/descriptor.ts';
 import { pdfDocument } from './rules/document-files.ts';
-import { billedClient, currencyAndDiscount, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
+import { billedClient, currencyAndDiscount, documentTotalsPresent, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
 import { quoteRules } from './rules/quote.ts';
 
 export default defineResource({
@@ -52,6 +52,7 @@ export default defineResource({
     order: { field: 'createdAt', dir: 'desc' },
     currency: { field: 'currency', from: 'client' },
     search: true,
+    totals: documentTotalsPresent,
     sections: [
       { label: 'Quote', fields: ['client', 'number', 'invoiceDate', 'validUntil'] },
       { label: 'Discount', fields: ['discountType', 'discountValue'] },

@@ -78,7 +78,7 @@ describe('money as people type it', () => {
     expect(money.parsePercent('7.25 %')).toEqual({ value: 7.25 });
     expect(money.parsePercent('19.12345').error).toMatch(/at most 4 decimals/);
     expect(money.parsePercent('nineteen').error).toBeTruthy();
-    expect(money.formatPercent(19.5, 'en-US')).toBe('19.5 %');
-    expect(money.formatPercent('7.2500', 'de-DE')).toBe('7,25 %');
+    expect(money.formatPercent(19.5, 'en-US')).toBe('19.5\u00a0%');
+    expect(money.formatPercent('7.2500', 'de-DE')).toBe('7,25\u00a0%');
   });
 });

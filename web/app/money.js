@@ -181,7 +181,7 @@ export function parsePercent(input, scale = 4) {
 export function formatPercent(value, locale = 'en-US') {
   if (value === null || value === undefined || value === '') return '';
   const text = String(Number(value));
-  return `${decimalSeparator(locale) === ',' ? text.replace('.', ',') : text} %`;
+  return `${decimalSeparator(locale) === ',' ? text.replace('.', ',') : text}\u00a0%`;
 }
 
 /** A percentage as an input shows it ("19", "7,25" in de). */

@@ -5,6 +5,7 @@ import { ApiProblem, graphql, rest } from '../api.js';
 import { choiceLabel, currencyDigits, currencyField, formatMoney, formatPercent, formFields, fromInput, idOf, lineFields, lockedFields, pickerQuery, titleOf, toInput, unitOf, violationsByField, writes } from '../lib.js';
 import { currencyOf, go, Loading, Notice, Problem, useLoad } from './common.js';
 import { loadRecord } from './record.js';
+import { TotalsPreview, totalsOf, useTaxes } from './totals.js';
 
 // ---- forms ----------------------------------------------------------------------------------
 
@@ -20,12 +21,42 @@ async function refusal(r) {
 
 async function loadForm(ctx, r, id) {
   if (!writes(r, ctx.role)) return { refused: await refusal(r) };
-  if (!id) return { rec: null, titles: new Map() };
+  if (!id) {
+    // A new record's defaults from the company's profile (descriptor present.defaultFrom).
+    const wants = r.fields.some((f) => f.defaultFrom || ((f.kind === 'children' || f.kind === 'list') && lineFields(ctx.desc, f).some((m) => m.defaultFrom)));
+    const company = wants ? await rest('/api/company').catch(() => null) : null;
+    return { rec: null, titles: new Map(), company };
+  }
   return loadRecord(ctx, r, id);
 }
 
-function emptyLine(ctx, f, currency) {
-  return Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, toInput(m, m.default !== undefined ? m.default : null, currency, null, ctx.locale)]));
+/** Today in the person's calendar, as a date input holds it. */
+const today = () => {
+  const d = new Date();
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 10);
+};
+
+/** `date` plus `days`, as a date input holds it. */
+const addDays = (date, days) => new Date(Date.parse(`${date}T00:00:00Z`) + Number(days) * 86_400_000).toISOString().slice(0, 10);
+
+/** A new record's first value of a field: the address's, the company's default, the declared default. */
+function initial(f, query, company, values) {
+  const given = query?.get(f.name);
+  if (given !== null && given !== undefined) return given;
+  const from = f.defaultFrom;
+  if (from && company && company[from.company] !== undefined && company[from.company] !== null) {
+    if (!from.addDaysTo) return company[from.company];
+    const base = values[from.addDaysTo];
+    return base ? addDays(base, company[from.company]) : null;
+  }
+  if (f.kind === 'date' && f.default === 'today') return today();
+  // 'now' is the server's to give (left empty, it is the moment of the write).
+  if (f.kind === 'timestamp') return null;
+  return f.default ?? null;
+}
+
+function emptyLine(ctx, f, currency, company) {
+  return Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, toInput(m, initial(m, null, company, {}), currency, null, ctx.locale)]));
 }
 
 export function FormView({ ctx, r, id, query }) {
@@ -34,10 +65,10 @@ export function FormView({ ctx, r, id, query }) {
   const title = id ? `Edit ${r.singular.toLowerCase()}` : `New ${r.singular.toLowerCase()}`;
   if (error) return html`<h1>${title}</h1><${Problem} error=${error} />`;
   if (data.refused) return html`<h1>${title}</h1><p class="alert" role="alert">${data.refused.message}</p><p><a href=${r.path}>Back to ${r.label.toLowerCase()}</a></p>`;
-  return html`<${Form} ctx=${ctx} r=${r} id=${id} rec=${data.rec} titles=${data.titles} title=${title} query=${query} />`;
+  return html`<${Form} ctx=${ctx} r=${r} id=${id} rec=${data.rec} company=${data.company} titles=${data.titles} title=${title} query=${query} />`;
 }
 
-function Form({ ctx, r, id, rec, titles, title, query }) {
+function Form({ ctx, r, id, rec, company, titles, title, query }) {
   const mode = id ? 'update' : 'create';
   const fields = formFields(r, mode);
   const locked = lockedFields(r, rec);
@@ -46,10 +77,18 @@ function Form({ ctx, r, id, rec, titles, title, query }) {
     const v = {};
     for (const f of fields) {
       if (f.kind === 'children' || f.kind === 'list') v[f.name] = (rec?.[f.name] ?? []).map((line) => Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, toInput(m, line[m.name], currency, line, ctx.locale)])));
-      else v[f.name] = toInput(f, rec ? rec[f.name] : (query?.get(f.name) ?? f.default ?? null), currency, rec ?? Object.fromEntries(fields.map((x) => [x.name, query?.get(x.name) ?? x.default])), ctx.locale);
     }
+    // Scalars in order, so that a default computed from another field (a due date) sees it.
+    const raw = {};
+    for (const f of fields) {
+      if (f.kind === 'children' || f.kind === 'list') continue;
+      raw[f.name] = rec ? rec[f.name] : initial(f, query, company, raw);
+    }
+    for (const f of fields) if (!(f.kind === 'children' || f.kind === 'list')) v[f.name] = toInput(f, raw[f.name], currency, rec ?? raw, ctx.locale);
     return v;
   });
+  const taxes = useTaxes(ctx, r, values);
+  const computed = r.totals ? totalsOf(ctx, r, values, currency, taxes) : null;
   const [errors, setErrors] = useState({ fields: {}, lines: {}, other: [] });
   const [problem, setProblem] = useState(null);
   const [busy, setBusy] = useState(false);
@@ -141,8 +180,9 @@ function Form({ ctx, r, id, rec, titles, title, query }) {
       </div><//>`,
       )}
       ${fields.filter((f) => f.kind === 'children' || f.kind === 'list').map(
-        (f) => html`<${LineEditor} ctx=${ctx} f=${f} lines=${values[f.name]} currency=${currency} locked=${locked.has(f.name)} errors=${errors.lines[f.name] ?? {}} titles=${titles} onChange=${(lines) => set(f.name, lines)} />`,
+        (f) => html`<${LineEditor} ctx=${ctx} f=${f} lines=${values[f.name]} currency=${currency} company=${company} totals=${computed && r.totals.lines === f.name ? computed.lines : null} locked=${locked.has(f.name)} errors=${errors.lines[f.name] ?? {}} titles=${titles} onChange=${(lines) => set(f.name, lines)} />`,
       )}
+      ${computed && html`<${TotalsPreview} ctx=${ctx} r=${r} result=${computed} currency=${currency} />`}
       <div class="form-actions">
         ${/* Pressing the button leaves the focus where it is: the field's own check on leaving it
            would otherwise move the button away between the press and the release. */ ''}
@@ -300,7 +340,7 @@ export function RefPicker({ ctx, id, label, target, value, onChange, required, d
 }
 
 /** Lines of a record: added, removed and moved; each member a labelled input. */
-function LineEditor({ ctx, f, lines, currency, locked, errors, titles, onChange }) {
+function LineEditor({ ctx, f, lines, currency, company, totals, locked, errors, titles, onChange }) {
   const members = lineFields(ctx.desc, f);
   const one = f.label.replace(/s$/, '').toLowerCase();
   const setLine = (i, name, v) => onChange(lines.map((l, j) => (j === i ? { ...l, [name]: v } : l)));
@@ -314,23 +354,24 @@ function LineEditor({ ctx, f, lines, currency, locked, errors, titles, onChange 
     <legend>${f.label}</legend>
     ${locked && html`<p class="hint">Cannot change in this state.</p>`}
     <div class="table-wrap"><table class="table line-table">
-      <thead><tr><th scope="col">#</th>${members.map((m) => html`<th scope="col">${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}</th>`)}<th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <thead><tr><th scope="col">#</th>${members.map((m) => html`<th scope="col">${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}</th>`)}${totals && html`<th scope="col" class="num">Amount</th>`}<th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
       <tbody>
-        ${lines.length === 0 && html`<tr><td colspan=${members.length + 2} class="empty">No ${one} yet.</td></tr>`}
+        ${lines.length === 0 && html`<tr><td colspan=${members.length + (totals ? 3 : 2)} class="empty">No ${one} yet.</td></tr>`}
         ${lines.map(
           (line, i) => html`<tr>
             <td data-label=${`${one[0].toUpperCase()}${one.slice(1)}`}>${i + 1}</td>
             ${members.map((m) => html`<td data-label=${`${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}`}><${Input} ctx=${ctx} f=${m} idPrefix=${`${f.name}-${i}`} compact=${true} label=${`${m.label}, ${one} ${i + 1}`} value=${line[m.name]} values=${line} currency=${currency} errors=${rowErrors(i)[m.name]} titles=${titles} onChange=${(v) => setLine(i, m.name, v)} /></td>`)}
+            ${totals && html`<td class="num line-total" data-label="Amount" data-testid=${`line-total-${i + 1}`}>${totals[i] === null || totals[i] === undefined ? '—' : formatMoney(totals[i], currency, ctx.locale)}</td>`}
             <td class="line-actions">
               <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} up`} disabled=${i === 0} onClick=${() => move(i, -1)}>↑</button>
               <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} down`} disabled=${i === lines.length - 1} onClick=${() => move(i, 1)}>↓</button>
               <button type="button" class="btn small ghost" aria-label=${`Remove ${one} ${i + 1}`} onClick=${() => onChange(lines.filter((_, j) => j !== i))}>Remove</button>
             </td>
           </tr>
-          ${rowErrors(i)._ && html`<tr><td colspan=${members.length + 2}><p class="field-error">${rowErrors(i)._.join(' ')}</p></td></tr>`}`,
+          ${rowErrors(i)._ && html`<tr><td colspan=${members.length + (totals ? 3 : 2)}><p class="field-error">${rowErrors(i)._.join(' ')}</p></td></tr>`}`,
         )}
       </tbody>
     </table></div>
-    <button type="button" class="btn" onClick=${() => onChange([...lines, emptyLine(ctx, f, currency)])}>Add ${one}</button>
+    <button type="button" class="btn" onClick=${() => onChange([...lines, emptyLine(ctx, f, currency, company)])}>Add ${one}</button>
   </fieldset>`;
 }

@@ -171,6 +171,48 @@ describe('actions that cannot misfire', () => {
     expect(await page.locator('#filter-order option:checked').innerText()).toBe('Newest first');
   });
 
+  it('lists on a record’s page the records that refer to it', async () => {
+    const iri = await pay(await to(await invoice(), 'pending'), 2500);
+    const number = (await api.get(iri)).body.number;
+    await page.goto(`${t.url}/app/${iri.slice(5)}`);
+    const payments = page.getByTestId('related-Payment-invoice');
+    await expect.poll(() => payments.locator('tbody tr').count()).toBe(1);
+    expect(await payments.locator('tbody tr').innerText()).toContain('€25.00');
+    expect(await payments.getByRole('heading').innerText()).toBe('Payments (1)');
+    // A client's page: its invoices, newest first.
+    await page.goto(`${t.url}/app/${acme.slice(5)}`);
+    const invoices = page.getByTestId('related-Invoice-client');
+    await expect.poll(async () => (await invoices.locator('tbody th').allInnerTexts())[0]).toBe((await api.get('/api/invoices?order[createdAt]=desc')).body.member[0].number);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'app-client-related');
+    expect(number).toMatch(/^INV-/);
+  });
+
+  it('finds a client by part of its name and an invoice by part of its number, from Ctrl-K', async () => {
+    const number = (await api.get(await invoice())).body.number;
+    await page.goto(`${t.url}/app/quotes`);
+    await page.getByTestId('total').waitFor();
+    await page.keyboard.press('Control+k');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('app-search');
+    await page.keyboard.type('cm');
+    const results = page.locator('#app-search-results');
+    await expect.poll(() => results.getByRole('link', { name: 'Acme', exact: true }).count()).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'app-search');
+    await results.getByRole('link', { name: 'Acme', exact: true }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toContain('Acme');
+    await page.keyboard.press('Control+k');
+    await page.keyboard.type(number.slice(-4));
+    await expect.poll(() => results.getByRole('link', { name: number, exact: true }).count()).toBe(1);
+    // Enter opens the first found; the arrow keys move through the others.
+    await page.keyboard.press('ArrowDown');
+    expect(await page.evaluate(() => document.activeElement?.closest('#app-search-results') !== null)).toBe(true);
+    await page.keyboard.press('Escape');
+    await page.getByRole('searchbox', { name: /^Search clients/ }).fill(number);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toContain(number);
+  });
+
   it('nothing went wrong on any page', () => {
     expect(problems).toEqual([]);
   });

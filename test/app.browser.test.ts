@@ -73,7 +73,7 @@ describe('/app in a browser', () => {
     await page.keyboard.press('Tab');
     const focused = () => page.evaluate(() => ({ text: (document.activeElement as HTMLElement | null)?.innerText ?? '', outline: getComputedStyle(document.activeElement!).outlineStyle }));
     expect(await focused()).toEqual({ text: 'Skip to content', outline: 'solid' });
-    for (let i = 0; i < 3; i++) await page.keyboard.press('Tab'); // brand, sign out, Dashboard
+    for (let i = 0; i < 4; i++) await page.keyboard.press('Tab'); // brand, search, sign out, Dashboard
     await page.keyboard.press('Tab');
     expect((await focused()).text).toBe('Clients');
     await page.keyboard.press('Enter');

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { Dialog } from '../../components/dialog.js';
 import { download, graphql, rest } from '../api.js';
+import { Related } from './related.js';
 import { can, choiceLabel, deletable as mayDelete, lineFields, meets, operationsFor, pageOf, titleOf, titlesQuery, transitionAction, transitionsOf, writes } from '../lib.js';
 import { go, Loading, Problem, useLoad, Value } from './common.js';
 
@@ -123,15 +124,10 @@ export function RecordView({ ctx, r, id }) {
       </dl>
     </section>
     ${lines.map((f) => html`<${LinesTable} ctx=${ctx} r=${r} f=${f} rec=${rec} titles=${titles} />`)}
-    ${related.length > 0 &&
-    html`<section class="panel pad" aria-labelledby="related"><h2 id="related">Related</h2><ul class="related">
-      ${related.map((f) => {
-        const t = ctx.desc.get(f.target);
-        const field = t.byField.get(f.via);
-        const mayAdd = can(t, 'create') && writes(t, ctx.role) && field && !field.readOnly && meets(rec, f.addWhen);
-        return html`<li><a href=${`${t.path}?${f.via}=${encodeURIComponent(iri)}`}>${f.label}</a>${mayAdd && html` · <a href=${`${t.path}/new?${f.via}=${encodeURIComponent(iri)}`}>New ${t.singular.toLowerCase()}</a>`}</li>`;
-      })}
-    </ul></section>`}
+    ${related.map((f) => html`<${Related} ctx=${ctx} t=${ctx.desc.get(f.target)} via=${f.via} iri=${iri} label=${f.label} mayAdd=${meets(rec, f.addWhen)} />`)}
+    ${ctx.desc.resources
+      .flatMap((x) => (x.rest.includes('list') ? x.fields.filter((f) => f.refersTo?.includes(r.name) && f.filter).map((f) => ({ x, f })) : []))
+      .map(({ x, f }) => html`<${Related} ctx=${ctx} t=${x} via=${f.name} iri=${iri} label=${x.label} mayAdd=${false} />`)}
     ${confirming &&
     html`<${Dialog} title=${confirming.title} onClose=${() => setConfirming(null)}>
       <p>${confirming.text}</p>

@@ -9,6 +9,7 @@ import { FormView } from './form.js';
 import { ListView } from './list.js';
 import { RecordView } from './record.js';
 import { customViews } from './index.js';
+import { SearchBox } from './search.js';
 
 // ---- the shell ------------------------------------------------------------------------------
 
@@ -40,6 +41,7 @@ export function App({ boot }) {
     <div class="app-shell">
       <header class="app-top">
         <a class="brand app-brand" href="/app"><span class="brand-mark" aria-hidden="true">i</span> Invoicing</a>
+        <${SearchBox} desc=${desc} />
         <div class="app-top-end">
           <span class="company-name">${boot.company?.name ?? ''}</span>
           <span class="user-email">${boot.user.email} · ${ctx.role}</span>

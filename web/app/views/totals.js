@@ -82,7 +82,7 @@ export function TotalsPreview({ ctx, r, result, currency }) {
     ${result.problem && html`<p class="field-error" role="alert">${result.problem}</p>`}
     ${t &&
     html`${t.groups.length > 0 &&
-      html`<div class="table-wrap"><table class="table compact" data-testid="preview-groups">
+      html`<div class="table-wrap" tabindex="0" role="region" aria-label=${groupsField?.label ?? 'Tax groups'}><table class="table compact" data-testid="preview-groups">
         <caption class="visually-hidden">${groupsField?.label ?? 'Tax groups'}</caption>
         <thead><tr>${(groupsField?.of ?? []).map((m) => html`<th scope="col" class="num">${m.label}</th>`)}</tr></thead>
         <tbody>${t.groups.map((g) => html`<tr>${(groupsField?.of ?? []).map((m) => html`<td class="num" data-label=${m.label}>${m.kind === 'money' ? money(g[m.name]) : formatPercent(g[m.name], ctx.locale)}</td>`)}</tr>`)}</tbody>

@@ -200,6 +200,32 @@ describe('the /app shell and the dashboard operation', () => {
     expect(again.status).toBe(304);
     // The application's files are served by us.
     for (const f of ['app/main.js', 'app/views/shell.js', 'app/views/form.js', 'app/money.js', 'app/lib.js', 'app/api.js', 'app/app.css']) expect((await fetch(`${t.url}/assets/app/${f}`)).status).toBe(200);
+    // The page names them by versioned addresses (the content hash of their root), cached for a
+    // year as immutable: a warm load asks for nothing but the page. Every module the application
+    // imports, followed from main.js through its relative imports and the import map, is one.
+    const map = JSON.parse(/<script type="importmap">(.*?)<\/script>/s.exec(page.text)![1]!).imports as Record<string, string>;
+    const named = [...page.text.matchAll(/(?:href|src)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(10);
+    const seen = new Set<string>();
+    const queue = [...named, ...Object.values(map)];
+    while (queue.length) {
+      const url = queue.shift()!;
+      if (seen.has(url)) continue;
+      seen.add(url);
+      expect(url, url).toMatch(/^\/assets\/@[0-9a-f]{16}\//);
+      const res = await fetch(`${t.url}${url}`);
+      expect(res.status, url).toBe(200);
+      expect(res.headers.get('cache-control'), url).toBe('public, max-age=31536000, immutable');
+      const text = await res.text();
+      if (!url.endsWith('.js') && !url.endsWith('.mjs')) continue;
+      for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]/g)) {
+        const spec = m[1]!;
+        queue.push(spec.startsWith('.') ? new URL(spec, `http://x${url}`).pathname : map[spec]!);
+      }
+    }
+    expect([...seen].some((u) => u.endsWith('/app/rules/totals.js'))).toBe(true);
+    // An old version's address still answers, but is revalidated.
+    expect((await fetch(`${t.url}/assets/@0000000000000000/app/app/main.js`)).headers.get('cache-control')).toBe('no-cache');
   });
 
   it('GET /api/invoices/dashboard: outstanding and overdue per currency, invoices per status, payments per month', async () => {

@@ -218,7 +218,8 @@ describe('the /app shell and the dashboard operation', () => {
       expect(res.headers.get('cache-control'), url).toBe('public, max-age=31536000, immutable');
       const text = await res.text();
       if (!url.endsWith('.js') && !url.endsWith('.mjs')) continue;
-      for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]/g)) {
+      // Static imports, and the dynamic ones (the forms load when first opened).
+      for (const m of text.matchAll(/(?:(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*|\bimport\(\s*)['"]([^'"]+)['"]/g)) {
         const spec = m[1]!;
         queue.push(spec.startsWith('.') ? new URL(spec, `http://x${url}`).pathname : map[spec]!);
       }

@@ -4,7 +4,7 @@ import { html } from '../../lib/html.js';
 import { graphql, rest } from '../api.js';
 import { can, choiceLabel, idOf, listAddress, listQuery, listUrl, orderOf, titleOf, writes } from '../lib.js';
 import { go, Loading, Notice, Problem, useLoad, Value } from './common.js';
-import { RefPicker } from './form.js';
+import { RefPicker } from './picker.js';
 
 // ---- lists ----------------------------------------------------------------------------------
 

@@ -4,8 +4,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { choiceLabel, indexDescription, route, viewsOf } from '../lib.js';
-import { useLocation } from './common.js';
-import { FormView } from './form.js';
+import { Loading, useLocation } from './common.js';
 import { ListView } from './list.js';
 import { RecordView } from './record.js';
 import { customViews } from './index.js';
@@ -102,4 +101,15 @@ function Nav({ desc, home, current }) {
       </ul>
     </div>
   </nav>`;
+}
+
+// The forms (with the line editor and the shared totals) load when a form is first opened, not
+// with the first list page (bench/results/app.md).
+let formModule = null;
+function FormView(props) {
+  const [mod, setMod] = useState(formModule);
+  useEffect(() => {
+    if (!mod) import('./form.js').then((m) => setMod((formModule = m)));
+  }, []);
+  return mod ? html`<${mod.FormView} ...${props} />` : html`<${Loading} />`;
 }

@@ -257,6 +257,7 @@ function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPr
       if (f.values) {
         return html`<fieldset class="field wide events" aria-describedby=${described}>
           <legend>${f.label}</legend>
+          ${hint && html`<p class="hint" id=${hintId}>${hint}</p>`}
           <div class="event-grid">${f.values.map((v) => html`<label class="check-row"><input type="checkbox" checked=${(value ?? []).includes(v)} disabled=${locked}
             onChange=${(e) => onChange(e.currentTarget.checked ? [...(value ?? []), v] : (value ?? []).filter((x) => x !== v))} /> <span class="mono-label">${v}</span></label>`)}</div>
           ${errors?.length ? html`<p class="field-error" id=${errId}>${errors.join(' ')}</p>` : ''}

@@ -90,8 +90,13 @@ export function RecordView({ ctx, r, id }) {
     });
   const remove = () => act(() => rest(iri, { method: 'DELETE' }), () => go(r.path));
 
-  const shown = r.fields.filter((f) => f.kind !== 'children' && f.kind !== 'list' && f.name !== r.states?.field);
-  const lines = r.fields.filter((f) => (f.kind === 'children' && f.embedded) || f.kind === 'list');
+  // A document (its descriptor declares its totals) reads as one: its details, its lines, then its
+  // tax groups and totals with what was paid and what is left; empty read-only fields are left out.
+  const spec = r.totals;
+  const summed = spec ? r.fields.filter((f) => f.kind === 'money' && f.readOnly && !spec.fields.includes(f.name)) : [];
+  const inTotals = new Set(spec ? [...spec.fields, spec.groups, ...summed.map((f) => f.name)] : []);
+  const shown = r.fields.filter((f) => f.kind !== 'children' && f.kind !== 'list' && f.name !== r.states?.field && !inTotals.has(f.name) && !(spec && f.readOnly && (rec[f.name] === null || rec[f.name] === undefined || rec[f.name] === '')));
+  const lines = r.fields.filter((f) => ((f.kind === 'children' && f.embedded) || f.kind === 'list') && !inTotals.has(f.name));
   const related = r.fields.filter((f) => f.kind === 'children' && !f.embedded && ctx.desc.get(f.target)?.byField.get(f.via)?.filter && !ctx.desc.get(f.target)?.owner);
   // Records of other resources that name this one by IRI (`refersTo`: an e-mail sending it, a
   // client link to it), offered as a create prefilled with this record.
@@ -124,6 +129,16 @@ export function RecordView({ ctx, r, id }) {
       </dl>
     </section>
     ${lines.map((f) => html`<${LinesTable} ctx=${ctx} r=${r} f=${f} rec=${rec} titles=${titles} />`)}
+    ${spec &&
+    html`<section class="panel pad document-totals" aria-labelledby="record-totals">
+      <h2 id="record-totals">Totals</h2>
+      ${(rec[spec.groups] ?? []).length > 0 && html`<${LinesTable} ctx=${ctx} r=${r} f=${r.byField.get(spec.groups)} rec=${rec} titles=${titles} bare=${true} />`}
+      <dl class="totals">
+        ${[...spec.fields.map((n) => r.byField.get(n)), ...summed].filter(Boolean).map(
+          (f) => html`<div class=${f.name === spec.fields.at(-1) ? 'grand' : ''}><dt>${f.label}</dt><dd class="num" data-field=${f.name}><${Value} ctx=${ctx} r=${r} f=${f} v=${rec[f.name]} rec=${rec} /></dd></div>`,
+        )}
+      </dl>
+    </section>`}
     ${related.map((f) => html`<${Related} ctx=${ctx} t=${ctx.desc.get(f.target)} via=${f.via} iri=${iri} label=${f.label} mayAdd=${meets(rec, f.addWhen)} />`)}
     ${ctx.desc.resources
       .flatMap((x) => (x.rest.includes('list') ? x.fields.filter((f) => f.refersTo?.includes(r.name) && f.filter).map((f) => ({ x, f })) : []))
@@ -142,7 +157,7 @@ export function RecordView({ ctx, r, id }) {
     <//>`}`;
 }
 
-function LinesTable({ ctx, r, f, rec, titles }) {
+function LinesTable({ ctx, r, f, rec, titles, bare = false }) {
   const child = f.kind === 'children' ? ctx.desc.get(f.target) : null;
   const members = child ? child.fields.filter((c) => c.name !== f.via && c.name !== f.orderBy && c.kind !== 'children' && c.kind !== 'list') : f.of;
   // The members a person typed, and the first computed amount (a line's total); the other
@@ -150,6 +165,13 @@ function LinesTable({ ctx, r, f, rec, titles }) {
   const amount = members.find((m) => m.readOnly && m.kind === 'money');
   const shown = members.filter((m) => !m.readOnly || m === amount);
   const items = rec[f.name] ?? [];
+  if (bare) {
+    return html`<div class="table-wrap" tabindex="0" role="region" aria-label=${f.label}><table class="table compact">
+      <caption class="visually-hidden">${f.label}</caption>
+      <thead><tr>${shown.map((m) => html`<th scope="col" class="num">${m.label}</th>`)}</tr></thead>
+      <tbody>${items.map((line) => html`<tr>${shown.map((m) => html`<td class="num" data-label=${m.label}><${Value} ctx=${ctx} r=${r} f=${m} v=${line[m.name]} rec=${rec} /></td>`)}</tr>`)}</tbody>
+    </table></div>`;
+  }
   return html`<section class="panel pad" aria-labelledby=${`lines-${f.name}`}>
     <h2 id=${`lines-${f.name}`}>${f.label}</h2>
     <div class="table-wrap"><table class="table">

@@ -42,7 +42,7 @@ const lines = Array.from({ length: 10 }, (_, i) => ({
 }));
 const data: DocumentData = {
   kind: 'invoice', id: '0190a0a0-0000-7000-8000-000000000001', number: 'INV-000001', status: 'pending', issueDate: '2026-11-24', dueDate: '2026-12-08', currency: 'EUR',
-  lines, legacyAmounts: false, invoiceNumber: null, reason: null,
+  lines, legacyAmounts: false, invoiceNumber: null, reason: null, logo: null,
   groups: [{ names: ['Zero'], rate: 0, inclusive: false, base: 98760, discount: 0, taxable: 98760, tax: 0 }, { names: ['VAT'], rate: 20, inclusive: false, base: 148140, discount: 0, taxable: 148140, tax: 29628 }],
   subtotal: 246900, taxTotal: 29628, discountType: 'none', discountValue: 0, discountTotal: 0, total: 276528, amountPaid: 0, amountCredited: 0, balance: 276528, terms: 'Net 14', notes: null,
   seller: {

@@ -80,11 +80,11 @@ export function operationRunner(engine: DeclaredEngine, db: Db, services: Operat
     }
     const query = call.query ?? new URLSearchParams();
     const args = op.def.query ? readQuery(op.def.query, query) : {};
-    const input = op.def.input ? checkInput(op.def.input, call.input ?? null) : undefined;
+    const input = op.def.input ? checkInput(op.def.input, call.input ?? null) : op.def.body ? call.input : undefined;
     const params = { ...(call.params ?? {}), ...(call.id !== undefined ? { id: call.id } : {}) };
     const base = { principal: p, resource: r, model: engine.model, db, record, params, query, args, input, services };
     // A processor of the engine's own records writes in one transaction, with the engine's API.
-    if (op.method === 'POST' && op.def.transaction !== false && !r.provider && engine.transaction && engine.bind) {
+    if (op.method !== 'GET' && op.def.transaction !== false && !r.provider && engine.transaction && engine.bind) {
       const { transaction, bind } = engine as Engine;
       const committed: (() => void)[] = [];
       const result = await transaction((tx) => op.def.run({ ...base, tx, api: bind(tx, p, r), afterCommit: (fn) => void committed.push(fn) }));

@@ -21,6 +21,29 @@ interface Common {
    * that made it (a secret shown once); left out of every other representation.
    */
   shownOnce?: boolean;
+  /** How people read and type the field (the web application's description; CONTRACT §20). */
+  present?: FieldPresentation;
+}
+
+/** A field's presentation for people: declared, never guessed from its name. */
+export interface FieldPresentation {
+  /** The label of its input and column ("Tax rate"); from the field's name when omitted. */
+  label?: string;
+  /** A sentence of help under its input. */
+  help?: string;
+  /**
+   * The unit a decimal is typed and read in: a percentage (`19 %`), or the unit the value of
+   * another field of the record chooses (a discount's value: a percentage or an amount in the
+   * currency's major units, sent in minor units).
+   */
+  unit?: 'percent' | { field: string; values: Readonly<Record<string, 'percent' | 'money'>> };
+  /** Children only: a record of them is made from this record only when it meets this (payments of an issued invoice). */
+  addWhen?: Condition;
+  /**
+   * A new record's value from the company's profile (`{ company: 'defaultTerms' }`), or, with
+   * `addDaysTo`, that many days after another date field of the record (a due date).
+   */
+  defaultFrom?: { company: string; addDaysTo?: string };
 }
 
 export interface TextField extends Common {
@@ -189,6 +212,34 @@ export interface StateMachine<F extends Fields, K extends EnumKeys<F> = EnumKeys
   editable?: { [S in EnumValues<F, K>]?: readonly (keyof F & string)[] };
   /** States in which the record may be deleted (409 otherwise); every state when omitted. */
   deletable?: readonly EnumValues<F, K>[];
+  /**
+   * What the rules (hooks) ask of a transition besides its source state, declared so that a
+   * client offers it only where it can succeed (the hooks still decide): `{ to: 'draft', from:
+   * ['pending'], when: { amountPaid: { eq: 0 } }, because: '…' }`.
+   */
+  guards?: readonly TransitionGuard<EnumValues<F, K>>[];
+  /** What the rules ask of a delete besides `deletable` (an invoice without payments). */
+  deleteWhen?: Condition;
+  /**
+   * How people see each transition, by target state: the button's label ("Issue") and, for one
+   * that cannot be undone, the consequence a confirmation states before it is done.
+   */
+  actions?: { [S in EnumValues<F, K>]?: { label: string; confirm?: string } };
+}
+
+/**
+ * A condition on a record's own fields, every member true: `{ amountPaid: { eq: 0 } }`,
+ * `{ status: { in: ['pending', 'overdue'] }, balance: { gt: 0 } }`.
+ */
+export type Condition = Readonly<Record<string, { eq: string | number | boolean | null } | { in: readonly (string | number)[] } | { gt: number }>>;
+
+export interface TransitionGuard<S extends string = string> {
+  to: S;
+  /** The source states it applies to; every one when omitted. */
+  from?: readonly S[];
+  when: Condition;
+  /** Why it is not offered otherwise (for people). */
+  because: string;
 }
 
 /** Read-only fields kept up to date by a function, in the transaction of the write that changed their inputs. */
@@ -256,6 +307,8 @@ export interface ResourceDescriptor<F extends Fields = Fields> {
   events?: ResourceEvents;
   /** Roles that may create, change and delete records; admins and members when omitted. */
   writers?: readonly Role[];
+  /** How people see it (the web application): declared, never guessed from names (CONTRACT §20). */
+  present?: ResourcePresentation<F>;
   /**
    * Reads (list, read) answered by this provider instead of the engine's tables, as API
    * Platform's state providers: the resource then has no table, migration or GraphQL type.
@@ -265,12 +318,54 @@ export interface ResourceDescriptor<F extends Fields = Fields> {
   processor?: Processor;
 }
 
+/** A resource's presentation for people (Payload's `useAsTitle`/`defaultColumns`, API Platform Admin's declared fields). */
+export interface ResourcePresentation<F extends Fields = Fields> {
+  /** The field that names a record (links, titles, pickers, search); the id when omitted. */
+  title?: keyof F & string;
+  /** The list's columns, in order; the title, then the filtered and sorted fields when omitted. */
+  columns?: readonly (keyof F & string)[];
+  /** The list's order when none is asked for ("newest first": `{ field: 'createdAt', dir: 'desc' }`). */
+  order?: { field: (keyof F & string) | 'createdAt'; dir: 'asc' | 'desc' };
+  /** The form's sections, in order; fields in none come after them. */
+  sections?: readonly { label: string; fields: readonly (keyof F & string)[] }[];
+  /**
+   * The field holding the currency of the record's amounts, and the reference whose record gives
+   * it while the record is made (an invoice's client's currency, a payment's invoice's).
+   */
+  currency?: { field: keyof F & string; from?: keyof F & string };
+  /** Where it is in the navigation: the business's work, or the Settings group (developer resources). */
+  group?: 'business' | 'settings';
+  /** Found by the application's search box, by its title. */
+  search?: boolean;
+  /** The form totals as it is typed, by one of the rules the application shares with the server. */
+  totals?: TotalsPresentation;
+}
+
+/**
+ * A form that totals as it is typed (CONTRACT §20): `rule` names the shared module
+ * (`documentTotals`: resources/rules/totals.ts's computeTotals, served to the browser as
+ * web/app/rules/totals.js); the other members name the fields it reads, and `fields` the record's
+ * fields that hold its results (named as the rule's results: subtotal, discountTotal, taxTotal, total).
+ */
+export interface TotalsPresentation {
+  rule: 'documentTotals';
+  lines: string;
+  line: { price: string; qty: string; tax: string };
+  /** The tax a line refers to: its rate and type fields. */
+  tax: { rate: string; type: string };
+  discount: { type: string; value: string };
+  fields: readonly string[];
+  /** The record's field holding the tax groups. */
+  groups: string;
+}
+
 /**
  * A declared operation besides CRUD: the engine derives its REST route (405, 406 and 415
  * answers included), its GraphQL field, its OpenAPI entry and its role check from this.
  */
 export interface OperationDescriptor {
-  method: 'GET' | 'POST';
+  /** PUT and DELETE: an operation with a raw `body` or a binary or empty output (not GraphQL). */
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Below the resource (collection) or the record (item); `{name}` segments are parameters. */
   path: string;
   summary: string;
@@ -279,6 +374,12 @@ export interface OperationDescriptor {
   roles?: readonly Role[];
   /** The JSON body a POST takes (validated before `run`); none when omitted. */
   input?: TSchema;
+  /**
+   * A raw body (a file) instead of JSON: `run` gets `input` as `{ mediaType, bytes }` whatever
+   * its media type (refusing one it does not take with a 422 of its own); one larger than
+   * `maxBytes` is a 413 before `run`. `mediaTypes` are those documented.
+   */
+  body?: { mediaTypes: readonly string[]; maxBytes: number };
   /**
    * Query parameters a GET reads: documented (OpenAPI, Hydra, GraphQL arguments) and read, converted
    * and checked by the runner (400 naming them) into `ctx.args`. An array schema takes a repeated
@@ -293,7 +394,7 @@ export interface OperationDescriptor {
    * its Location: the credit note an invoice's `credit` makes); or a document described by
    * `schema`, in plain JSON, and in JSON-LD too when it names a `type`.
    */
-  output: 'record' | { record: string } | OperationOutput;
+  output: 'record' | { record: string } | OperationOutput | BinaryOutput | EmptyOutput;
   /** Event types the operation emits (listed with the resource's, for webhooks). */
   events?: readonly string[];
   /** The GraphQL field (a query for GET, a mutation for POST); derived when omitted, none when false. */
@@ -302,6 +403,15 @@ export interface OperationDescriptor {
   operationId?: string;
   /** A POST runs in a transaction (ctx.tx, ctx.api) unless this is false. */
   transaction?: boolean;
+  /** What the rules ask of the record for an item operation to succeed (a client offers it only then). */
+  when?: Condition;
+  /** How people see it: the button's label and, when it cannot be undone, the consequence to confirm. */
+  present?: {
+    label?: string;
+    confirm?: string;
+    /** A GET whose answer a custom view of the application shows (`dashboard`: the home page). */
+    view?: string;
+  };
   /** The provider (GET) or processor (POST): what the operation does. */
   run(ctx: OperationContext): Promise<unknown>;
 }
@@ -312,6 +422,22 @@ export interface OperationOutput {
   many?: boolean;
   /** A type name: JSON-LD `@type` (and offered in JSON-LD), GraphQL object type. */
   type?: string;
+}
+
+/** A file: `run` returns `{ body, contentType }` (one of `mediaTypes`), or null for a 404. */
+export interface BinaryOutput {
+  binary: readonly string[];
+}
+
+/** Nothing: 204 (a DELETE). */
+export interface EmptyOutput {
+  empty: true;
+}
+
+/** A raw body as `run` gets it (operations with `body`). */
+export interface RawBody {
+  mediaType: string;
+  bytes: Buffer;
 }
 
 /** What an operation's `run` gets. */

@@ -5,6 +5,52 @@ export interface Violation {
   propertyPath: string;
   message: string;
   code: string;
+  /**
+   * The values the message states, for machines (`{ balance: { amount: 161823, currency: 'EUR' } }`).
+   * A `{name}` in the message is written for people from its value: an amount in major units with
+   * its currency ("1,618.23 EUR"), never in minor units (CONTRACT §20).
+   */
+  extensions?: Record<string, unknown>;
+}
+
+/** An amount a violation states: an integer of minor units and its ISO 4217 currency. */
+export interface Amount {
+  amount: number;
+  currency: string;
+}
+
+export const amount = (minor: number, currency: string): Amount => ({ amount: Number(minor), currency: String(currency) });
+
+const isAmount = (v: unknown): v is Amount => typeof v === 'object' && v !== null && typeof (v as Amount).amount === 'number' && typeof (v as Amount).currency === 'string';
+
+const digitsOf = new Map<string, number>();
+/** An amount for people: major units with grouping and the currency's decimals (ISO 4217, from ICU), then its code. */
+export function amountText(a: Amount): string {
+  let digits = digitsOf.get(a.currency);
+  if (digits === undefined) {
+    try {
+      digits = new Intl.NumberFormat('en', { style: 'currency', currency: a.currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    } catch {
+      digits = 2;
+    }
+    digitsOf.set(a.currency, digits);
+  }
+  const n = BigInt(Math.trunc(a.amount));
+  const abs = (n < 0n ? -n : n).toString().padStart(digits + 1, '0');
+  const whole = abs.slice(0, abs.length - digits).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${n < 0n ? '-' : ''}${whole}${digits ? `.${abs.slice(abs.length - digits)}` : ''} ${a.currency}`;
+}
+
+/** A violation's message with its `{name}` placeholders written from its extensions. */
+function written(v: Violation): Violation {
+  if (!v.extensions || !v.message.includes('{')) return v;
+  const ext = v.extensions;
+  const message = v.message.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const value = ext[name];
+    if (isAmount(value)) return amountText(value);
+    return value === undefined ? whole : String(value);
+  });
+  return { ...v, message };
 }
 
 // Stable codes for each kind of violation, so clients can branch on them.
@@ -50,7 +96,8 @@ export class ApiError extends Error {
     return `/errors/${this.status}`;
   }
 
-  static validation(violations: Violation[]): ApiError {
+  static validation(list: Violation[]): ApiError {
+    const violations = list.map(written);
     return new ApiError(422, violations.map((v) => `${v.propertyPath}: ${v.message}`).join('\n'), { violations });
   }
   static badRequest(detail: string): ApiError {
@@ -67,13 +114,14 @@ export class ApiError extends Error {
   }
 }
 
-export const violation = (propertyPath: string, message: string, code: string = ViolationCode.rule): Violation => ({ propertyPath, message, code });
+export const violation = (propertyPath: string, message: string, code: string = ViolationCode.rule, extensions?: Record<string, unknown>): Violation =>
+  extensions ? { propertyPath, message, code, extensions } : { propertyPath, message, code };
 
 /** Collects violations and throws them together. */
 export class Violations {
   readonly list: Violation[] = [];
-  add(path: string, message: string, code?: string): void {
-    this.list.push(violation(path, message, code));
+  add(path: string, message: string, code?: string, extensions?: Record<string, unknown>): void {
+    this.list.push(violation(path, message, code, extensions));
   }
   has(path: string): boolean {
     return this.list.some((v) => v.propertyPath === path);

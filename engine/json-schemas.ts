@@ -162,7 +162,12 @@ export function baseComponents(model: Model, resources: readonly ModelResource[]
   out.ConstraintViolation = Type.Object(
     {
       ...problem,
-      violations: Type.Array(Type.Object({ propertyPath: Type.String(), message: Type.String(), code: Type.String() })),
+      violations: Type.Array(Type.Object({
+        propertyPath: Type.String(),
+        message: Type.String(),
+        code: Type.String(),
+        extensions: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'The values the message states, for machines; an amount is `{amount, currency}` in minor units (the message writes it in major units with its currency).' })),
+      })),
     },
     { description: 'Validation failed (422): one violation per field.' },
   );

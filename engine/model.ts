@@ -1,6 +1,6 @@
 // Descriptors are normalised once, at start-up, into a complete frozen model. Request-time code
 // reads the model and never re-derives anything from descriptors.
-import type { AnyResourceDescriptor, Computed, DocumentDescriptor, Field, OperationDescriptor, OperationOutput, GraphqlOperation, RestOperation, ResourceEvents, StateMachine, Fields } from './descriptor.ts';
+import type { AnyResourceDescriptor, Computed, DocumentDescriptor, Field, OperationDescriptor, OperationOutput, GraphqlOperation, RestOperation, ResourceEvents, StateMachine, Fields, ResourcePresentation } from './descriptor.ts';
 import type { Role } from './types.ts';
 import type { Processor, Provider } from './custom.ts';
 import type { HookSet } from './hooks.ts';
@@ -68,6 +68,8 @@ export interface ModelResource {
   readonly singleton: boolean;
   /** Document renderings of an item, by media type. */
   readonly documents: readonly ModelDocument[];
+  /** How people see it (descriptor `present`): for the web application's description. */
+  readonly present: ResourcePresentation | undefined;
 }
 
 /** The resource whose record a declared operation answers with (`'record'`: its own), or undefined for a document. */
@@ -77,16 +79,25 @@ export function recordOutput(model: Model, r: ModelResource, op: ModelOperation)
   return 'record' in output ? model.get(output.record) : undefined;
 }
 
-/** A declared operation's document output (not a record). */
+/** A declared operation's document output (not a record, a file or nothing). */
 export const documentOutput = (op: ModelOperation): OperationOutput | undefined => {
   const output = op.def.output;
-  return output === 'record' || 'record' in output ? undefined : output;
+  return output === 'record' || 'record' in output || 'binary' in output || 'empty' in output ? undefined : output;
 };
+
+/** The media types of a declared operation's file output, or undefined. */
+export const binaryOutput = (op: ModelOperation): readonly string[] | undefined => {
+  const output = op.def.output;
+  return output !== 'record' && 'binary' in output ? output.binary : undefined;
+};
+
+/** A declared operation that answers 204 with nothing. */
+export const emptyOutput = (op: ModelOperation): boolean => op.def.output !== 'record' && 'empty' in op.def.output;
 
 export interface ModelOperation {
   readonly name: string;
   readonly on: 'item' | 'collection';
-  readonly method: 'GET' | 'POST';
+  readonly method: OperationDescriptor['method'];
   /** The fastify route, relative to the API prefix (`/webhooks/:id/rotate-secret`). */
   readonly url: string;
   /** The OpenAPI path (`/api/webhooks/{id}/rotate-secret`). */
@@ -157,6 +168,10 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
     const rest = d.operations.rest === 'all' ? ALL_REST : d.operations.rest === 'none' ? [] : d.operations.rest;
     const graphql = d.operations.graphql === 'all' ? ALL_GQL : d.operations.graphql === 'none' ? [] : d.operations.graphql;
     if (d.states && !byName.has(String(d.states.field))) problems.push(`${d.name}: states on unknown field`);
+    // A presentation names fields of the resource (createdAt too, for an order).
+    const p = d.present as ResourcePresentation | undefined;
+    const named = [p?.title, ...(p?.columns ?? []), p?.order?.field, p?.currency?.field, p?.currency?.from, ...(p?.sections ?? []).flatMap((x) => x.fields)];
+    for (const n of named) if (n !== undefined && n !== 'createdAt' && !byName.has(n)) problems.push(`${d.name}: present names unknown field "${n}"`);
     for (const names of Object.values(d.states?.editable ?? {}) as string[][]) {
       for (const n of names) if (!byName.has(n)) problems.push(`${d.name}: states.editable names unknown field "${n}"`);
     }
@@ -203,6 +218,7 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
       operations: operationsOf(d, path, problems),
       singleton: Boolean(d.singleton),
       documents: Object.entries(d.documents ?? {}).map(([mediaType, def]) => ({ mediaType, def: def as DocumentDescriptor })),
+      present: d.present as ResourcePresentation | undefined,
     };
   });
   // A resource embedded in another one is "owned" through the children field's `via`.
@@ -243,6 +259,9 @@ function operationsOf(d: AnyResourceDescriptor, path: string, problems: string[]
       const segments = def.path.split('/').filter(Boolean);
       const params = segments.filter((s) => /^\{\w+\}$/.test(s)).map((s) => s.slice(1, -1));
       if (params.includes('id') || segments.some((s) => !/^(\{\w+\}|[a-z0-9-]+)$/.test(s))) problems.push(`${d.name}.${name}: path "${def.path}" must be lower-case segments and {parameters} other than {id}`);
+      const raw = def.body !== undefined || (def.output !== 'record' && ('binary' in def.output || 'empty' in def.output)) || def.method === 'PUT' || def.method === 'DELETE';
+      if (raw && def.graphql !== false) problems.push(`${d.name}.${name}: an operation with a raw body, a file or empty output, or PUT or DELETE has no GraphQL field (graphql: false)`);
+      if (def.body && def.input) problems.push(`${d.name}.${name}: a raw body or a JSON input, not both`);
       const below = segments.map((s) => (s.startsWith('{') ? `:${s.slice(1, -1)}` : s)).join('/');
       const base = on === 'item' ? `/${path}/:id` : `/${path}`;
       const url = `${base}/${below}`;

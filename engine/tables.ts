@@ -135,6 +135,8 @@ export function buildTables(model: Model, scope: Scope): Tables {
       companyId: uuid('company_id').notNull().references((): AnyPgColumn => scope.column, { onDelete: 'cascade' }),
       name: text('name').notNull(),
       value: pgInteger('value').notNull().default(0),
+      /** The company's own prefix for the sequence's numbers; null: the descriptor's. */
+      prefix: text('prefix'),
     },
     (t) => [primaryKey({ columns: [t.companyId, t.name] })],
   );

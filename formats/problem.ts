@@ -11,7 +11,7 @@ export interface Problem {
 
 export function problem(err: ApiError): Problem {
   const body: Record<string, unknown> = { type: err.type, title: err.title, status: err.status, detail: err.detail };
-  if (err.violations?.length) body.violations = err.violations.map((v) => ({ propertyPath: v.propertyPath, message: v.message, code: v.code }));
+  if (err.violations?.length) body.violations = err.violations.map((v) => ({ propertyPath: v.propertyPath, message: v.message, code: v.code, ...(v.extensions ? { extensions: v.extensions } : {}) }));
   if (err.extra) Object.assign(body, err.extra);
   return { status: err.status, body, headers: { 'content-type': PROBLEM, ...(err.headers ?? {}) } };
 }

@@ -60,7 +60,7 @@ export async function registerGraphql(app: FastifyInstance, o: GraphqlOptions): 
     const where = { locations: gql?.locations, path: gql?.path };
     if (!api) return { json: [{ message: e.message, ...where, ...(gql?.extensions && Object.keys(gql.extensions).length ? { extensions: gql.extensions } : {}) }], status: 200 };
     if (!api.violations?.length) return { json: [{ message: api.message, ...where, extensions: { status: api.status } }], status: api.status };
-    const violations = api.violations.map((v) => ({ path: v.propertyPath, message: v.message }));
+    const violations = api.violations.map((v) => ({ path: v.propertyPath, message: v.message, ...(v.extensions ? { extensions: v.extensions } : {}) }));
     return { json: violations.map((v) => ({ message: `${v.path}: ${v.message}`, ...where, extensions: { status: api.status, violations } })), status: api.status };
   }
 

@@ -4,7 +4,7 @@
 // the engine validates input (engine/validate.ts) and parses queries (engine/query.ts).
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { RestOperation } from '../engine/descriptor.ts';
-import { documentOutput, recordOutput, type Model, type ModelOperation, type ModelResource } from '../engine/model.ts';
+import { binaryOutput, documentOutput, emptyOutput, recordOutput, type Model, type ModelOperation, type ModelResource } from '../engine/model.ts';
 import { lowerFirst } from '../engine/names.ts';
 import { EDGE_CURSOR } from '../engine/keyset.ts';
 import { DATE_OPS, MAX_COUNTED_MATCHES, MAX_PAGE_OFFSET } from '../engine/query.ts';
@@ -235,36 +235,46 @@ function singletonDoc(r: ModelResource, op: RestOperation, doc: RouteDoc, itemCo
 /** The description of a declared operation (engine/declared.ts). */
 export function declaredDoc(model: Model, r: ModelResource, op: ModelOperation, formats: Formats): RouteDoc {
   const d = op.def;
-  const status = d.status ?? 200;
+  const files = binaryOutput(op);
+  const empty = emptyOutput(op);
+  const status = empty ? 204 : (d.status ?? 200);
   const params: Record<string, TSchema> = {};
   if (op.on === 'item') params.id = Type.String({ format: 'uuid', description: `The ${r.name} id.` });
   for (const p of op.params) params[p] = Type.String();
   const target = recordOutput(model, r, op);
   const output = documentOutput(op);
-  const body = target
-    ? content(formats, (f) => f.docs.item(target))
-    : content(formats.forDocuments(true), (f) => f.document!.schema(documentShape(r, op)!));
+  const file = Type.String({ format: 'binary' });
+  const body = empty
+    ? undefined
+    : files
+      ? Object.fromEntries(files.map((t) => [t, { schema: file }]))
+      : target
+        ? content(formats, (f) => f.docs.item(target))
+        : content(formats.forDocuments(true), (f) => f.document!.schema(documentShape(r, op)!));
   const headers: Record<string, unknown> = target ? { ...ETAG, ...(status === 201 ? { location: { type: 'string', description: `The IRI of the new ${target.name}.` } } : {}) } : {};
   if (output?.many) {
     headers['x-total-count'] = { type: 'integer', description: 'The number of items, when it is known.' };
     headers.link = { type: 'string', description: 'rel="next": the next page, by a cursor in "after", while there is one.' };
   }
-  const codes: (keyof typeof PROBLEMS)[] = [401, 403, 406];
-  if (op.on === 'item' || op.params.length) codes.push(404);
+  const codes: (keyof typeof PROBLEMS)[] = [401, 403];
+  if (!empty) codes.push(406);
+  if (op.on === 'item' || op.params.length || files) codes.push(404);
   if (d.query || d.input) codes.push(400);
   if (d.input) codes.push(413, 415, 422);
+  if (d.body) codes.push(413, 422);
   if (d.method === 'POST') codes.push(409);
   const doc: RouteDoc = {
     summary: d.summary,
     description: [d.description ?? r.description, d.roles ? `Roles: ${op.roles.join(', ')}.` : '', d.events?.length ? `Emits: ${d.events.join(', ')}.` : ''].filter(Boolean).join('\n\n'),
     tags: [r.name],
     operationId: op.operationId,
-    response: { [status]: { description: d.summary, ...(Object.keys(headers).length ? { headers } : {}), content: body }, ...problems(...codes.sort()) },
+    response: { [status]: { description: d.summary, ...(Object.keys(headers).length ? { headers } : {}), ...(body ? { content: body } : {}) }, ...problems(...[...new Set(codes)].sort()) },
   };
   if (Object.keys(params).length) doc.params = Type.Object(params);
   if (d.query) doc.querystring = d.query;
   if (d.method === 'POST') doc.headers = requestHeaders({ 'idempotency-key': IDEMPOTENCY_KEY });
   if (d.input) doc.body = { content: { 'application/json': { schema: d.input }, 'application/ld+json': { schema: d.input } } };
+  if (d.body) doc.body = { content: Object.fromEntries(d.body.mediaTypes.map((t) => [t, { schema: Type.String({ format: 'binary', maxLength: d.body!.maxBytes }) }])) };
   return doc;
 }
 

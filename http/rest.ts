@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import type { FieldValues, Principal } from '../engine/types.ts';
 import type { RestOperation } from '../engine/descriptor.ts';
 import { ApiError } from '../engine/errors.ts';
-import { documentOutput, recordOutput, type Model, type ModelOperation, type ModelResource } from '../engine/model.ts';
+import { binaryOutput, documentOutput, emptyOutput, recordOutput, type Model, type ModelOperation, type ModelResource } from '../engine/model.ts';
 import type { RunOperation } from '../engine/declared.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
 import type { Engine } from '../engine/operations.ts';
@@ -385,29 +385,44 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     const byUrl = new Map<string, string[]>();
     for (const op of r.operations) {
       byUrl.set(op.url, [...(byUrl.get(op.url) ?? []), op.method, ...(op.method === 'GET' ? ['HEAD'] : [])]);
+      const output = documentOutput(op);
+      const files = binaryOutput(op);
       // Records and documents alike, in every format that writes them (CONTRACT §22).
-      const offered = documentOutput(op) ? formats.forDocuments(true) : formats;
+      const offered = output ? formats.forDocuments(true) : formats;
       const onRequest: onRequestHookHandler = (req, _reply, done) => {
         try {
-          req.apiFormat = offered.negotiate(req.headers.accept);
+          if (files) negotiateType(req.headers.accept, files);
+          else if (!emptyOutput(op)) req.apiFormat = offered.negotiate(req.headers.accept);
         } catch (e) {
           return done(e as Error);
         }
         done();
       };
       const config = { openapi: declaredDoc(model, r, op, formats), ...(op.method === 'POST' ? { idempotency: 'response' as const } : {}) };
-      app.route<{ Params: Record<string, string> }>({
-        method: op.method,
-        url: op.url,
-        onRequest,
-        config,
-        handler: async (req, reply) => {
-          const format = req.apiFormat ?? offered.negotiate(req.headers.accept);
-          const url = new URL(req.url, 'http://x');
-          const input = op.method === 'POST' && op.def.input ? readJson(req) : undefined;
-          const result = await run(o.principal(req), r, op, { id: req.params.id, params: req.params, query: url.searchParams, input });
-          return sendDeclared(reply, format, op, r, url, result);
-        },
+      const raw = op.def.body;
+      const handler = async (req: FastifyRequest<{ Params: Record<string, string> }>, reply: FastifyReply) => {
+        const url = new URL(req.url, 'http://x');
+        const input = raw ? { mediaType: mediaTypeOf(req), bytes: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) } : op.method === 'POST' && op.def.input ? readJson(req) : undefined;
+        const result = await run(o.principal(req), r, op, { id: req.params.id, params: req.params, query: url.searchParams, input });
+        if (emptyOutput(op)) return reply.code(204).header('cache-control', 'no-store').send();
+        if (files) {
+          const file = result as { body: Buffer; contentType: string } | null;
+          if (!file) throw ApiError.notFound();
+          return reply.code(op.def.status ?? 200).header('content-type', file.contentType).header('vary', 'Accept').header('cache-control', 'private, no-cache').send(file.body);
+        }
+        const format = req.apiFormat ?? offered.negotiate(req.headers.accept);
+        return sendDeclared(reply, format, op, r, url, result);
+      };
+      if (!raw) {
+        app.route<{ Params: Record<string, string> }>({ method: op.method, url: op.url, onRequest, config, handler });
+        continue;
+      }
+      // A raw body: every media type reaches the operation as bytes (it answers for those it
+      // refuses), at most `maxBytes` (413), in a scope of its own so that other routes keep theirs.
+      app.register(async (scope) => {
+        scope.removeAllContentTypeParsers();
+        scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: raw.maxBytes }, (_req, body, done) => done(null, body));
+        scope.route<{ Params: Record<string, string> }>({ method: op.method, url: op.url, onRequest, config, bodyLimit: raw.maxBytes, handler });
       });
     }
     for (const [url, allowed] of byUrl) methodNotAllowed(app, url, allowed);

@@ -16,4 +16,5 @@ export default defineResource({
     countryName: text({ derive: { from: 'country', fn: countryName } }),
   },
   operations: { rest: 'all', graphql: 'all' },
+  present: { title: 'street1', columns: ['street1', 'client', 'country', 'street2'] },
 });

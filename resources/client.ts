@@ -20,5 +20,6 @@ export default defineResource({
     payments: children('Payment', 'client'),
   },
   operations: { rest: 'all', graphql: 'all' },
+  present: { title: 'name', columns: ['name', 'currency', 'status', 'website'], currency: { field: 'currency' }, search: true },
   hooks: clientRules,
 });

@@ -6,7 +6,10 @@
 // in index.ts: /api serves it from a model of its own.
 import type { Processor, Provider } from '../engine/custom.ts';
 import { Type } from '@sinclair/typebox';
-import { defineResource, json, text } from '../engine/descriptor.ts';
+import { defineResource, integer, json, oneOf, text, type OperationDescriptor, type RawBody } from '../engine/descriptor.ts';
+import { ApiError } from '../engine/errors.ts';
+import type { Db } from '../engine/types.ts';
+import { checkLogo, LOGO_MAX_BYTES, LOGO_MAX_SIDE, LOGO_TYPES, type Logo } from './rules/logo.ts';
 import { CLIENT_LINKS_AVAILABLE, PLACEHOLDERS, templateProblems } from './rules/email-templates.ts';
 import { bicProblem, compact, ibanProblem, vatProblem } from './rules/company.ts';
 
@@ -18,6 +21,93 @@ const EMAIL_TEMPLATES = Type.Object(
   { invoice: Type.Optional(template), quote: Type.Optional(template), creditNote: Type.Optional(template), reminder: Type.Optional(template) },
   { title: 'EmailTemplates', additionalProperties: false },
 );
+
+/** A number's prefix: letters, digits and - _ / . # (the number is at most 32 characters). */
+const prefixProblem = (s: string): string | null => (/^[\p{L}\p{N}\-_/.#]+$/u.test(s) ? null : 'Use letters, digits and - _ / . # only.');
+
+/**
+ * The company's documents' numbering (CONTRACT §20): for each numbered resource, the profile's
+ * fields holding its sequence's prefix and next number. Their values live in the engine's
+ * sequences (engine/sequences.ts), read and written by the profile's storage (server/company.ts).
+ */
+export const NUMBERING = [
+  { resource: 'Invoice', field: 'number', prefix: 'invoiceNumberPrefix', next: 'nextInvoiceNumber', example: 'INV-' },
+  { resource: 'Quote', field: 'number', prefix: 'quoteNumberPrefix', next: 'nextQuoteNumber', example: 'QUO-' },
+  { resource: 'CreditNote', field: 'number', prefix: 'creditNoteNumberPrefix', next: 'nextCreditNoteNumber', example: 'CN-' },
+] as const;
+
+/** Languages of the documents, PDFs, client pages and e-mail templates. */
+export const LOCALES = ['en', 'de', 'fr'] as const;
+
+// Settings (CONTRACT §20, issue #49): a new document's defaults, the documents' language and
+// numbering. `defaultTax` names a Tax of the company by IRI (checked by the storage: this model
+// has no Tax).
+const SETTINGS = {
+  defaultDueDays: integer({ min: 0, max: 365, default: 14, description: 'Days from the invoice date to the due date of a new invoice' }),
+  defaultTerms: text({ max: 5000, description: 'The terms a new invoice or quote starts with' }),
+  defaultTax: text({ refersTo: ['Tax'], description: "The tax a new line starts with: a Tax's IRI, or null" }),
+  locale: oneOf(LOCALES, { default: 'en', description: 'The language of PDFs, client pages and the default e-mail templates: en, de or fr' }),
+  ...Object.fromEntries(
+    NUMBERING.flatMap((n) => [
+      [n.prefix, text({ max: 20, default: n.example, check: prefixProblem, description: `The prefix of new ${n.resource} numbers (default ${n.example}); six digits, zero-padded, follow it` })],
+      [n.next, integer({ required: true, min: 1, max: 2_000_000_000, description: `The number the next ${n.resource} takes after the prefix; below a number already given with that prefix: 422` })],
+    ]),
+  ),
+};
+
+/** Where the logo is kept: the server's storage (server/company-logo.ts), passed as a service. */
+export interface LogoStorage {
+  read(db: Db, companyId: string): Promise<{ body: Buffer; contentType: string } | null>;
+  write(db: Db, companyId: string, logo: Logo): Promise<void>;
+  /** False when there was none. */
+  remove(db: Db, companyId: string): Promise<boolean>;
+}
+
+declare module '../engine/descriptor.ts' {
+  interface OperationServices {
+    companyLogo: LogoStorage;
+  }
+}
+
+// The logo (CONTRACT §20): PUT, GET and DELETE /api/company/logo, a file rather than a field.
+const LOGO_OPERATIONS: Record<string, OperationDescriptor> = {
+  putLogo: {
+    method: 'PUT',
+    path: 'logo',
+    summary: "Sets the company's logo",
+    description: `A PNG or JPEG image (Content-Type image/png or image/jpeg) of at most 1 MB and ${LOGO_MAX_SIDE}×${LOGO_MAX_SIDE} pixels, shown on PDFs and client pages. Anything else (another type, an SVG, a body that is not such an image): 422; larger: 413; nothing is stored. Admins only.`,
+    body: { mediaTypes: LOGO_TYPES, maxBytes: LOGO_MAX_BYTES },
+    output: { empty: true },
+    graphql: false,
+    operationId: 'api_company_logo_put',
+    run: async (ctx) => {
+      const { mediaType, bytes } = ctx.input as RawBody;
+      await ctx.services.companyLogo.write(ctx.db, ctx.principal.company.id, checkLogo(mediaType, bytes));
+    },
+  },
+  logo: {
+    method: 'GET',
+    path: 'logo',
+    summary: "The company's logo",
+    description: 'The image as it was put (image/png or image/jpeg); 404 when there is none.',
+    output: { binary: LOGO_TYPES },
+    graphql: false,
+    operationId: 'api_company_logo_get',
+    run: (ctx) => ctx.services.companyLogo.read(ctx.db, ctx.principal.company.id),
+  },
+  deleteLogo: {
+    method: 'DELETE',
+    path: 'logo',
+    summary: "Removes the company's logo",
+    description: '404 when there is none. Admins only.',
+    output: { empty: true },
+    graphql: false,
+    operationId: 'api_company_logo_delete',
+    run: async (ctx) => {
+      if (!(await ctx.services.companyLogo.remove(ctx.db, ctx.principal.company.id))) throw ApiError.notFound('The company has no logo.');
+    },
+  },
+};
 
 export const company = (storage?: { provider: Provider; processor: Processor }) =>
   defineResource({
@@ -52,8 +142,9 @@ export const company = (storage?: { provider: Provider; processor: Processor }) 
         default: [],
         description: 'Reminders of pending and overdue invoices: day offsets from the due date (e.g. [-3, 1, 7, 14]); [] sends none',
       }),
+      ...SETTINGS,
     },
-    operations: { rest: ['read', 'update'], graphql: ['query', 'update'] },
+    operations: { rest: ['read', 'update'], graphql: ['query', 'update'], collection: LOGO_OPERATIONS },
     writers: ['admin'],
     ...storage,
   });

@@ -12,4 +12,5 @@ export default defineResource({
     phone: text({ max: 50 }),
   },
   operations: { rest: 'all', graphql: 'all' },
+  present: { title: 'email', columns: ['email', 'client', 'firstName', 'lastName'] },
 });

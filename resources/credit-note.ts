@@ -1,5 +1,5 @@
 import { children, date, defineResource, oneOf, ref, text } from '../engine/descriptor.ts';
-import { billedClient, currencyAndDiscount, documentComputed, documentTotals, remarks } from './fragments.ts';
+import { billedClient, currencyAndDiscount, documentTotalsPresent, documentComputed, documentTotals, remarks } from './fragments.ts';
 import { creditNoteRules } from './rules/credit-note.ts';
 import { pdfDocument, ublDocument } from './rules/document-files.ts';
 
@@ -35,6 +35,24 @@ export default defineResource({
     // An issued credit note never changes; a cancelled one only goes back to draft.
     editable: { issued: [], cancelled: [] },
     deletable: ['draft', 'cancelled'],
+    actions: {
+      issued: { label: 'Issue', confirm: 'The credit note is issued: it gets its number, reduces its invoice’s balance, and can never change or be deleted.' },
+      cancelled: { label: 'Cancel credit note', confirm: 'The credit note is cancelled: it credits nothing unless it goes back to draft.' },
+      draft: { label: 'Back to draft' },
+    },
+  },
+  present: {
+    title: 'number',
+    columns: ['number', 'client', 'invoice', 'status', 'issueDate', 'total'],
+    order: { field: 'createdAt', dir: 'desc' },
+    currency: { field: 'currency', from: 'client' },
+    search: true,
+    totals: documentTotalsPresent,
+    sections: [
+      { label: 'Credit note', fields: ['client', 'invoice', 'issueDate', 'reason'] },
+      { label: 'Discount', fields: ['discountType', 'discountValue'] },
+      { label: 'Terms and notes', fields: ['terms', 'notes'] },
+    ],
   },
   computed: documentComputed('CreditNote'),
   events: { states: [{ to: 'issued', from: ['draft'], type: 'credit_note.issued' }] },

@@ -20,5 +20,6 @@ export default defineResource({
     url: text({ shownOnce: true, description: 'The link, <PUBLIC_URL>/d/<token>: whole only in the response to the create (only a hash of the token is stored).' }),
   },
   operations: { rest: ['list', 'read', 'create', 'delete'], graphql: ['query', 'create', 'delete'] },
+  present: { title: 'document', columns: ['document', 'invoice', 'quote', 'creditNote', 'contact', 'expiresAt'], order: { field: 'createdAt', dir: 'desc' }, group: 'settings' },
   hooks: documentLinkRules,
 });

@@ -2,7 +2,7 @@
 // functions spread into their descriptors (the engine sees ordinary descriptors). Invoices, quotes
 // and recurring invoices are documents addressed to a client with a discount and totals; invoice
 // and quote lines are one kind of resource, owned by a different document.
-import { decimal, defineResource, integer, list, money, oneOf, ref, text, type Computed, type Field, type RefField } from '../engine/descriptor.ts';
+import { decimal, defineResource, integer, list, money, oneOf, ref, text, type Computed, type Field, type RefField, type TotalsPresentation } from '../engine/descriptor.ts';
 import type { HookApi } from '../engine/hooks.ts';
 import { computeNewDocument, recomputeDocument } from './rules/documents.ts';
 import { lineRules } from './rules/lines.ts';
@@ -21,7 +21,10 @@ export const billedClient = {
 export const currencyAndDiscount = {
   currency: text({ readOnly: true }),
   discountType: oneOf(['none', 'percentage', 'fixed'], { default: 'none' }),
-  discountValue: decimal({ scale: 4, min: 0, default: 0, description: 'A percentage (0–100) or a fixed amount in minor units' }),
+  discountValue: decimal({
+    scale: 4, min: 0, default: 0, description: 'A percentage (0–100) or a fixed amount in minor units',
+    present: { label: 'Discount', unit: { field: 'discountType', values: { percentage: 'percent', fixed: 'money' } } },
+  }),
 };
 
 /** The totals of CONTRACT §6, read-only, kept by the document's `computed`. */
@@ -31,7 +34,7 @@ export const documentTotals = {
   discountTotal: money({ readOnly: true, description: 'Σ discount of the tax groups' }),
   total: money({ readOnly: true, order: true, description: 'subtotal − discountTotal + taxTotal' }),
   taxGroups: list({
-    rate: decimal({ scale: 4, required: true, description: 'The tax rate (a percentage); lines without a tax are the 0 % group' }),
+    rate: decimal({ scale: 4, required: true, description: 'The tax rate (a percentage); lines without a tax are the 0 % group', present: { unit: 'percent' } }),
     base: money({ required: true, description: 'Σ net of the lines at this rate' }),
     discount: money({ required: true, description: "This group's share of the discount" }),
     taxable: money({ required: true, description: 'base − discount' }),
@@ -39,10 +42,21 @@ export const documentTotals = {
   }, { readOnly: true, typeName: 'TaxGroup', description: 'One entry per tax rate, ascending by rate (EN 16931 VAT breakdown)' }),
 };
 
-/** Free text printed on the document. */
+/** Free text printed on the document; a new one starts with the company's terms. */
 export const remarks = {
-  terms: text(),
+  terms: text({ present: { defaultFrom: { company: 'defaultTerms' } } }),
   notes: text(),
+};
+
+/** A document's form totals as it is typed, by the same arithmetic as its `computed` (rules/totals.ts). */
+export const documentTotalsPresent: TotalsPresentation = {
+  rule: 'documentTotals',
+  lines: 'lines',
+  line: { price: 'price', qty: 'qty', tax: 'tax' },
+  tax: { rate: 'rate', type: 'type' },
+  discount: { type: 'discountType', value: 'discountValue' },
+  fields: ['subtotal', 'discountTotal', 'taxTotal', 'total'],
+  groups: 'taxGroups',
 };
 
 const totalFields = ['subtotal', 'taxTotal', 'discountTotal', 'total', 'taxGroups'] as const;
@@ -81,14 +95,15 @@ export function documentLine<const V extends string>(o: { name: string; plural: 
     fields: {
       ...owner,
       ...lineInput,
-      tax: ref('Tax', { onDelete: 'restrict' }),
+      tax: ref('Tax', { onDelete: 'restrict', present: { defaultFrom: { company: 'defaultTax' } } }),
       position: integer({ min: 0, order: true, description: 'Order within the document; appended at the end when omitted' }),
       total: money({ readOnly: true, description: 'round(price × qty)' }),
       net: money({ readOnly: true, description: 'total, less the tax an inclusive price contains: round(total × 100 / (100 + rate))' }),
-      taxRate: decimal({ scale: 4, readOnly: true, description: 'The tax rate this line was computed with; kept once the document leaves draft' }),
+      taxRate: decimal({ scale: 4, readOnly: true, description: 'The tax rate this line was computed with; kept once the document leaves draft', present: { unit: 'percent' } }),
       taxType: oneOf(['exclusive', 'inclusive'], { readOnly: true, description: 'The tax type this line was computed with; kept once the document leaves draft' }),
     },
     operations: { rest: 'none', graphql: 'all' },
+    present: { title: 'description' },
     hooks: lineRules,
   });
 }

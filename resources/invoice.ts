@@ -1,6 +1,6 @@
 import { children, date, defineResource, money, oneOf, ref, timestamp } from '../engine/descriptor.ts';
 import { pdfDocument, ublDocument } from './rules/document-files.ts';
-import { billedClient, currencyAndDiscount, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
+import { billedClient, currencyAndDiscount, documentTotalsPresent, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
 import { invoiceRules } from './rules/invoice.ts';
 import { dashboard } from './rules/dashboard.ts';
 import { creditOperation } from './rules/credit-note.ts';
@@ -14,7 +14,7 @@ export default defineResource({
     ...billedClient,
     status: oneOf(['draft', 'pending', 'overdue', 'paid', 'cancelled'], { default: 'draft', filter: 'exact' }),
     invoiceDate: date({ default: 'today', filter: 'date', order: true }),
-    dueDate: date({ notBefore: 'invoiceDate', filter: 'date', order: true }),
+    dueDate: date({ notBefore: 'invoiceDate', filter: 'date', order: true, present: { defaultFrom: { company: 'defaultDueDays', addDaysTo: 'invoiceDate' } } }),
     paidAt: timestamp({ readOnly: true }),
     ...currencyAndDiscount,
     ...documentTotals,
@@ -23,13 +23,14 @@ export default defineResource({
     balance: money({ readOnly: true, description: 'total − amountPaid − amountCredited' }),
     ...remarks,
     lines: children('InvoiceLine', 'invoice', { embedded: true, orderBy: 'position' }),
-    payments: children('Payment', 'invoice'),
-    creditNotes: children('CreditNote', 'invoice'),
+    // Payments and credit notes are made from an issued invoice only (rules/payment.ts, credit-note.ts).
+    payments: children('Payment', 'invoice', { present: { addWhen: { status: { in: ['pending', 'overdue'] } } } }),
+    creditNotes: children('CreditNote', 'invoice', { present: { addWhen: { status: { in: ['pending', 'overdue'] } } } }),
     quote: ref('Quote', { readOnly: true, onDelete: 'set null' }),
     recurringInvoice: ref('RecurringInvoice', { readOnly: true, onDelete: 'set null' }),
   },
   // The web application's dashboard (CONTRACT §17) is a collection operation like any other.
-  operations: { rest: 'all', graphql: 'all', collection: { dashboard }, item: { credit: creditOperation } },
+  operations: { rest: 'all', graphql: 'all', collection: { dashboard: { ...dashboard, present: { view: 'dashboard' } } }, item: { credit: creditOperation } },
   documents: { ...pdfDocument('invoice'), ...ublDocument('invoice') },
   // paid and overdue are reached automatically: by payments (payment.ts) and by schedule:run.
   states: {
@@ -49,6 +50,27 @@ export default defineResource({
       cancelled: [],
     },
     deletable: ['draft', 'cancelled'], // and only without payments (the payments' reference)
+    deleteWhen: { amountPaid: { eq: 0 }, amountCredited: { eq: 0 } }, // payments and credit notes refer to it (restrict)
+    // rules/invoice.ts: back to draft only without payments or issued credit notes.
+    guards: [{ to: 'draft', when: { amountPaid: { eq: 0 }, amountCredited: { eq: 0 } }, because: 'An invoice with payments or issued credit notes cannot go back to draft.' }],
+    actions: {
+      pending: { label: 'Issue', confirm: 'The invoice is issued: it is owed from now on, and its client, lines and amounts can no longer change.' },
+      cancelled: { label: 'Cancel invoice', confirm: 'The invoice is cancelled: it is no longer owed, and nothing can be paid on it.' },
+      draft: { label: 'Back to draft' },
+    },
+  },
+  present: {
+    title: 'number',
+    columns: ['number', 'client', 'status', 'invoiceDate', 'dueDate', 'total', 'balance'],
+    order: { field: 'createdAt', dir: 'desc' },
+    currency: { field: 'currency', from: 'client' },
+    search: true,
+    totals: documentTotalsPresent,
+    sections: [
+      { label: 'Invoice', fields: ['client', 'number', 'invoiceDate', 'dueDate'] },
+      { label: 'Discount', fields: ['discountType', 'discountValue'] },
+      { label: 'Terms and notes', fields: ['terms', 'notes'] },
+    ],
   },
   computed: documentComputed('Invoice', 'balance'),
   // One invoice per recurring invoice and run date, whatever runs schedule:run at the same time.

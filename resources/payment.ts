@@ -18,5 +18,11 @@ export default defineResource({
   updatable: ['method', 'reference', 'notes'],
   operations: { rest: ['list', 'read', 'create', 'update', 'delete'], graphql: ['query', 'create'] },
   events: { deleted: ['payment.voided'] },
+  present: {
+    title: 'reference',
+    columns: ['reference', 'invoice', 'client', 'method', 'paidAt', 'amount'],
+    order: { field: 'createdAt', dir: 'desc' },
+    currency: { field: 'currency', from: 'invoice' },
+  },
   hooks: paymentRules,
 });

@@ -1,6 +1,6 @@
 import { children, date, defineResource, oneOf, ref } from '../engine/descriptor.ts';
 import { pdfDocument } from './rules/document-files.ts';
-import { billedClient, currencyAndDiscount, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
+import { billedClient, currencyAndDiscount, documentTotalsPresent, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
 import { quoteRules } from './rules/quote.ts';
 
 export default defineResource({
@@ -38,6 +38,26 @@ export default defineResource({
       cancelled: [],
     },
     deletable: ['draft', 'declined', 'cancelled'],
+    actions: {
+      sent: { label: 'Mark as sent' },
+      accepted: { label: 'Accept', confirm: 'The quote is accepted: a draft invoice is made from it, and the quote can no longer change.' },
+      declined: { label: 'Decline' },
+      cancelled: { label: 'Cancel quote', confirm: 'The quote is cancelled: it can no longer be accepted unless it goes back to draft.' },
+      draft: { label: 'Back to draft' },
+    },
+  },
+  present: {
+    title: 'number',
+    columns: ['number', 'client', 'status', 'invoiceDate', 'validUntil', 'total'],
+    order: { field: 'createdAt', dir: 'desc' },
+    currency: { field: 'currency', from: 'client' },
+    search: true,
+    totals: documentTotalsPresent,
+    sections: [
+      { label: 'Quote', fields: ['client', 'number', 'invoiceDate', 'validUntil'] },
+      { label: 'Discount', fields: ['discountType', 'discountValue'] },
+      { label: 'Terms and notes', fields: ['terms', 'notes'] },
+    ],
   },
   computed: documentComputed('Quote'),
   events: {

@@ -31,6 +31,11 @@ export default defineResource({
       active: ['paused', 'cancelled'],
       paused: ['active', 'cancelled'],
     },
+    actions: {
+      active: { label: 'Activate' },
+      paused: { label: 'Pause' },
+      cancelled: { label: 'Cancel', confirm: 'The recurring invoice is cancelled for good: it makes no more invoices.' },
+    },
   },
   computed: {
     fields: ['subtotal', 'taxTotal', 'discountTotal', 'total', 'taxGroups'],
@@ -38,5 +43,10 @@ export default defineResource({
     compute: (api, id) => recomputeTemplate(api, id),
   },
   events: { emitted: ['recurring_invoice.issued'] }, // by schedule:run (rules/schedule.ts)
+  present: {
+    columns: ['client', 'status', 'frequency', 'startDate', 'endDate', 'nextRunDate', 'total'],
+    order: { field: 'createdAt', dir: 'desc' },
+    currency: { field: 'currency', from: 'client' },
+  },
   hooks: recurringRules,
 });

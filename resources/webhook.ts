@@ -27,5 +27,6 @@ export default defineResource({
   },
   operations: { rest: 'all', graphql: 'all', collection: webhookCollectionOperations, item: webhookItemOperations },
   events: { emitted: ['webhook.ping'] },
+  present: { title: 'url', columns: ['url', 'description', 'active'], group: 'settings' },
   hooks: webhookRules,
 });

@@ -94,5 +94,6 @@ function registerRoutes(rest: FastifyInstance, o: ApiOptions): void {
   const tokenEngine = customEngine(o.db, tokens);
   registerRest(rest, { engine: tokenEngine, formats: o.formats, principal: principalOf, resources: [tokens.get(TOKEN.name)], run: operationRunner(tokenEngine, o.db, o.services) });
   // The company profile: a singleton of a model of its own, stored on the company's row (company.ts).
-  registerRest(rest, { engine: customEngine(o.db, companyModel), formats: o.formats, principal: principalOf });
+  const companyEngine = customEngine(o.db, companyModel);
+  registerRest(rest, { engine: companyEngine, formats: o.formats, principal: principalOf, run: operationRunner(companyEngine, o.db, o.services) });
 }

@@ -26,6 +26,7 @@ import { TOKEN, tokenModel } from './token-service.ts';
 import { openapiComponents } from '../http/openapi.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
 import { COMPANY, companyModel } from './company.ts';
+import { logoStorage } from './company-logo.ts';
 import { customEngine } from '../engine/custom.ts';
 import { mergeSchemas } from '../engine/graphql/merge.ts';
 import { documentRenderers } from './documents/index.ts';
@@ -174,6 +175,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     documents,
     tokens: tokenActivity({ db: o.database.db, settle: () => settleHistory(history, app), clock: gate.clock }),
     mail: mailService(o.config.mail, { wake: () => mail.wake() }),
+    companyLogo: logoStorage,
   } satisfies OperationServices);
   const run = operationRunner(engine, o.database.db, services);
   // The web pages' sign-in sessions: the pages' own routes and /api (with a CSRF token on writes) read them.

@@ -2,14 +2,18 @@
 // (resources/company.ts) is a singleton served by the engine through REST and GraphQL; this
 // provider and processor read and write the row, and readCompany/updateCompany give the same
 // rules to the documents and the settings page.
-import { eq } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db, Principal, FieldValues } from '../engine/types.ts';
 import type { Processor, Provider } from '../engine/custom.ts';
 import { customEngine } from '../engine/custom.ts';
 import { ApiError, ViolationCode } from '../engine/errors.ts';
 import { buildModel } from '../engine/model.ts';
 import { driverError } from '../engine/operations.ts';
-import { company } from '../resources/company.ts';
+import { company, NUMBERING } from '../resources/company.ts';
+import { setSequence, sequenceSettingSql } from '../engine/sequences.ts';
+import { literal } from '../engine/sql-text.ts';
+import { refId } from '../engine/validate.ts';
+import { model, tables } from './model.ts';
 import { companies } from './schema.ts';
 
 export { ibanProblem, bicProblem, vatProblem } from '../resources/rules/company.ts';
@@ -32,21 +36,46 @@ export function companyStorage(): { provider: Provider; processor: Processor } {
       },
       async update({ db, principal }, existing, changes) {
         if (!Object.keys(changes).length) return existing;
+        const companyId = principal.company.id;
+        const columns: FieldValues = {};
+        for (const [k, v] of Object.entries(changes)) if (!SEQUENCE_FIELDS.has(k)) columns[k] = v;
+        if ('defaultTax' in columns) columns.defaultTax = await taxId(db, companyId, columns.defaultTax);
         try {
-          const [row] = await db.update(companies).set({ ...changes, updatedAt: new Date() }).where(eq(companies.id, principal.company.id)).returning();
-          if (!row) throw ApiError.notFound();
-          return profileOf(row);
+          await db.transaction(async (tx) => {
+            const [row] = await tx.update(companies).set({ ...columns, updatedAt: new Date() }).where(eq(companies.id, companyId)).returning({ id: companies.id });
+            if (!row) throw ApiError.notFound();
+            for (const n of NUMBERING) {
+              const change: { prefix?: string; next?: number } = {};
+              if (typeof changes[n.prefix] === 'string' && changes[n.prefix] !== existing[n.prefix]) change.prefix = changes[n.prefix] as string;
+              if (typeof changes[n.next] === 'number' && changes[n.next] !== existing[n.next]) change.next = changes[n.next] as number;
+              if (change.prefix === undefined && change.next === undefined) continue;
+              const r = model.get(n.resource);
+              await setSequence(tx, tables, r, r.byName.get(n.field)!, companyId, change, { next: n.next });
+            }
+          });
         } catch (e) {
           const d = driverError(e);
           if (d?.code === '23505') throw ApiError.validation([{ propertyPath: 'name', message: 'This value is already used.', code: ViolationCode.unique }]);
           throw e;
         }
+        return readCompany(db, companyId);
       },
       async remove() {
         throw new ApiError(405, 'The company profile is one record.');
       },
     },
   };
+}
+
+/** The id of the company's tax an IRI names; another company's or an unknown one: 422 as for one that does not exist. */
+async function taxId(db: Db, companyId: string, iri: unknown): Promise<string | null> {
+  if (iri === null || iri === undefined) return null;
+  const TAX = model.get('Tax');
+  const id = refId(model, 'Tax', iri);
+  const t = tables.get(TAX);
+  const found = id ? await db.select({ id: t.id }).from(t).where(and(eq(t.id, id), eq(t.companyId, companyId))) : [];
+  if (!found.length) throw ApiError.validation([{ propertyPath: 'defaultTax', message: `Item not found for "${String(iri).slice(0, 200)}".`, code: ViolationCode.notFound }]);
+  return id!;
 }
 
 export const companyModel = buildModel([company(companyStorage())]);
@@ -57,18 +86,44 @@ export const PROFILE_FIELDS = COMPANY.fields.map((f) => f.name);
 export type CompanyRow = typeof companies.$inferSelect;
 export type CompanyProfile = FieldValues & { id: string; name: string; currency: string; createdAt: Date; updatedAt: Date };
 
-export function profileOf(row: CompanyRow): CompanyProfile {
+/** The profile's fields held by the engine's sequences (the numbering), not by the company's row. */
+const SEQUENCE_FIELDS = new Set<string>(NUMBERING.flatMap((n) => [n.prefix, n.next]));
+
+/**
+ * The profile in one statement: the company's row, its numbering from the engine's sequences,
+ * and its default tax as an IRI (null when that tax was deleted since).
+ */
+// (Columns inside a single table's select lose their table's name in drizzle: the company is a
+// value here, and the subqueries name their own tables.)
+function profileSelect(companyId: string) {
+  const TAX = model.get('Tax');
+  const company = sql`${companyId}::uuid`;
+  const extra: Record<string, SQL> = {
+    defaultTaxIri: sql<string | null>`(select ${literal(`${TAX.iri}/`)} || t.id::text from ${sql.identifier(TAX.table)} as t where t.company_id = ${company} and t.id = (select c.default_tax from ${companies} as c where c.id = ${company}))`,
+  };
+  for (const n of NUMBERING) {
+    const r = model.get(n.resource);
+    const s = sequenceSettingSql(tables, r, r.byName.get(n.field)!, company);
+    extra[n.prefix] = s.prefix;
+    extra[n.next] = sql`${s.next}::int`;
+  }
+  return extra;
+}
+
+export function profileOf(row: CompanyRow & Record<string, unknown>): CompanyProfile {
   const out: FieldValues = { id: row.id };
   for (const n of PROFILE_FIELDS) out[n] = (row as unknown as FieldValues)[n] ?? null;
+  out.defaultTax = row.defaultTaxIri ?? null;
+  for (const n of NUMBERING) out[n.next] = row[n.next] === null || row[n.next] === undefined ? null : Number(row[n.next]);
   return { ...out, createdAt: row.createdAt, updatedAt: row.updatedAt } as CompanyProfile;
 }
 
 export async function readCompany(db: Db, companyId: string): Promise<CompanyProfile> {
-  const [row] = await db.select().from(companies).where(eq(companies.id, companyId));
+  const [row] = await db.select({ row: companies, ...profileSelect(companyId) }).from(companies).where(eq(companies.id, companyId));
   if (!row) throw ApiError.notFound();
-  return profileOf(row);
+  const { row: r, ...extra } = row;
+  return profileOf({ ...r, ...extra });
 }
-
 /** Applies a profile change through the engine: admins only (403), every field validated (422). */
 export async function updateCompany(db: Db, principal: Pick<Principal, 'role' | 'company'>, input: FieldValues): Promise<CompanyProfile> {
   return (await customEngine(db, companyModel).update(principal as Principal, COMPANY, principal.company.id, input, 'update')) as CompanyProfile;

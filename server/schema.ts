@@ -1,6 +1,12 @@
 // Tables that are not API resources: tenancy, users, tokens, request history, settings.
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
+
+/** Binary data (PostgreSQL bytea) as a Buffer. */
+const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (v) => (Buffer.isBuffer(v) ? v : Buffer.from(v)),
+});
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 });
 
@@ -28,6 +34,14 @@ export const companies = pgTable('companies', {
   // the reminders' day offsets from the due date.
   emailTemplates: jsonb('email_templates'),
   reminders: jsonb('reminders').notNull().default([]),
+  // Settings (CONTRACT §20, issue #49): the defaults of a new document and the documents'
+  // language. The numbering's prefixes and next numbers are the engine's sequences
+  // (engine_sequences), the logo a row of company_logos.
+  defaultDueDays: integer('default_due_days').notNull().default(14),
+  defaultTerms: text('default_terms'),
+  /** The id of a Tax of the company; a tax deleted since reads as none. */
+  defaultTax: uuid('default_tax'),
+  locale: text('locale').notNull().default('en'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [uniqueIndex('companies_name_unique').on(sql`lower(${t.name})`)]);
@@ -160,3 +174,38 @@ export const paymentSessionReceipts = pgTable('payment_session_receipts', {
   paymentId: uuid('payment_id'),
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [primaryKey({ columns: [t.provider, t.sessionId] })]);
+
+/** The company's logo (CONTRACT §20): a PNG or JPEG of at most 1 MB, checked when it is put. */
+export const companyLogos = pgTable('company_logos', {
+  companyId: uuid('company_id').primaryKey().references(() => companies.id, { onDelete: 'cascade' }),
+  contentType: text('content_type').notNull(),
+  data: bytea('data').notNull(),
+  width: integer('width').notNull(),
+  height: integer('height').notNull(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/**
+ * Invitations to join a company with a role (CONTRACT §20): the link's token is shown once (in
+ * the e-mail, or to the admin when e-mail is held); only its sha256 is stored. One use, 7 days.
+ */
+export const invitations = pgTable('invitations', {
+  id: uuid('id').primaryKey(),
+  companyId: uuid('company_id').notNull().references(() => companies.id, { onDelete: 'cascade' }),
+  email: text('email').notNull(),
+  role: text('role').notNull(),
+  tokenHash: text('token_hash').notNull(),
+  invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),
+  expiresAt: ts('expires_at').notNull(),
+  acceptedAt: ts('accepted_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [uniqueIndex('invitations_token_unique').on(t.tokenHash), index('invitations_company_idx').on(t.companyId, t.createdAt)]);
+
+/** Password reset links (CONTRACT §20): one use, 1 hour; only the token's sha256 is stored. */
+export const passwordResets = pgTable('password_resets', {
+  tokenHash: text('token_hash').primaryKey(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  expiresAt: ts('expires_at').notNull(),
+  usedAt: ts('used_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [index('password_resets_user_idx').on(t.userId)]);

@@ -1,10 +1,10 @@
 // The web application's parts that need no browser: the model's description it is built from
-// (engine/describe.ts) — including a test model with one extra descriptor, which gets its list,
+// (http/describe.ts) — including a test model with one extra descriptor, which gets its list,
 // record and form with no UI code —, the pure functions of web/app/lib.js (addresses, money in
 // a currency's decimals, the list's one GraphQL request, violations at their fields), the /app
 // shell and its sign-in redirect, and the dashboard's declared operation on a real database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeModel, type ModelDescription } from '../engine/describe.ts';
+import { describeModel, type ModelDescription } from '../http/describe.ts';
 import { buildModel } from '../engine/model.ts';
 import { descriptors } from '../resources/index.ts';
 import { lastMonths } from '../resources/rules/dashboard.ts';
@@ -21,7 +21,9 @@ describe('the description the application is built from', () => {
   const d = describeModel(model);
 
   it('lists every resource with REST operations; lines have an owner and no page of their own', () => {
-    expect(d.navigation).toEqual(['Client', 'Contact', 'Address', 'Tax', 'Invoice', 'Quote', 'RecurringInvoice', 'Payment', 'CreditNote', 'Webhook', 'DocumentLink', 'Email']);
+    expect(d.navigation).toEqual(['Client', 'Contact', 'Address', 'Tax', 'Invoice', 'Quote', 'RecurringInvoice', 'Payment', 'CreditNote']);
+    // Developer resources under Settings (descriptor present.group).
+    expect(d.settings).toEqual(['Webhook', 'DocumentLink', 'Email']);
     const line = d.resources.find((r) => r.name === 'InvoiceLine')!;
     expect(line.owner).toEqual({ resource: 'Invoice', field: 'invoice' });
     expect(JSON.parse(JSON.stringify(d))).toEqual(d);
@@ -34,7 +36,15 @@ describe('the description the application is built from', () => {
     expect(inv.columns).toEqual(['number', 'client', 'status', 'invoiceDate', 'dueDate', 'total', 'balance']);
     expect(f('client')).toMatchObject({ kind: 'ref', target: 'Client', required: true, filter: 'exact' });
     expect(f('total')).toMatchObject({ kind: 'money', readOnly: true, order: true });
-    expect(f('discountValue')).toMatchObject({ kind: 'decimal', scale: 4 });
+    expect(f('discountValue')).toMatchObject({ kind: 'decimal', scale: 4, label: 'Discount', unit: { field: 'discountType', values: { percentage: 'percent', fixed: 'money' } } });
+    // Presentation as declared: default order, currency, sections, guards, actions, operations' conditions.
+    expect(inv.defaultOrder).toEqual({ field: 'createdAt', dir: 'desc' });
+    expect(inv.currency).toEqual({ field: 'currency', from: 'client' });
+    expect(inv.sections!.map((x) => x.label)).toEqual(['Invoice', 'Discount', 'Terms and notes']);
+    expect(inv.states!.guards).toEqual([{ to: 'draft', when: { amountPaid: { eq: 0 }, amountCredited: { eq: 0 } }, because: expect.any(String) }]);
+    expect(inv.states!.actions!.pending).toMatchObject({ label: 'Issue', confirm: expect.stringContaining('can no longer change') });
+    expect(inv.operations.find((o) => o.name === 'credit')).toMatchObject({ when: { status: { in: ['pending', 'overdue'] }, balance: { gt: 0 } }, label: 'Credit' });
+    expect(inv.operations.find((o) => o.name === 'dashboard')).toMatchObject({ view: 'dashboard' });
     expect(f('status')).toMatchObject({ kind: 'enum', values: ['draft', 'pending', 'overdue', 'paid', 'cancelled'] });
     expect(f('lines')).toMatchObject({ kind: 'children', target: 'InvoiceLine', embedded: true, orderBy: 'position', via: 'invoice' });
     expect(f('dueDate').updatable).toBe(true);
@@ -85,15 +95,21 @@ describe('web/app/lib.js', () => {
     expect(lib.minorToDecimal(-5, 'EUR')).toBe('-0.05');
     expect(lib.minorToDecimal(1234, 'JPY')).toBe('1234');
     expect(lib.minorToDecimal(1234, 'BHD')).toBe('1.234');
-    expect(lib.decimalToMinor('1,234.5', 'USD')).toBe(123450);
-    expect(lib.decimalToMinor('0.07', 'USD')).toBe(7);
-    expect(lib.decimalToMinor('19.99', 'USD')).toBe(1999);
-    expect(lib.decimalToMinor('1.5', 'JPY')).toBeNull();
-    expect(lib.decimalToMinor('12', 'JPY')).toBe(12);
-    expect(lib.decimalToMinor('abc', 'USD')).toBeNull();
+    expect(lib.parseMoney('1,234.5', 'USD')).toEqual({ minor: 123450 });
+    expect(lib.parseMoney('0.07', 'USD')).toEqual({ minor: 7 });
+    expect(lib.parseMoney('19.99', 'USD')).toEqual({ minor: 1999 });
+    expect(lib.parseMoney('1.5', 'JPY').error).toBeTruthy();
+    expect(lib.parseMoney('12', 'JPY')).toEqual({ minor: 12 });
+    expect(lib.parseMoney('abc', 'USD').error).toBeTruthy();
     expect(lib.formatMoney(123456, 'USD')).toBe('$1,234.56');
     expect(lib.formatMoney(1234, 'JPY')).toBe('¥1,234');
-    expect(lib.fromInput({ kind: 'money' }, '1.234', 'USD')).toEqual({ error: 'Enter an amount with at most 2 decimals (USD).' });
+    expect(lib.fromInput({ kind: 'money' }, '1.234', 'USD').error).toMatch(/ambiguous/);
+    expect(lib.fromInput({ kind: 'money' }, '9,99', 'USD')).toEqual({ value: 999 });
+    // A discount's unit is chosen by its type: a fixed one in major units, sent in minor units.
+    const discount = { kind: 'decimal', scale: 4, unit: { field: 'discountType', values: { percentage: 'percent', fixed: 'money' } } };
+    expect(lib.fromInput(discount, '50', 'EUR', { discountType: 'fixed' })).toEqual({ value: 5000 });
+    expect(lib.fromInput(discount, '12,5 %', 'EUR', { discountType: 'percentage' })).toEqual({ value: 12.5 });
+    expect(lib.toInput(discount, 5000, 'EUR', { discountType: 'fixed' })).toBe('50.00');
     expect(lib.fromInput({ kind: 'decimal', scale: 4 }, '2.5', 'USD')).toEqual({ value: 2.5 });
     expect(lib.fromInput({ kind: 'decimal', scale: 4 }, '2.12345', 'USD').error).toBeTruthy();
   });
@@ -103,12 +119,13 @@ describe('web/app/lib.js', () => {
     const q = lib.listQuery(d, inv, new URLSearchParams('status=paid&invoiceDate[after]=2026-01-01&order=total:desc&after=abc'));
     expect(q).toContain('invoices(first: 30, after: "abc", status: "paid", invoiceDate: [{after: "2026-01-01"}], order: [{total: "DESC"}])');
     expect(q).toContain('client { id name }');
-    expect(lib.listQuery(d, inv, new URLSearchParams('last=1'))).toContain('invoices(last: 30)');
-    expect(lib.listQuery(d, inv, new URLSearchParams('before=xyz'))).toContain('invoices(last: 30, before: "xyz")');
+    // Newest first when the address names no order (the descriptor's present.order).
+    expect(lib.listQuery(d, inv, new URLSearchParams('last=1'))).toContain('invoices(last: 30, order: [{createdAt: "DESC"}])');
+    expect(lib.listQuery(d, inv, new URLSearchParams('before=xyz'))).toContain('invoices(last: 30, before: "xyz", order: [{createdAt: "DESC"}])');
     // Text goes as a GraphQL string literal, whatever it holds.
     expect(lib.listQuery(d, d.get('Client'), new URLSearchParams({ name: 'a"b\\c' }))).toContain('name: "a\\"b\\\\c"');
     // REST, for a resource without GraphQL: cursor paging from the edge cursor.
-    expect(lib.listUrl(inv, new URLSearchParams('status=paid'))).toBe(`/api/invoices?itemsPerPage=30&status=paid&after=${lib.EDGE_CURSOR}`);
+    expect(lib.listUrl(inv, new URLSearchParams('status=paid'))).toBe(`/api/invoices?itemsPerPage=30&status=paid&order%5BcreatedAt%5D=desc&after=${lib.EDGE_CURSOR}`);
     expect(lib.listAddress(inv, new URLSearchParams('status=paid&after=x'), { order: 'total:asc' })).toBe('/app/invoices?status=paid&order=total%3Aasc');
   });
 
@@ -182,7 +199,34 @@ describe('the /app shell and the dashboard operation', () => {
     const again = await fetch(`${t.url}/app/description.json`, { headers: { 'if-none-match': described.headers.get('etag')! } });
     expect(again.status).toBe(304);
     // The application's files are served by us.
-    for (const f of ['app/main.js', 'app/views.js', 'app/lib.js', 'app/api.js', 'app/app.css']) expect((await fetch(`${t.url}/assets/app/${f}`)).status).toBe(200);
+    for (const f of ['app/main.js', 'app/views/shell.js', 'app/views/form.js', 'app/money.js', 'app/lib.js', 'app/api.js', 'app/app.css']) expect((await fetch(`${t.url}/assets/app/${f}`)).status).toBe(200);
+    // The page names them by versioned addresses (the content hash of their root), cached for a
+    // year as immutable: a warm load asks for nothing but the page. Every module the application
+    // imports, followed from main.js through its relative imports and the import map, is one.
+    const map = JSON.parse(/<script type="importmap">(.*?)<\/script>/s.exec(page.text)![1]!).imports as Record<string, string>;
+    const named = [...page.text.matchAll(/(?:href|src)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(10);
+    const seen = new Set<string>();
+    const queue = [...named, ...Object.values(map)];
+    while (queue.length) {
+      const url = queue.shift()!;
+      if (seen.has(url)) continue;
+      seen.add(url);
+      expect(url, url).toMatch(/^\/assets\/@[0-9a-f]{16}\//);
+      const res = await fetch(`${t.url}${url}`);
+      expect(res.status, url).toBe(200);
+      expect(res.headers.get('cache-control'), url).toBe('public, max-age=31536000, immutable');
+      const text = await res.text();
+      if (!url.endsWith('.js') && !url.endsWith('.mjs')) continue;
+      // Static imports, and the dynamic ones (the forms load when first opened).
+      for (const m of text.matchAll(/(?:(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*|\bimport\(\s*)['"]([^'"]+)['"]/g)) {
+        const spec = m[1]!;
+        queue.push(spec.startsWith('.') ? new URL(spec, `http://x${url}`).pathname : map[spec]!);
+      }
+    }
+    expect([...seen].some((u) => u.endsWith('/app/rules/totals.js'))).toBe(true);
+    // An old version's address still answers, but is revalidated.
+    expect((await fetch(`${t.url}/assets/@0000000000000000/app/app/main.js`)).headers.get('cache-control')).toBe('no-cache');
   });
 
   it('GET /api/invoices/dashboard: outstanding and overdue per currency, invoices per status, payments per month', async () => {

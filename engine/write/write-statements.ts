@@ -3,12 +3,12 @@
 // create's CPU, and one round trip per statement most of its latency.
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import type { TextField } from '../descriptor.ts';
 import type { Model, ModelField, ModelResource } from '../model.ts';
 import { columnDefault, columnSqlType, shadowingCte } from '../drizzle-internals.ts';
 import { literal } from '../sql-text.ts';
 import type { Tables } from '../tables.ts';
 import { keepInsert } from '../idempotency.ts';
+import { defaultPrefix, firstFreeNumber, formattedNumber, sequenceName } from '../sequences.ts';
 
 const q = (name: string) => sql.identifier(name);
 
@@ -56,38 +56,25 @@ export interface WriteStatements {
 export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: ModelResource, embedded: boolean) => SQL): WriteStatements {
   const company = sql.placeholder('company');
 
-  /** The text of sequence field `f`'s number for counter value `v`: its prefix and `v` zero-padded. */
-  function formatted(f: ModelField, v: SQL): SQL {
-    const { prefix, pad } = (f.def as TextField).sequence!;
-    const n = Math.trunc(pad);
-    return sql`${literal(prefix)} || case when length(${v}::text) >= ${sql.raw(String(n))} then ${v}::text else lpad(${v}::text, ${sql.raw(String(n))}, '0') end`;
-  }
-
   /**
-   * The first counter value from `start` whose number no record of the company has: numbers a
-   * user chose are skipped, so the counter never hands out a taken number. Each candidate is
-   * probed by the (company, number) index: a correlated scalar subquery, which PostgreSQL cannot
-   * turn into a join (an EXISTS it did: a hash of every number of the company, built at each
-   * create by a plan that assumed few, on PGlite and wherever statistics lag).
-   */
-  function firstFree(r: ModelResource, f: ModelField, start: SQL): SQL {
-    return sql`(with recursive f(n) as (select ${start} union all select f.n + 1 from f where (select true from ${q(r.table)} as taken where taken.company_id = ${company} and taken.${q(f.column)} = ${formatted(f, sql`f.n`)} limit 1)) select max(f.n) from f)`;
-  }
-
-  /**
-   * Takes the counter's next value (creating the counter at the first free one). The counter's
-   * row stays locked until the statement's transaction ends, so numbers are handed out in
-   * commit order, and a write that fails returns its number: no gaps.
+   * Takes the counter's next value (creating the counter at the first free one) and returns it
+   * with the company's prefix (engine/sequences.ts). The counter's row stays locked until the
+   * statement's transaction ends, so numbers are handed out in commit order, and a write that
+   * fails returns its number: no gaps.
    */
   function nextValue(r: ModelResource, f: ModelField): SQL {
     const s = tables.sequences;
-    const name = literal(`${r.name}.${f.name}`);
+    const name = literal(sequenceName(r, f));
+    const fallback = defaultPrefix(f);
     // The inserted value is evaluated even when the counter exists (and the update applies): the
     // search from 1 runs only for a new counter.
-    const first = sql`case when exists (select 1 from ${s} where company_id = ${company} and name = ${name}) then 0 else ${firstFree(r, f, sql`1`)} end`;
+    const first = sql`case when exists (select 1 from ${s} where company_id = ${company} and name = ${name}) then 0 else ${firstFreeNumber(r, f, company, sql`1`, fallback)} end`;
     return sql`insert into ${s} as s (company_id, name, value) values (${company}, ${name}, ${first})
-      on conflict (company_id, name) do update set value = ${firstFree(r, f, sql`s.value + 1`)} returning value`;
+      on conflict (company_id, name) do update set value = ${firstFreeNumber(r, f, company, sql`s.value + 1`, sql`coalesce(s.prefix, ${fallback})`)} returning value, coalesce(prefix, ${fallback}) as prefix`;
   }
+
+  /** The number a `nextValue` CTE gave. */
+  const formatted = (f: ModelField): SQL => formattedNumber(f, sql`value`, sql`prefix`);
 
   const column = (r: ModelResource, name: string): PgColumn => tables.get(r)[name] as unknown as PgColumn;
 
@@ -138,7 +125,7 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
         sql.placeholder('id'),
         company,
         ...shape.columns.map(value),
-        ...shape.numbered.map((f, i) => sql`(select ${formatted(f, sql`value`)} from ${q(`__n${i}`)})`),
+        ...shape.numbered.map((f, i) => sql`(select ${formatted(f)} from ${q(`__n${i}`)})`),
         sql.placeholder('now'),
         sql.placeholder('now'),
       ];
@@ -158,7 +145,7 @@ export function writeStatements(model: Model, tables: Tables, rawColumnsOf: (r: 
       const t = tables.get(r);
       const set = [
         ...columns.map((f, i) => sql`${q(f.column)} = ${value(f, i)}`),
-        ...numbered.map((f, i) => sql`${q(f.column)} = (select ${formatted(f, sql`value`)} from ${q(`__n${i}`)})`),
+        ...numbered.map((f, i) => sql`${q(f.column)} = (select ${formatted(f)} from ${q(`__n${i}`)})`),
         sql`${q('updated_at')} = ${sql.placeholder('now')}`,
       ];
       const ctes = numbered.map((f, i) => sql`${q(`__n${i}`)} as (${nextValue(r, f)})`);

@@ -2,7 +2,7 @@
 // operation that drafts one for an invoice's balance. Issuing locks the invoice (FOR UPDATE), so
 // concurrent credits and payments on one invoice are serialised and never take its balance below 0.
 import { eq } from 'drizzle-orm';
-import { ApiError, ViolationCode } from '../../engine/errors.ts';
+import { amount, ApiError, ViolationCode } from '../../engine/errors.ts';
 import type { FieldValues } from '../../engine/types.ts';
 import type { HookApi, HookSet } from '../../engine/hooks.ts';
 import type { OperationDescriptor } from '../../engine/descriptor.ts';
@@ -11,7 +11,8 @@ import { divRound, scaled, splitFixed } from './totals.ts';
 
 const CREDITABLE = ['pending', 'overdue'];
 
-const violation = (propertyPath: string, message: string, code: string = ViolationCode.rule) => ApiError.validation([{ propertyPath, message, code }]);
+const violation = (propertyPath: string, message: string, code: string = ViolationCode.rule, extensions?: Record<string, unknown>) =>
+  ApiError.validation([extensions ? { propertyPath, message, code, extensions } : { propertyPath, message, code }]);
 
 /** The linked invoice must be the credit note's client's. */
 async function checkInvoice(api: HookApi, data: FieldValues): Promise<FieldValues | null> {
@@ -39,7 +40,8 @@ export const creditNoteRules: HookSet = {
     }
     const total = Number(e.data.total);
     if (total > Number(invoice.balance)) {
-      throw violation('lines', `The credit note's total (${total}) exceeds the invoice's balance (${Number(invoice.balance)}).`, ViolationCode.range);
+      const currency = String(invoice.currency);
+      throw violation('lines', "The credit note's total, {total}, exceeds the invoice's balance, {balance}.", ViolationCode.range, { total: amount(total, currency), balance: amount(Number(invoice.balance), currency) });
     }
   },
   async afterWrite(api, e) {
@@ -140,6 +142,8 @@ export const creditOperation: OperationDescriptor = {
   status: 201,
   output: { record: 'CreditNote' },
   graphql: 'creditInvoice',
+  when: { status: { in: CREDITABLE }, balance: { gt: 0 } },
+  present: { label: 'Credit', confirm: 'A draft credit note for the invoice’s whole balance is made; issuing it then reduces the balance.' },
   run: async (ctx) => {
     const note = await creditInvoice(ctx.api!, String(ctx.record!.id));
     return (await ctx.api!.read('CreditNote', String(note.id)))!;

@@ -2,7 +2,7 @@
 // their currency, their discount and their totals (CONTRACT §6, arithmetic in totals.ts).
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { FieldValues } from '../../engine/types.ts';
-import { ApiError, ViolationCode } from '../../engine/errors.ts';
+import { amount, ApiError, ViolationCode } from '../../engine/errors.ts';
 import type { HookApi, WriteEvent } from '../../engine/hooks.ts';
 import { AmountTooLarge, computeTotals, discountProblems, type DiscountType, type LineInput, type TaxType, type Totals } from './totals.ts';
 
@@ -27,7 +27,7 @@ export interface ComputeOptions {
   strict?: boolean;
 }
 
-function totalsOrRefuse(lines: LineInput[], discount: { type: DiscountType; value: string | number }, strict: boolean): Totals {
+function totalsOrRefuse(lines: LineInput[], discount: { type: DiscountType; value: string | number }, strict: boolean, currency: string): Totals {
   let totals: Totals;
   try {
     totals = computeTotals(lines, discount);
@@ -38,8 +38,9 @@ function totalsOrRefuse(lines: LineInput[], discount: { type: DiscountType; valu
   if (strict && totals.discountExceedsBase) {
     throw ApiError.validation([{
       propertyPath: 'discountValue',
-      message: `A fixed discount cannot exceed the amount before tax and discount (${Math.max(totals.subtotal, 0)}).`,
+      message: 'A fixed discount cannot exceed the amount before tax and discount, {subtotal}.',
       code: ViolationCode.range,
+      extensions: { subtotal: amount(Math.max(totals.subtotal, 0), currency) },
     }]);
   }
   return totals;
@@ -76,12 +77,12 @@ export async function recomputeDocument(api: HookApi, name: string, id: string, 
 
   const [d] = (await api.tx
     .select({
-      status: t.status, discountType: t.discountType, discountValue: t.discountValue,
+      status: t.status, discountType: t.discountType, discountValue: t.discountValue, currency: t.currency,
       ...(hasBalance ? { amountPaid: t.amountPaid } : {}), ...(hasCredited ? { amountCredited: t.amountCredited } : {}),
     })
     .from(t)
     .where(eq(t.id, id))
-    .for('update')) as { status: string; discountType: DiscountType; discountValue: string; amountPaid?: number; amountCredited?: number }[];
+    .for('update')) as { status: string; discountType: DiscountType; discountValue: string; currency: string; amountPaid?: number; amountCredited?: number }[];
   if (!d) return;
   const rows = (await api.tx
     .select({
@@ -106,6 +107,7 @@ export async function recomputeDocument(api: HookApi, name: string, id: string, 
     rows.map((row, i) => ({ price: row.price, qty: row.qty, tax: applied[i]! })),
     { type: d.discountType, value: d.discountValue },
     o.strict ?? true,
+    d.currency,
   );
 
   const changed = rows
@@ -130,10 +132,10 @@ export async function recomputeTemplate(api: HookApi, id: string, o: ComputeOpti
   const t = api.table('RecurringInvoice');
   const tt = api.table('Tax');
   const [d] = (await api.tx
-    .select({ lines: t.lines, discountType: t.discountType, discountValue: t.discountValue })
+    .select({ lines: t.lines, discountType: t.discountType, discountValue: t.discountValue, currency: t.currency })
     .from(t)
     .where(eq(t.id, id))
-    .for('update')) as { lines: FieldValues[] | null; discountType: DiscountType; discountValue: string }[];
+    .for('update')) as { lines: FieldValues[] | null; discountType: DiscountType; discountValue: string; currency: string }[];
   if (!d) return;
   const lines = d.lines ?? [];
   const taxIds = [...new Set(lines.map((l) => l.tax).filter((x): x is string => typeof x === 'string'))];
@@ -146,6 +148,7 @@ export async function recomputeTemplate(api: HookApi, id: string, o: ComputeOpti
     lines.map((l) => ({ price: Number(l.price), qty: (l.qty as number | undefined) ?? 1, tax: typeof l.tax === 'string' ? taxes.get(l.tax) ?? null : null })),
     { type: d.discountType, value: d.discountValue },
     o.strict ?? true,
+    d.currency,
   );
   await api.tx.update(t).set(money(totals)).where(eq(t.id, id));
 }
@@ -173,6 +176,7 @@ export async function computeNewDocument(api: HookApi, data: FieldValues, childr
     lines.map((line, i) => ({ price: line.price as number, qty: (line.qty as number | undefined) ?? 1, tax: taxes[i]! })),
     { type: data.discountType as DiscountType, value: data.discountValue as number },
     true,
+    String(data.currency),
   );
   lines.forEach((line, i) => {
     line.total = totals.lines[i]!.total;

@@ -3,7 +3,7 @@
 // total. Deleting a payment voids it: the balance comes back, and a paid invoice is pending (or
 // overdue, when its due date has passed) again.
 import { eq, sql } from 'drizzle-orm';
-import { ApiError, ViolationCode } from '../../engine/errors.ts';
+import { amount, ApiError, ViolationCode } from '../../engine/errors.ts';
 import type { HookApi, HookSet } from '../../engine/hooks.ts';
 import { today } from './calendar.ts';
 
@@ -52,8 +52,9 @@ export const paymentRules: HookSet = {
     if (Number(e.data.amount) > balance) {
       throw ApiError.validation([{
         propertyPath: 'amount',
-        message: `This value should be less than or equal to the invoice's balance (${balance}).`,
+        message: "This value should be at most the invoice's balance, {balance}.",
         code: ViolationCode.range,
+        extensions: { balance: amount(balance, String(invoice.currency)), amount: amount(Number(e.data.amount), String(invoice.currency)) },
       }]);
     }
     e.data.client = invoice.client;

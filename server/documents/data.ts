@@ -10,6 +10,7 @@ import { condition } from '../../engine/query.ts';
 import { lineAmounts, scaled, type TaxGroup, type TaxType } from '../../resources/rules/totals.ts';
 import type { Db } from '../../engine/types.ts';
 import { readCompany, type CompanyProfile } from '../company.ts';
+import { logoOf } from '../company-logo.ts';
 
 export type DocumentKind = 'invoice' | 'quote' | 'creditNote';
 
@@ -69,6 +70,8 @@ export interface DocumentData {
   /** A credit note's invoice number, when it is linked to one. */
   invoiceNumber: string | null;
   seller: CompanyProfile;
+  /** The company's logo (PNG or JPEG), or null. */
+  logo: { body: Buffer; contentType: string } | null;
   buyer: {
     name: string;
     vatNumber: string | null;
@@ -91,11 +94,12 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
   const model = engine.model;
   const doc = await engine.read(p, r, id);
   const clientId = String(doc.client);
-  const [client, address, contact, seller] = await Promise.all([
+  const [client, address, contact, seller, logo] = await Promise.all([
     engine.read(p, model.get('Client'), clientId),
     first(engine, p, model.get('Address'), 'client', clientId),
     first(engine, p, model.get('Contact'), 'client', clientId),
     readCompany(db, p.company.id),
+    logoOf(db, p.company.id),
   ]);
   const rawLines = ((doc.lines as FieldValues[] | undefined) ?? []).slice().sort((a, b) => Number(a.position ?? 0) - Number(b.position ?? 0));
   const taxIds = [...new Set(rawLines.map((l) => l.tax).filter((t): t is string => typeof t === 'string'))];
@@ -157,6 +161,7 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
     reason: str(doc.reason),
     invoiceNumber: kind === 'creditNote' && typeof doc.invoice === 'string' ? str((await engine.read(p, model.get('Invoice'), doc.invoice)).number) : null,
     seller,
+    logo,
     buyer: { name: String(client.name), vatNumber: str(client.vatNumber), address, contact },
   };
 }

@@ -107,6 +107,13 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
   let y = MARGIN;
   const sellerName = String(seller.legalName ?? seller.name);
   const colW = width * 0.55;
+  // The logo above the seller's name, within 160 × 56 points, its proportions kept.
+  if (d.logo) {
+    const img = (doc as unknown as { openImage(src: Buffer): { width: number; height: number } }).openImage(d.logo.body);
+    const scale = Math.min(160 / img.width, 56 / img.height);
+    doc.image(img as never, left, y, { width: img.width * scale, height: img.height * scale });
+    y += img.height * scale + 10;
+  }
   y = text(sellerName, left, y, { font: 'bold', size: 15, width: colW });
   const sellerLines = [
     ...addressLines(seller),

@@ -3,7 +3,7 @@
 // has an inline script other than the import map, which the Content-Security-Policy allows by
 // its hash.
 import { createHash } from 'node:crypto';
-import { ASSETS_PREFIX, IMPORT_MAP } from './static.ts';
+import { assetUrl, IMPORT_MAP } from './static.ts';
 import type { SetupErrors, SetupInput } from './setup.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -29,8 +29,8 @@ function layout(o: { title: string; body: string; head?: string; bodyClass?: str
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(o.title)} · Invoicing</title>
-<link rel="icon" href="${ASSETS_PREFIX}/app/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="${ASSETS_PREFIX}/app/styles.css">
+<link rel="icon" href="${assetUrl('app', 'favicon.svg')}" type="image/svg+xml">
+<link rel="stylesheet" href="${assetUrl('app', 'styles.css')}">
 ${o.head ?? ''}</head>
 <body${o.bodyClass ? ` class="${o.bodyClass}"` : ''}>
 ${o.body}
@@ -126,22 +126,26 @@ export function profilePage(boot: unknown, o: { title: string; script: string } 
   return layout({
     title: o.title,
     head: `<script type="importmap">${importMap}</script>
-<script type="module" src="${ASSETS_PREFIX}/app/${o.script}"></script>
+<script type="module" src="${assetUrl('app', o.script)}"></script>
 `,
     body: `<script type="application/json" id="boot">${data}</script>
 <div id="app"><noscript><p class="alert">This page needs JavaScript.</p></noscript></div>`,
   });
 }
 
+/** The application's modules besides main.js, preloaded so that the browser fetches them at once, not import by import. */
+// The forms (views/form.js, totals.js, rules/totals.js) load when a form is first opened.
+const APP_MODULES = ['views/shell.js', 'views/common.js', 'views/list.js', 'views/record.js', 'views/picker.js', 'views/index.js', 'views/dashboard.js', 'views/related.js', 'views/search.js', 'lib.js', 'money.js', 'api.js'];
+
 /** The shell of every /app address: the application's modules build the view from the boot data. */
 export function appPage(boot: unknown): string {
   const data = JSON.stringify(boot).replace(/</g, '\\u003c');
   return layout({
     title: 'Invoicing',
-    head: `<link rel="stylesheet" href="${ASSETS_PREFIX}/app/app/app.css">
+    head: `<link rel="stylesheet" href="${assetUrl('app', 'app/app.css')}">
 <script type="importmap">${importMap}</script>
-<link rel="modulepreload" href="${ASSETS_PREFIX}/app/app/views.js">
-<script type="module" src="${ASSETS_PREFIX}/app/app/main.js"></script>
+${APP_MODULES.map((m) => `<link rel="modulepreload" href="${assetUrl('app', `app/${m}`)}">`).join('\n')}
+<script type="module" src="${assetUrl('app', 'app/main.js')}"></script>
 `,
     bodyClass: 'app-body',
     body: `<script type="application/json" id="boot">${data}</script>

@@ -13,7 +13,7 @@ import { hashPassword, verifyPassword } from '../passwords.ts';
 import { users } from '../schema.ts';
 import { HISTORY_LIMIT } from '../token-service.ts';
 import { MAX_COUNTED } from '../../resources/rules/webhook-operations.ts';
-import { describeModel } from '../../engine/describe.ts';
+import { describeModel } from '../../http/describe.ts';
 import type { Model } from '../../engine/model.ts';
 import { appPage, CONTENT_SECURITY_POLICY, loginPage, messagePage, profilePage, setupPage } from './pages.ts';
 import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, type SessionStore, setSessionCookie, type Session } from './sessions.ts';
@@ -43,7 +43,7 @@ export interface WebOptions {
   sharedThrottle?: SharedThrottle;
   /** Notices the server gives a resource's pages in /app, by resource name (held e-mails, say). */
   notices?: Readonly<Record<string, string>>;
-  /** The model /api serves: /app is built from its description (engine/describe.ts). */
+  /** The model /api serves: /app is built from its description (http/describe.ts). */
   model: Model;
 }
 

@@ -1,10 +1,15 @@
 // Static files of the web pages, served by one route, GET /assets/<root>/<path>, from the asset
 // roots named in STATIC_ROOTS (declared in server/assets.ts, so the single executable embeds
 // them). Files are read once and kept in memory; responses carry an ETag so browsers revalidate.
+// The pages ask for them under a versioned address, /assets/@<hash>/<root>/<path>, whose hash is
+// the content hash of the whole root (assetUrl): those answers are cached for a year as
+// immutable, so a warm load fetches nothing but the page, and a new version is a new address.
+// A root's hash covers every file of it, so relative imports between its ES modules keep
+// working under the versioned prefix.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../engine/errors.ts';
-import { readAsset } from '../assets.ts';
+import { assetFiles, hashFiles, readAsset } from '../assets.ts';
 
 /** URL prefix of every static file. */
 export const ASSETS_PREFIX = '/assets';
@@ -19,12 +24,27 @@ export const STATIC_ROOTS = {
   htm: 'htm',
 } as const satisfies Record<string, string>;
 
-/** The module specifiers the pages import, for the import map in each page. */
+const versions = new Map<string, string>();
+/** The content hash of a static root's files (computed once: the files do not change while the server runs). */
+export function assetVersion(name: keyof typeof STATIC_ROOTS): string {
+  let v = versions.get(name);
+  if (v === undefined) {
+    const root = STATIC_ROOTS[name];
+    v = hashFiles(root, assetFiles(root), (f) => readAsset(root, f));
+    versions.set(name, v);
+  }
+  return v;
+}
+
+/** The versioned, long-cached address of a static file: /assets/@<root's hash>/<root>/<file>. */
+export const assetUrl = (name: keyof typeof STATIC_ROOTS, file: string): string => `${ASSETS_PREFIX}/@${assetVersion(name)}/${name}/${file}`;
+
+/** The module specifiers the pages import, for the import map in each page (versioned addresses). */
 export const IMPORT_MAP = {
   imports: {
-    preact: `${ASSETS_PREFIX}/preact/dist/preact.mjs`,
-    'preact/hooks': `${ASSETS_PREFIX}/preact/hooks/dist/hooks.mjs`,
-    htm: `${ASSETS_PREFIX}/htm/htm.mjs`,
+    preact: assetUrl('preact', 'dist/preact.mjs'),
+    'preact/hooks': assetUrl('preact', 'hooks/dist/hooks.mjs'),
+    htm: assetUrl('htm', 'htm.mjs'),
   },
 };
 
@@ -66,7 +86,10 @@ export function registerStatic(app: FastifyInstance): void {
   };
 
   app.get<{ Params: { '*': string } }>(`${ASSETS_PREFIX}/*`, async (req, reply) => {
-    const path = req.params['*'];
+    let path = req.params['*'];
+    // A versioned address: immutable when its hash is the root's current one.
+    const versioned = /^@([0-9a-f]{16})\/(.*)$/.exec(path);
+    if (versioned) path = versioned[2]!;
     const found = staticFile(path);
     const notFound = () => ApiError.notFound(`No route found for "GET ${ASSETS_PREFIX}/${path.slice(0, 100)}"`);
     if (!found) throw notFound();
@@ -81,7 +104,9 @@ export function registerStatic(app: FastifyInstance): void {
       cache.delete(key);
       throw notFound();
     }
-    reply.header('etag', hit.etag).header('cache-control', 'no-cache');
+    const name = path.split('/')[0] as keyof typeof STATIC_ROOTS;
+    const current = versioned !== null && versioned[1] === assetVersion(name);
+    reply.header('etag', hit.etag).header('cache-control', current ? 'public, max-age=31536000, immutable' : 'no-cache');
     if (req.headers['if-none-match'] === hit.etag) return reply.code(304).send();
     return reply.type(found.type).send(hit.body);
   });

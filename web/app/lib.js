@@ -2,6 +2,8 @@
 // API requests a view makes (a GraphQL query for a list, REST bodies for writes), and where the
 // API's violations belong. Nothing here touches the page, so test/app-model.test.ts runs it in Node.
 
+import { minorToDecimal, moneyInput, parseMoney, parseNumber, parsePercent, percentInput } from './money.js';
+
 export const EDGE_CURSOR = 'WyJlZGdlIl0';
 export const PAGE_SIZE = 30;
 
@@ -58,70 +60,25 @@ export function route(desc, pathname, search = '') {
 
 // ---- money and numbers ----------------------------------------------------------------------
 
-const digitsCache = new Map();
-/** The currency's minor-unit digits (USD 2, JPY 0, BHD 3), from the platform's ISO 4217 data. */
-export function currencyDigits(currency) {
-  if (!currency) return 2;
-  let d = digitsCache.get(currency);
-  if (d === undefined) {
-    try {
-      d = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    } catch {
-      d = 2;
-    }
-    digitsCache.set(currency, d);
-  }
-  return d;
-}
-
-/** Minor units as a decimal string with the currency's digits, exactly: 123456 → "1234.56". */
-export function minorToDecimal(minor, currency) {
-  if (minor === null || minor === undefined || minor === '') return '';
-  const digits = currencyDigits(currency);
-  const n = BigInt(minor);
-  const neg = n < 0n;
-  const s = (neg ? -n : n).toString().padStart(digits + 1, '0');
-  const whole = digits ? s.slice(0, -digits) : s;
-  return `${neg ? '-' : ''}${whole}${digits ? `.${s.slice(-digits)}` : ''}`;
-}
+// Amounts and percentages as people type and read them: one module (money.js) for every field.
+export { currencyDigits, minorToDecimal, formatMoney, parseMoney, parsePercent, formatPercent } from './money.js';
 
 /**
- * A typed amount in minor units, exactly (no floats): "1,234.5" in USD → 123450. Null when it is
- * not an amount or has more decimals than the currency.
+ * How a field's value is typed and read: 'money' (an amount in the currency's major units),
+ * 'percent', or its kind. A field whose unit another field chooses (a discount's value: a
+ * percentage or a fixed amount, by its type) reads that field of `values`.
  */
-export function decimalToMinor(text, currency) {
-  const digits = currencyDigits(currency);
-  const s = String(text).trim().replace(/[\s,]/g, '');
-  const m = /^(-)?(\d*)(?:\.(\d*))?$/.exec(s);
-  if (!m || (m[2] === '' && !m[3])) return null;
-  const frac = m[3] ?? '';
-  if (frac.length > digits) return null;
-  const n = BigInt(`${m[2] || '0'}${frac.padEnd(digits, '0')}`);
-  const v = Number(m[1] ? -n : n);
-  return Number.isSafeInteger(v) ? v : null;
+export function unitOf(f, values) {
+  if (f.kind === 'money') return 'money';
+  const u = f.unit;
+  if (!u) return f.kind;
+  if (typeof u === 'string') return u;
+  return u.values[values?.[u.field]] ?? f.kind;
 }
 
-/** An amount for reading: "$1,234.56", "¥1,234". */
-export function formatMoney(minor, currency) {
-  if (minor === null || minor === undefined) return '';
-  const digits = currencyDigits(currency);
-  const text = minorToDecimal(minor, currency);
-  if (!currency) return text;
-  try {
-    // Intl formats the exact decimal string (no float arithmetic on the amount).
-    return new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(text);
-  } catch {
-    return `${text} ${currency}`;
-  }
-}
-
-/** A decimal typed in a form (qty, rate): a number with at most `scale` places, or null. */
+/** A decimal typed in a form (qty): a number with at most `scale` places ("1,5" or "1.5"), or null. */
 export function parseDecimal(text, scale) {
-  const s = String(text).trim();
-  const m = /^-?\d*(?:\.(\d*))?$/.exec(s);
-  if (!m || s === '' || s === '-' || s === '.') return null;
-  if ((m[1] ?? '').length > scale) return null;
-  return Number(s);
+  return parseNumber(text, scale);
 }
 
 // ---- lists ----------------------------------------------------------------------------------
@@ -144,12 +101,15 @@ export function filtersOf(r, q) {
   return out;
 }
 
-/** The order an address names (`order=total:desc`), when the resource orders by it. */
+/** The order an address names (`order=total:desc`), when the resource orders by it; else the declared default. */
 export function orderOf(r, q) {
   const [field, dir] = (q.get('order') ?? '').split(':');
   if (field && r.orders.includes(field)) return { field, dir: dir === 'asc' ? 'asc' : 'desc' };
-  return null;
+  return r.defaultOrder ?? null;
 }
+
+/** The field holding a record's currency (descriptor `present.currency`), or null. */
+export const currencyField = (r) => r?.currency?.field ?? null;
 
 const gqlString = (s) => JSON.stringify(String(s));
 const lowerFirst = (s) => s.charAt(0).toLowerCase() + s.slice(1);
@@ -188,7 +148,7 @@ export function listQuery(desc, r, q) {
   for (const [name, bounds] of dates) args.push(`${name}: [${bounds.join(', ')}]`);
   const order = orderOf(r, q);
   if (order) args.push(`order: [{${order.field}: ${gqlString(order.dir.toUpperCase())}}]`);
-  const fields = new Set(['id', '_id', r.title !== 'id' ? r.title : null, ...r.columns, r.byField.has('currency') ? 'currency' : null].filter(Boolean));
+  const fields = new Set(['id', '_id', r.title !== 'id' ? r.title : null, ...r.columns, currencyField(r)].filter(Boolean));
   const selections = [...fields].map((n) => (n === 'id' || n === '_id' ? n : selection(desc, r.byField.get(n)))).filter(Boolean);
   return `{ ${r.plural}(${args.join(', ')}) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { node { ${selections.join(' ')} } } } }`;
 }
@@ -234,7 +194,7 @@ export function pickerQuery(r, text) {
   const args = ['first: 20'];
   if (text && r.search) args.push(`${r.search}: ${gqlString(text)}`);
   if (r.orders.includes(r.title)) args.push(`order: [{${r.title}: "ASC"}]`);
-  const extra = r.byField.has('currency') ? ' currency' : '';
+  const extra = currencyField(r) ? ` ${currencyField(r)}` : '';
   return `{ ${r.plural}(${args.join(', ')}) { totalCount edges { node { id ${r.title !== 'id' ? r.title : '_id'}${extra} } } } }`;
 }
 
@@ -265,12 +225,17 @@ export function lineFields(desc, f) {
   return child.fields.filter((c) => !c.readOnly && c.name !== f.via && c.name !== f.orderBy && c.kind !== 'children');
 }
 
-/** What a form shows for a value of the API. */
-export function toInput(f, v, currency) {
+/** What a form shows for a value of the API; `values` are the record's (a unit chosen by another field). */
+export function toInput(f, v, currency, values, locale) {
   if (v === null || v === undefined) return f.kind === 'boolean' ? false : f.kind === 'textList' ? [] : '';
-  switch (f.kind) {
-    case 'money':
-      return minorToDecimal(v, currency);
+  switch (unitOf(f, values)) {
+    case 'money': {
+      // A decimal whose unit is an amount (a fixed discount) holds whole minor units.
+      const minor = f.kind === 'money' ? v : Math.round(Number(v));
+      return locale ? moneyInput(minor, currency, locale) : minorToDecimal(minor, currency);
+    }
+    case 'percent':
+      return percentInput(v, locale);
     case 'integer':
     case 'decimal':
       return String(v);
@@ -285,17 +250,20 @@ export function toInput(f, v, currency) {
 
 /**
  * The API's value for what a form holds; `{error}` when it cannot be one (shown at the field
- * before anything is sent).
+ * before anything is sent): an amount in major units of `currency` is sent in minor units.
  */
-export function fromInput(f, v, currency) {
+export function fromInput(f, v, currency, values) {
   if (f.kind === 'boolean') return { value: Boolean(v) };
   if (f.kind === 'textList') return { value: Array.isArray(v) ? v : String(v).split('\n').map((s) => s.trim()).filter(Boolean) };
   if (v === '' || v === null || v === undefined) return { value: null };
-  switch (f.kind) {
+  switch (unitOf(f, values)) {
     case 'money': {
-      const n = decimalToMinor(v, currency);
-      const digits = currencyDigits(currency);
-      return n === null ? { error: `Enter an amount with at most ${digits} decimal${digits === 1 ? '' : 's'}${currency ? ` (${currency})` : ''}.` } : { value: n };
+      const p = parseMoney(v, currency);
+      return p.error ? { error: p.error } : { value: p.empty ? null : p.minor };
+    }
+    case 'percent': {
+      const p = parsePercent(v, f.scale ?? 4);
+      return p.error ? { error: p.error } : { value: p.empty ? null : p.value };
     }
     case 'integer':
       return /^-?\d+$/.test(String(v).trim()) ? { value: Number(v) } : { error: 'Enter a whole number.' };
@@ -328,10 +296,50 @@ export function violationsByField(violations) {
   return out;
 }
 
-/** What a button moving a record to `state` says. */
-export function transitionLabel(state) {
-  const verbs = { pending: 'Issue', issued: 'Issue', sent: 'Mark as sent', accepted: 'Accept', declined: 'Decline', cancelled: 'Cancel', draft: 'Back to draft', active: 'Activate', paused: 'Pause', archived: 'Archive', paid: 'Mark as paid' };
-  return verbs[state] ?? `Set to ${state}`;
+// ---- what can be done to a record ----------------------------------------------------------
+
+/** Whether a record meets a declared condition (`{ amountPaid: { eq: 0 }, status: { in: [...] } }`). */
+export function meets(rec, cond) {
+  if (!cond) return true;
+  return Object.entries(cond).every(([name, test]) => {
+    const v = rec?.[name];
+    if ('eq' in test) return test.eq === null ? v === null || v === undefined : Number.isFinite(Number(test.eq)) && typeof test.eq === 'number' ? Number(v) === test.eq : v === test.eq;
+    if ('in' in test) return test.in.includes(v);
+    if ('gt' in test) return Number(v) > test.gt;
+    return false;
+  });
+}
+
+/**
+ * The state changes a record may make, as the description declares them: its state's targets,
+ * less those a guard refuses for this record (`Back to draft` on an invoice with payments).
+ */
+export function transitionsOf(r, rec) {
+  const s = r.states;
+  if (!s || !rec) return [];
+  const from = rec[s.field];
+  return (s.transitions[from] ?? []).filter((to) => (s.guards ?? []).every((g) => g.to !== to || (g.from && !g.from.includes(from)) || meets(rec, g.when)));
+}
+
+/** Whether a record may be deleted: its state is deletable and it meets `deleteWhen`. */
+export function deletable(r, rec) {
+  const s = r.states;
+  if (!s) return true;
+  return (!s.deletable || s.deletable.includes(rec?.[s.field])) && meets(rec, s.deleteWhen);
+}
+
+/** The item operations a record can take (their `when` met). */
+export const operationsFor = (r, rec, role) => r.operations.filter((o) => o.on === 'item' && o.method === 'POST' && !o.input && !o.params && o.roles.includes(role) && meets(rec, o.when));
+
+/** A transition's button: its declared label and confirmation, else "Mark as <state>". */
+export function transitionAction(r, state) {
+  const declared = r.states?.actions?.[state];
+  return { label: declared?.label ?? `Mark as ${choiceLabel(state).toLowerCase()}`, confirm: declared?.confirm ?? null };
+}
+
+/** The custom views the description registers for operations (`dashboard`), with their resource. */
+export function viewsOf(desc) {
+  return desc.resources.flatMap((r) => r.operations.filter((o) => o.view).map((o) => ({ view: o.view, resource: r, operation: o })));
 }
 
 /** Words for a value of a choice (`bank_transfer` → `Bank transfer`). */

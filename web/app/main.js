@@ -4,7 +4,7 @@
 import { render } from 'preact';
 import { html } from '../lib/html.js';
 import { setCsrf } from './api.js';
-import { App } from './views.js';
+import { App } from './views/shell.js';
 
 const boot = JSON.parse(document.getElementById('boot').textContent);
 setCsrf(boot.csrf);

@@ -1,11 +1,14 @@
-// The description of the model that the web application (/app) is built from: every resource
-// with REST operations, its fields (types, money, decimals, choices, references, read-only),
-// embedded lines, filters, orders, states and transitions, documents and declared operations.
-// It is derived from the same model as /api's routes and OpenAPI document, so a resource added
-// by a descriptor gets its pages with no code of its own. Plain JSON, no functions.
-import type { Field, ScalarField } from './descriptor.ts';
-import type { Model, ModelField, ModelResource } from './model.ts';
-import type { Role } from './types.ts';
+// The description of the model that the web application (/app) is built from, published at
+// /app/description.json beside the other documents of http/ (the OpenAPI document, the Hydra
+// documentation): every resource with REST operations, its fields (types, money, decimals,
+// choices, references, read-only), embedded lines, filters, orders, states and transitions with
+// their guards, documents and declared operations, and its presentation as the descriptor
+// declares it (title, columns, default order, sections, labels, help, currency: `present`).
+// Nothing is guessed from a name. It is derived from the same model as /api's routes, so a
+// resource added by a descriptor gets its pages with no code of its own. Plain JSON, no functions.
+import type { Condition, Field, FieldPresentation, ScalarField, TotalsPresentation, TransitionGuard } from '../engine/descriptor.ts';
+import type { Model, ModelField, ModelResource } from '../engine/model.ts';
+import type { Role } from '../engine/types.ts';
 
 export interface FieldDescription {
   name: string;
@@ -42,12 +45,20 @@ export interface FieldDescription {
   order?: true;
   /** A text field naming records of these resources by IRI (descriptor `refersTo`). */
   refersTo?: readonly string[];
+  /** Help for people under its input (descriptor `present.help`). */
+  help?: string;
+  /** The unit a decimal is typed and read in (descriptor `present.unit`): a percentage, or chosen by another field. */
+  unit?: FieldPresentation['unit'];
+  /** Children: a record of them is made from this record only when it meets this. */
+  addWhen?: Condition;
+  /** A new record's value from the company's profile (descriptor `present.defaultFrom`). */
+  defaultFrom?: FieldPresentation['defaultFrom'];
 }
 
 export interface OperationDescription {
   name: string;
   on: 'item' | 'collection';
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Relative to the record (`credit`) or the collection (`dashboard`). */
   path: string;
   summary: string;
@@ -58,6 +69,13 @@ export interface OperationDescription {
   resource?: string;
   /** Has path parameters besides the record's id: not offered as a button. */
   params?: true;
+  /** What the record must meet for it to succeed (offered only then). */
+  when?: Condition;
+  label?: string;
+  /** The consequence a confirmation states before it is done (it cannot be undone). */
+  confirm?: string;
+  /** The custom view of the application that shows its answer (`dashboard`). */
+  view?: string;
 }
 
 export interface ResourceDescription {
@@ -74,17 +92,39 @@ export interface ResourceDescription {
   /** Has GraphQL queries (`<plural>` and `<name>`): lists are read through them. */
   gql?: true;
   writers: readonly Role[];
-  /** The field that names a record (in links, titles and pickers). */
+  /** The field that names a record (in links, titles and pickers): declared (`present.title`), else `id`. */
   title: string;
-  /** The list's columns. */
+  /** The list's columns: declared, else the title and the filtered and sorted fields. */
   columns: string[];
+  /** The list's order when the address names none. */
+  defaultOrder?: { field: string; dir: 'asc' | 'desc' };
+  /** The form's sections. */
+  sections?: { label: string; fields: readonly string[] }[];
+  /** The field holding the currency of its amounts, and the reference that gives it while the record is made. */
+  currency?: { field: string; from?: string };
+  /** Found by the application's search box (by `search`). */
+  searchable?: true;
+  /** The form totals as it is typed with a shared rule (descriptor `present.totals`). */
+  totals?: TotalsPresentation;
   /** A partial text filter to search by in reference pickers. */
   search?: string;
   fields: FieldDescription[];
   /** Fields the create response alone carries. */
   shownOnce: string[];
   orders: string[];
-  states?: { field: string; initial: string; transitions: Record<string, readonly string[]>; editable?: Record<string, readonly string[]>; deletable?: readonly string[] };
+  states?: {
+    field: string;
+    initial: string;
+    transitions: Record<string, readonly string[]>;
+    editable?: Record<string, readonly string[]>;
+    deletable?: readonly string[];
+    /** What the rules ask of a transition besides its source state. */
+    guards?: readonly TransitionGuard[];
+    /** What the rules ask of a delete besides `deletable`. */
+    deleteWhen?: Condition;
+    /** Labels and confirmations of the transitions, by target state. */
+    actions?: Record<string, { label: string; confirm?: string }>;
+  };
   documents: { mediaType: string; description: string; extension: string }[];
   operations: OperationDescription[];
   /** Lines of another resource: no page of their own. */
@@ -93,12 +133,12 @@ export interface ResourceDescription {
 
 export interface ModelDescription {
   resources: ResourceDescription[];
-  /** The resources in the navigation, in order. */
+  /** The resources in the navigation, in order: the business's first. */
   navigation: string[];
+  /** The resources under Settings (developer resources: webhooks, document links, e-mails). */
+  settings: string[];
 }
 
-
-const TITLE_FIELDS = ['number', 'name', 'label', 'title', 'url', 'description', 'email', 'reference'];
 const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'application/xml': 'xml', 'application/vnd.oasis.ubl+xml': 'xml' };
 const MAX_COLUMNS = 7;
 
@@ -115,9 +155,13 @@ export function labelOf(name: string): string {
 }
 
 function scalar(name: string, def: ScalarField | Field, f?: ModelField): FieldDescription {
-  const d: FieldDescription = { name, label: labelOf(name), kind: def.kind === 'integer' && def.money ? 'money' : def.kind };
+  const d: FieldDescription = { name, label: def.present?.label ?? labelOf(name), kind: def.kind === 'integer' && def.money ? 'money' : def.kind };
   if (def.required) d.required = true;
   if (def.description) d.description = def.description;
+  if (def.present?.help) d.help = def.present.help;
+  if (def.present?.unit) d.unit = def.present.unit;
+  if (def.present?.addWhen) d.addWhen = def.present.addWhen;
+  if (def.present?.defaultFrom) d.defaultFrom = def.present.defaultFrom;
   switch (def.kind) {
     case 'text':
       if (def.min !== undefined) d.min = def.min;
@@ -142,6 +186,11 @@ function scalar(name: string, def: ScalarField | Field, f?: ModelField): FieldDe
       break;
     case 'ref':
       d.target = def.target;
+      break;
+    case 'date':
+    case 'timestamp':
+      // 'today' or 'now': a new record's form starts with it.
+      if (def.default !== undefined) d.default = def.default;
       break;
     default:
   }
@@ -172,6 +221,7 @@ function fieldOf(model: Model, r: ModelResource, f: ModelField): FieldDescriptio
 }
 
 function columnsOf(r: ModelResource, title: string): string[] {
+  if (r.present?.columns) return [...r.present.columns];
   const scalarKinds = new Set(['text', 'integer', 'decimal', 'enum', 'boolean', 'date', 'timestamp', 'ref']);
   const usable = r.fields.filter((f) => scalarKinds.has(f.kind) && !f.def.shownOnce && !('mask' in f.def && f.def.mask));
   const long = (f: ModelField) => f.def.kind === 'text' && !f.def.format && (f.def.max === undefined || f.def.max > 255);
@@ -182,10 +232,9 @@ function columnsOf(r: ModelResource, title: string): string[] {
   if (r.byName.has(title)) add(title);
   // What a person filters or sorts by is what they look for in a list; then amounts that are sorted.
   for (const f of usable) if ((f.filter || f.order) && !long(f)) add(f.name);
-  // The amount of a record, when no column shows one yet; an invoice's balance.
+  // The amount of a record, when no column shows one yet.
   const money = usable.filter((f) => f.def.kind === 'integer' && f.def.money);
   if (money[0] && !money.some((f) => cols.includes(f.name))) add(money[0].name);
-  if (money.some((f) => f.name === 'balance')) add('balance');
   // Short lists get the record's other short fields.
   for (const f of usable) {
     if (cols.length >= 4) break;
@@ -195,15 +244,15 @@ function columnsOf(r: ModelResource, title: string): string[] {
   return cols;
 }
 
+/** The columns a resource declares, else the title and what a person filters or sorts by (see columnsOf). */
 /** The description of every resource of `model` that has REST operations. */
 export function describeModel(model: Model): ModelDescription {
   const resources: ResourceDescription[] = [];
   for (const r of model.resources) {
     // Lines (owned, embedded in their owner) are described for the line editor, with no page.
     if ((r.rest.size === 0 && !r.owner) || r.singleton) continue;
-    const texts = r.fields.filter((f) => f.def.kind === 'text' && !f.def.shownOnce && !f.def.mask);
-    const short = texts.filter((f) => !f.readOnly && f.def.kind === 'text' && f.def.max !== undefined && f.def.max <= 255);
-    const title = TITLE_FIELDS.find((n) => texts.some((f) => f.name === n)) ?? short.find((f) => f.required)?.name ?? short[0]?.name ?? 'id';
+    const present = r.present ?? {};
+    const title = present.title ?? 'id';
     const search = r.byName.get(title)?.filter === 'partial' ? title : r.fields.find((f) => f.filter === 'partial')?.name;
     const operations: OperationDescription[] = r.operations.map((op) => {
       const o: OperationDescription = { name: op.name, on: op.on, method: op.method, path: op.def.path, summary: op.def.summary, roles: op.roles };
@@ -211,6 +260,10 @@ export function describeModel(model: Model): ModelDescription {
       if (op.def.output === 'record') o.resource = r.name;
       else if ('record' in op.def.output) o.resource = op.def.output.record;
       if (op.params.length) o.params = true;
+      if (op.def.when) o.when = op.def.when;
+      if (op.def.present?.label) o.label = op.def.present.label;
+      if (op.def.present?.confirm) o.confirm = op.def.present.confirm;
+      if (op.def.present?.view) o.view = op.def.present.view;
       return o;
     });
     const d: ResourceDescription = {
@@ -233,6 +286,11 @@ export function describeModel(model: Model): ModelDescription {
       operations,
     };
     if (search) d.search = search;
+    if (present.order) d.defaultOrder = { ...present.order };
+    if (present.sections) d.sections = present.sections.map((x) => ({ label: x.label, fields: [...x.fields] }));
+    if (present.currency) d.currency = { ...present.currency };
+    if (present.search && search) d.searchable = true;
+    if (present.totals) d.totals = present.totals;
     if (r.graphql.has('query')) d.gql = true;
     if (r.states) {
       d.states = {
@@ -241,11 +299,15 @@ export function describeModel(model: Model): ModelDescription {
         transitions: r.states.transitions as Record<string, readonly string[]>,
         ...(r.states.editable ? { editable: r.states.editable as Record<string, readonly string[]> } : {}),
         ...(r.states.deletable ? { deletable: r.states.deletable as readonly string[] } : {}),
+        ...(r.states.guards ? { guards: r.states.guards as readonly TransitionGuard[] } : {}),
+        ...(r.states.deleteWhen ? { deleteWhen: r.states.deleteWhen } : {}),
+        ...(r.states.actions ? { actions: r.states.actions as Record<string, { label: string; confirm?: string }> } : {}),
       };
     }
     if (r.owner) d.owner = { resource: r.owner.resource, field: r.owner.field.name };
     resources.push(d);
   }
-  const navigation = resources.filter((d) => !d.owner && d.rest.includes('list')).map((d) => d.name);
-  return { resources, navigation };
+  const listed = resources.filter((d) => !d.owner && d.rest.includes('list'));
+  const group = (d: ResourceDescription) => model.get(d.name).present?.group ?? 'business';
+  return { resources, navigation: listed.filter((d) => group(d) === 'business').map((d) => d.name), settings: listed.filter((d) => group(d) === 'settings').map((d) => d.name) };
 }

@@ -1,0 +1,327 @@
+// Create and edit forms: fields, amounts as people type them, references picked by search, lines.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { html } from '../../lib/html.js';
+import { ApiProblem, graphql, rest } from '../api.js';
+import { choiceLabel, currencyDigits, currencyField, formatMoney, formatPercent, formFields, fromInput, idOf, lineFields, lockedFields, pickerQuery, titleOf, toInput, unitOf, violationsByField, writes } from '../lib.js';
+import { currencyOf, go, Loading, Notice, Problem, useLoad } from './common.js';
+import { loadRecord } from './record.js';
+import { TotalsPreview, totalsOf, useTaxes } from './totals.js';
+import { RefPicker } from './picker.js';
+
+// ---- forms ----------------------------------------------------------------------------------
+
+/** A viewer's form address: the API's own refusal, asked with a write that changes nothing. */
+async function refusal(r) {
+  try {
+    await rest(r.iri, { method: 'POST', body: { '(viewer check)': true } });
+  } catch (e) {
+    if (e instanceof ApiProblem && e.status === 403) return e;
+  }
+  return new ApiProblem(403, { detail: 'You may only read.' });
+}
+
+async function loadForm(ctx, r, id) {
+  if (!writes(r, ctx.role)) return { refused: await refusal(r) };
+  if (!id) {
+    // A new record's defaults from the company's profile (descriptor present.defaultFrom).
+    const wants = r.fields.some((f) => f.defaultFrom || ((f.kind === 'children' || f.kind === 'list') && lineFields(ctx.desc, f).some((m) => m.defaultFrom)));
+    const company = wants ? await rest('/api/company').catch(() => null) : null;
+    return { rec: null, titles: new Map(), company };
+  }
+  return loadRecord(ctx, r, id);
+}
+
+/** Today in the person's calendar, as a date input holds it. */
+const today = () => {
+  const d = new Date();
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 10);
+};
+
+/** `date` plus `days`, as a date input holds it. */
+const addDays = (date, days) => new Date(Date.parse(`${date}T00:00:00Z`) + Number(days) * 86_400_000).toISOString().slice(0, 10);
+
+/** A new record's first value of a field: the address's, the company's default, the declared default. */
+function initial(f, query, company, values) {
+  const given = query?.get(f.name);
+  if (given !== null && given !== undefined) return given;
+  const from = f.defaultFrom;
+  if (from && company && company[from.company] !== undefined && company[from.company] !== null) {
+    if (!from.addDaysTo) return company[from.company];
+    const base = values[from.addDaysTo];
+    return base ? addDays(base, company[from.company]) : null;
+  }
+  if (f.kind === 'date' && f.default === 'today') return today();
+  // 'now' is the server's to give (left empty, it is the moment of the write).
+  if (f.kind === 'timestamp') return null;
+  return f.default ?? null;
+}
+
+function emptyLine(ctx, f, currency, company) {
+  return Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, toInput(m, initial(m, null, company, {}), currency, null, ctx.locale)]));
+}
+
+export function FormView({ ctx, r, id, query }) {
+  const { data, error, loading } = useLoad(() => loadForm(ctx, r, id), `${r.name}/${id}`);
+  if (loading) return html`<${Loading} />`;
+  const title = id ? `Edit ${r.singular.toLowerCase()}` : `New ${r.singular.toLowerCase()}`;
+  if (error) return html`<h1>${title}</h1><${Problem} error=${error} />`;
+  if (data.refused) return html`<h1>${title}</h1><p class="alert" role="alert">${data.refused.message}</p><p><a href=${r.path}>Back to ${r.label.toLowerCase()}</a></p>`;
+  return html`<${Form} ctx=${ctx} r=${r} id=${id} rec=${data.rec} company=${data.company} titles=${data.titles} title=${title} query=${query} />`;
+}
+
+function Form({ ctx, r, id, rec, company, titles, title, query }) {
+  const mode = id ? 'update' : 'create';
+  const fields = formFields(r, mode);
+  const locked = lockedFields(r, rec);
+  const [currency, setCurrency] = useState(currencyOf(rec, ctx, r));
+  const [values, setValues] = useState(() => {
+    const v = {};
+    for (const f of fields) {
+      if (f.kind === 'children' || f.kind === 'list') v[f.name] = (rec?.[f.name] ?? []).map((line) => Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, toInput(m, line[m.name], currency, line, ctx.locale)])));
+    }
+    // Scalars in order, so that a default computed from another field (a due date) sees it.
+    const raw = {};
+    for (const f of fields) {
+      if (f.kind === 'children' || f.kind === 'list') continue;
+      raw[f.name] = rec ? rec[f.name] : initial(f, query, company, raw);
+    }
+    for (const f of fields) if (!(f.kind === 'children' || f.kind === 'list')) v[f.name] = toInput(f, raw[f.name], currency, rec ?? raw, ctx.locale);
+    return v;
+  });
+  const taxes = useTaxes(ctx, r, values);
+  const computed = r.totals ? totalsOf(ctx, r, values, currency, taxes) : null;
+  const [errors, setErrors] = useState({ fields: {}, lines: {}, other: [] });
+  const [problem, setProblem] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState(null);
+  const formRef = useRef(null);
+  const onceRef = useRef(null);
+  useEffect(() => onceRef.current?.focus(), [created]);
+  const set = (name, value) => setValues((v) => ({ ...v, [name]: value }));
+
+  async function submit(e) {
+    e.preventDefault();
+    const body = {};
+    const local = { fields: {}, lines: {}, other: [] };
+    for (const f of fields) {
+      if (locked.has(f.name)) continue;
+      if (f.kind === 'children' || f.kind === 'list') {
+        body[f.name] = values[f.name].map((line, i) => {
+          const out = {};
+          for (const m of lineFields(ctx.desc, f)) {
+            const c = fromInput(m, line[m.name], currency, line);
+            if (c.error) ((local.lines[f.name] ??= {})[i] ??= {})[m.name] = [c.error];
+            else if (c.value !== null || m.kind === 'ref') out[m.name] = c.value;
+          }
+          return out;
+        });
+        continue;
+      }
+      const c = fromInput(f, values[f.name], currency, values);
+      if (c.error) local.fields[f.name] = [c.error];
+      else if (c.value !== null || mode === 'update') body[f.name] = c.value;
+    }
+    setProblem(null);
+    if (Object.keys(local.fields).length || Object.keys(local.lines).length) {
+      setErrors(local);
+      setProblem(new Error('Please correct the fields marked below.'));
+      focusFirstInvalid();
+      return;
+    }
+    setBusy(true);
+    try {
+      const out = await rest(mode === 'create' ? r.iri : `${r.iri}/${id}`, { method: mode === 'create' ? 'POST' : 'PATCH', body });
+      const address = `${r.path}/${out.id ?? idOf(out['@id'])}`;
+      // A value the create response alone carries (a client link's URL) is shown here, this once.
+      const once = (r.shownOnce ?? []).filter((n) => out[n]);
+      if (mode === 'create' && once.length) setCreated({ address, values: once.map((n) => ({ name: n, value: String(out[n]) })) });
+      else go(address);
+    } catch (err) {
+      const v = violationsByField(err.violations);
+      setErrors(v);
+      setProblem(err.violations?.length ? new Error(`Please correct the field${err.violations.length === 1 ? '' : 's'} marked below.${v.other.length ? ` ${v.other.join(' ')}` : ''}`) : err);
+      focusFirstInvalid();
+    } finally {
+      setBusy(false);
+    }
+  }
+  function focusFirstInvalid() {
+    setTimeout(() => {
+      const el = formRef.current?.querySelector('[aria-invalid="true"]');
+      if (el) el.focus();
+      else formRef.current?.querySelector('[role="alert"]')?.focus();
+    });
+  }
+
+  return html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href=${r.path}>${r.label}</a></li>${rec && html`<li><a href=${`${r.path}/${id}`}>${titleOf(r, rec)}</a></li>`}<li><span aria-current="page">${id ? 'Edit' : 'New'}</span></li></ol></nav>
+    <h1>${title}</h1>
+    <${Notice} ctx=${ctx} r=${r} />
+    ${created &&
+    html`<section class="panel pad" aria-label="Shown once" data-testid="shown-once">
+      <p class="warning" role="status"><strong>Copy this now:</strong> it is shown only this once.</p>
+      ${created.values.map(
+        (v, i) => html`<div class="field"><label for=${`once-${v.name}`}>${v.name === 'url' ? 'Link' : v.name}</label>
+          <input id=${`once-${v.name}`} ref=${i === 0 ? onceRef : undefined} class="mono" readonly value=${v.value} onFocus=${(e) => e.currentTarget.select()} /></div>`,
+      )}
+      <p><a class="btn primary" href=${created.address}>Continue</a></p>
+    </section>`}
+    <form ref=${formRef} hidden=${Boolean(created)} class="app-form panel pad" novalidate onSubmit=${submit}>
+      ${problem && html`<p class="alert" role="alert" tabindex="-1">${problem.message}</p>`}
+      ${sectionsOf(r, fields.filter((f) => f.kind !== 'children' && f.kind !== 'list')).map(
+        (section) => html`<${Section} label=${section.label}><div class="field-grid">
+        ${section.fields.map(
+          (f) => html`<${Input} ctx=${ctx} f=${f} value=${values[f.name]} values=${values} currency=${currency} locked=${locked.has(f.name)} errors=${errors.fields[f.name]} titles=${titles}
+            onChange=${(v, option) => {
+              set(f.name, v);
+              // The reference that gives the record its currency (descriptor present.currency.from) gives it from the pick.
+              const t = f.kind === 'ref' && r.currency?.from === f.name ? ctx.desc.get(f.target) : null;
+              if (t && option?.[currencyField(t)]) setCurrency(option[currencyField(t)]);
+            }} />`,
+        )}
+      </div><//>`,
+      )}
+      ${fields.filter((f) => f.kind === 'children' || f.kind === 'list').map(
+        (f) => html`<${LineEditor} ctx=${ctx} f=${f} lines=${values[f.name]} currency=${currency} company=${company} totals=${computed && r.totals.lines === f.name ? computed.lines : null} locked=${locked.has(f.name)} errors=${errors.lines[f.name] ?? {}} titles=${titles} onChange=${(lines) => set(f.name, lines)} />`,
+      )}
+      ${computed && html`<${TotalsPreview} ctx=${ctx} r=${r} result=${computed} currency=${currency} />`}
+      <div class="form-actions">
+        ${/* Pressing the button leaves the focus where it is: the field's own check on leaving it
+           would otherwise move the button away between the press and the release. */ ''}
+        <button type="submit" class="btn primary" disabled=${busy} onMouseDown=${(e) => e.preventDefault()}>${mode === 'create' ? `Create ${r.singular.toLowerCase()}` : 'Save changes'}</button>
+        <a class="btn ghost" href=${id ? `${r.path}/${id}` : r.path}>Cancel</a>
+      </div>
+    </form>`;
+}
+
+/** The form's fields by the sections the descriptor declares (`present.sections`); the others after them. */
+function sectionsOf(r, fields) {
+  if (!r.sections?.length) return [{ label: null, fields }];
+  const placed = new Set(r.sections.flatMap((x) => x.fields));
+  const out = r.sections.map((x) => ({ label: x.label, fields: x.fields.map((n) => fields.find((f) => f.name === n)).filter(Boolean) })).filter((x) => x.fields.length);
+  const rest = fields.filter((f) => !placed.has(f.name));
+  if (rest.length) out.push({ label: out.length ? 'More' : null, fields: rest });
+  return out;
+}
+
+function Section({ label, children }) {
+  return label ? html`<fieldset class="form-section"><legend>${label}</legend>${children}</fieldset>` : children;
+}
+
+function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPrefix = 'f', label, compact = false, values }) {
+  const id = `${idPrefix}-${f.name}`;
+  const errId = `${id}-error`;
+  const hintId = `${id}-hint`;
+  const unit = unitOf(f, values);
+  // An amount or a percentage is read as it is typed; leaving the field shows what was
+  // understood, or why it cannot be (CONTRACT §20), before anything is sent.
+  const [left, setLeft] = useState(false);
+  const read = (unit === 'money' || unit === 'percent') && left && value !== '' && value !== null && value !== undefined ? fromInput(f, value, currency, values) : null;
+  const shownErrors = errors?.length ? errors : read?.error ? [read.error] : null;
+  errors = shownErrors;
+  const understood = !compact && read && !read.error && read.value !== null ? (unit === 'money' ? formatMoney(read.value, currency, ctx.locale) : formatPercent(read.value, ctx.locale)) : null;
+  const hint = compact
+    ? null
+    : unit === 'money'
+      ? `In ${currency || 'the currency'}${currencyDigits(currency) ? `, such as ${currencyDigits(currency) === 2 ? '1234.50 or 1.234,50' : '1234'}` : ', without decimals'}.${understood ? ` Read as ${understood}.` : ''}`
+      : unit === 'percent'
+        ? `A percentage, such as 19 or 7,5.${understood ? ` Read as ${understood}.` : ''}`
+        : f.help ?? (f.description && !f.unit && f.description.length < 120 ? f.description : null);
+  const described = [hint ? hintId : '', errors?.length ? errId : ''].filter(Boolean).join(' ') || undefined;
+  const common = { id, 'aria-invalid': errors?.length ? 'true' : undefined, 'aria-describedby': described, disabled: locked, required: f.required };
+  const name = label ?? f.label;
+  const labelEl = compact ? html`<label for=${id} class="visually-hidden">${name}</label>` : html`<label for=${id}>${f.label}${f.required ? html` <span class="required" aria-hidden="true">*</span>` : ''}</label>`;
+  let control;
+  switch (unit === 'money' || unit === 'percent' ? unit : f.kind) {
+    case 'money':
+    case 'percent':
+      control = html`<div class="money-input"><input type="text" inputmode="decimal" autocomplete="off" ...${common} value=${value ?? ''}
+        onInput=${(e) => {
+          setLeft(false);
+          onChange(e.currentTarget.value);
+        }} onBlur=${() => setLeft(true)} />${!compact && html`<span class="unit" aria-hidden="true">${unit === 'percent' ? '%' : (currency ?? '')}</span>`}</div>`;
+      break;
+    case 'enum':
+      control = html`<select ...${common} value=${value ?? ''} onChange=${(e) => onChange(e.currentTarget.value)}>
+        ${f.default === undefined && html`<option value="">${f.required ? 'Choose…' : '—'}</option>`}
+        ${f.values.map((v) => html`<option value=${v}>${choiceLabel(v)}</option>`)}
+      </select>`;
+      break;
+    case 'boolean':
+      return html`<div class="field bool-field"><input type="checkbox" ...${common} checked=${Boolean(value)} onChange=${(e) => onChange(e.currentTarget.checked)} /> <label for=${id}>${name}</label>
+        ${errors?.length ? html`<p class="field-error" id=${errId}>${errors.join(' ')}</p>` : ''}</div>`;
+    case 'ref': {
+      const t = ctx.desc.get(f.target);
+      return html`<${RefPicker} ctx=${ctx} id=${id} label=${name} target=${t} value=${value ?? ''} required=${f.required} disabled=${locked} errors=${errors} titles=${titles} compact=${compact} onChange=${onChange} />`;
+    }
+    case 'textList':
+      if (f.values) {
+        return html`<fieldset class="field wide events" aria-describedby=${described}>
+          <legend>${f.label}</legend>
+          ${hint && html`<p class="hint" id=${hintId}>${hint}</p>`}
+          <div class="event-grid">${f.values.map((v) => html`<label class="check-row"><input type="checkbox" checked=${(value ?? []).includes(v)} disabled=${locked}
+            onChange=${(e) => onChange(e.currentTarget.checked ? [...(value ?? []), v] : (value ?? []).filter((x) => x !== v))} /> <span class="mono-label">${v}</span></label>`)}</div>
+          ${errors?.length ? html`<p class="field-error" id=${errId}>${errors.join(' ')}</p>` : ''}
+        </fieldset>`;
+      }
+      control = html`<textarea ...${common} value=${(value ?? []).join('\n')} onInput=${(e) => onChange(e.currentTarget.value.split('\n'))} />`;
+      break;
+    case 'text':
+      control = f.multiline && !compact
+        ? html`<textarea ...${common} rows="3" value=${value ?? ''} onInput=${(e) => onChange(e.currentTarget.value)} />`
+        : html`<input type=${f.format === 'email' ? 'email' : f.format === 'url' ? 'url' : 'text'} ...${common} maxlength=${f.max} value=${value ?? ''} onInput=${(e) => onChange(e.currentTarget.value)} />`;
+      break;
+    case 'date':
+      control = html`<input type="date" ...${common} value=${value ?? ''} onInput=${(e) => onChange(e.currentTarget.value)} />`;
+      break;
+    case 'timestamp':
+      control = html`<input type="datetime-local" ...${common} value=${value ?? ''} onInput=${(e) => onChange(e.currentTarget.value)} />`;
+      break;
+    default:
+      control = html`<input type="text" inputmode=${f.kind === 'integer' ? 'numeric' : 'decimal'} ...${common} value=${value ?? ''} onInput=${(e) => onChange(e.currentTarget.value)} />`;
+  }
+  return html`<div class=${`field${f.multiline && !compact ? ' wide' : ''}`}>
+    ${labelEl}
+    ${hint && html`<p class="hint" id=${hintId}>${hint}</p>`}
+    ${control}
+    ${locked && !compact && html`<p class="hint">Cannot change in this state.</p>`}
+    ${errors?.length ? html`<p class="field-error" id=${errId}>${errors.join(' ')}</p>` : ''}
+  </div>`;
+}
+
+
+/** Lines of a record: added, removed and moved; each member a labelled input. */
+function LineEditor({ ctx, f, lines, currency, company, totals, locked, errors, titles, onChange }) {
+  const members = lineFields(ctx.desc, f);
+  const one = f.label.replace(/s$/, '').toLowerCase();
+  const setLine = (i, name, v) => onChange(lines.map((l, j) => (j === i ? { ...l, [name]: v } : l)));
+  const move = (i, d) => {
+    const next = [...lines];
+    [next[i], next[i + d]] = [next[i + d], next[i]];
+    onChange(next);
+  };
+  const rowErrors = (i) => errors[i] ?? {};
+  return html`<fieldset class="lines" disabled=${locked}>
+    <legend>${f.label}</legend>
+    ${locked && html`<p class="hint">Cannot change in this state.</p>`}
+    <div class="table-wrap"><table class="table line-table">
+      <thead><tr><th scope="col">#</th>${members.map((m) => html`<th scope="col">${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}</th>`)}${totals && html`<th scope="col" class="num">Amount</th>`}<th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody>
+        ${lines.length === 0 && html`<tr><td colspan=${members.length + (totals ? 3 : 2)} class="empty">No ${one} yet.</td></tr>`}
+        ${lines.map(
+          (line, i) => html`<tr>
+            <td data-label=${`${one[0].toUpperCase()}${one.slice(1)}`}>${i + 1}</td>
+            ${members.map((m) => html`<td data-label=${`${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}`}><${Input} ctx=${ctx} f=${m} idPrefix=${`${f.name}-${i}`} compact=${true} label=${`${m.label}, ${one} ${i + 1}`} value=${line[m.name]} values=${line} currency=${currency} errors=${rowErrors(i)[m.name]} titles=${titles} onChange=${(v) => setLine(i, m.name, v)} /></td>`)}
+            ${totals && html`<td class="num line-total" data-label="Amount" data-testid=${`line-total-${i + 1}`}>${totals[i] === null || totals[i] === undefined ? '—' : formatMoney(totals[i], currency, ctx.locale)}</td>`}
+            <td class="line-actions">
+              <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} up`} disabled=${i === 0} onClick=${() => move(i, -1)}>↑</button>
+              <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} down`} disabled=${i === lines.length - 1} onClick=${() => move(i, 1)}>↓</button>
+              <button type="button" class="btn small ghost" aria-label=${`Remove ${one} ${i + 1}`} onClick=${() => onChange(lines.filter((_, j) => j !== i))}>Remove</button>
+            </td>
+          </tr>
+          ${rowErrors(i)._ && html`<tr><td colspan=${members.length + (totals ? 3 : 2)}><p class="field-error">${rowErrors(i)._.join(' ')}</p></td></tr>`}`,
+        )}
+      </tbody>
+    </table></div>
+    <button type="button" class="btn" onClick=${() => onChange([...lines, emptyLine(ctx, f, currency, company)])}>Add ${one}</button>
+  </fieldset>`;
+}

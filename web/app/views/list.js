@@ -1,0 +1,111 @@
+// A resource's list: its columns, filters and order, 30 per page with cursor paging.
+import { useState } from 'preact/hooks';
+import { html } from '../../lib/html.js';
+import { graphql, rest } from '../api.js';
+import { can, choiceLabel, idOf, listAddress, listQuery, listUrl, orderOf, titleOf, writes } from '../lib.js';
+import { go, Loading, Notice, Problem, useLoad, Value } from './common.js';
+import { RefPicker } from './picker.js';
+
+// ---- lists ----------------------------------------------------------------------------------
+
+async function loadList(ctx, r, query) {
+  if (r.gql) {
+    const data = await graphql(listQuery(ctx.desc, r, query));
+    const c = data[r.plural];
+    return { items: c.edges.map((e) => e.node), total: c.totalCount, info: c.pageInfo };
+  }
+  const body = await rest(listUrl(r, query), { accept: 'application/ld+json' });
+  const view = body.view ?? {};
+  const cursor = (link, k) => (link ? new URL(link, location.origin).searchParams.get(k) : null);
+  return {
+    items: body.member,
+    total: body.totalItems ?? null,
+    info: { hasNextPage: Boolean(view.next), hasPreviousPage: Boolean(view.previous), endCursor: cursor(view.next, 'after'), startCursor: cursor(view.previous, 'before') },
+  };
+}
+
+export function ListView({ ctx, r, query }) {
+  const { data, error, loading } = useLoad(() => loadList(ctx, r, query), query.toString());
+  const order = orderOf(r, query);
+  const filters = r.fields.filter((f) => f.filter);
+  const columns = r.columns.map((n) => r.byField.get(n));
+  const mayCreate = can(r, 'create') && writes(r, ctx.role);
+  const here = (changes) => listAddress(r, query, changes);
+  return html`<div class="page-head">
+      <h1>${r.label}</h1>
+      ${mayCreate && html`<a class="btn primary" href=${`${r.path}/new`}>New ${r.singular.toLowerCase()}</a>`}
+    </div>
+    <${Notice} ctx=${ctx} r=${r} />
+    <${FilterBar} ctx=${ctx} r=${r} query=${query} filters=${filters} order=${order} />
+    <${Problem} error=${error} />
+    ${loading && !data && html`<${Loading} />`}
+    ${data &&
+    html`<p class="count" role="status" data-testid="total">${data.total === null ? 'More than 10,000' : data.total} ${data.total === 1 ? r.singular.toLowerCase() : r.label.toLowerCase()}</p>
+      <div class="table-wrap panel">
+        <table class="table">
+          <caption class="visually-hidden">${r.label}${order ? `, sorted by ${order.field} ${order.dir === 'asc' ? 'ascending' : 'descending'}` : ''}</caption>
+          <thead>
+            <tr>
+              ${columns.map((f) => html`<th scope="col" class=${f.kind === 'money' ? 'num' : ''} aria-sort=${order?.field === f.name ? (order.dir === 'asc' ? 'ascending' : 'descending') : undefined}>
+                ${r.orders.includes(f.name) ? html`<a class="sort" href=${here({ order: `${f.name}:${order?.field === f.name && order.dir === 'asc' ? 'desc' : 'asc'}` })}>${f.label}</a>` : f.label}
+              </th>`)}
+            </tr>
+          </thead>
+          <tbody>
+            ${data.items.length === 0 && html`<tr><td colspan=${columns.length} class="empty">Nothing here yet.</td></tr>`}
+            ${data.items.map(
+              (rec) => html`<tr>
+                ${columns.map((f, i) => {
+                  const id = rec._id ?? rec.id;
+                  const cell = i === 0 ? html`<a href=${`${r.path}/${idOf(rec.id ?? rec['@id']) || id}`}>${f.name === r.title ? titleOf(r, rec) : html`<${Value} ctx=${ctx} r=${r} f=${f} v=${rec[f.name]} rec=${rec} />`}</a>` : html`<${Value} ctx=${ctx} r=${r} f=${f} v=${rec[f.name]} rec=${rec} />`;
+                  return i === 0 ? html`<th scope="row">${cell}</th>` : html`<td class=${f.kind === 'money' ? 'num' : ''} data-label=${f.label}>${cell}</td>`;
+                })}
+              </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
+      <nav class="pager" aria-label="Pages">
+        <a class="btn small" href=${here({})} aria-disabled=${data.info.hasPreviousPage ? undefined : 'true'}>First</a>
+        ${data.info.hasPreviousPage ? html`<a class="btn small" rel="prev" href=${here({ before: data.info.startCursor })}>Previous</a>` : html`<span class="btn small" aria-disabled="true">Previous</span>`}
+        ${data.info.hasNextPage ? html`<a class="btn small" rel="next" href=${here({ after: data.info.endCursor })}>Next</a>` : html`<span class="btn small" aria-disabled="true">Next</span>`}
+        <a class="btn small" href=${here({ last: '1' })}>Last</a>
+      </nav>`}`;
+}
+
+function FilterBar({ ctx, r, query, filters, order }) {
+  const [values, setValues] = useState(() => Object.fromEntries([...query.entries()]));
+  if (!filters.length && r.orders.length < 2) return null;
+  const set = (k) => (e) => setValues((v) => ({ ...v, [k]: e.currentTarget.value }));
+  function submit(e) {
+    e.preventDefault();
+    const changes = {};
+    for (const f of filters) {
+      if (f.filter === 'date') for (const op of ['after', 'before']) changes[`${f.name}[${op}]`] = values[`${f.name}[${op}]`] ?? null;
+      else changes[f.name] = values[f.name] ?? null;
+    }
+    changes.order = values.order ?? null;
+    go(listAddress(r, query, changes));
+  }
+  const id = (k) => `filter-${k.replace(/\W/g, '-')}`;
+  return html`<form class="app-filters panel pad" role="search" aria-label=${`Filter ${r.label.toLowerCase()}`} onSubmit=${submit}>
+    ${filters.map((f) => {
+      if (f.filter === 'date')
+        return html`<div class="field"><label for=${id(`${f.name}-after`)}>${f.label} from</label><input type="date" id=${id(`${f.name}-after`)} value=${values[`${f.name}[after]`] ?? ''} onInput=${set(`${f.name}[after]`)} /></div>
+          <div class="field"><label for=${id(`${f.name}-before`)}>${f.label} to</label><input type="date" id=${id(`${f.name}-before`)} value=${values[`${f.name}[before]`] ?? ''} onInput=${set(`${f.name}[before]`)} /></div>`;
+      if (f.kind === 'enum')
+        return html`<div class="field"><label for=${id(f.name)}>${f.label}</label><select id=${id(f.name)} value=${values[f.name] ?? ''} onChange=${set(f.name)}><option value="">Any</option>${f.values.map((v) => html`<option value=${v}>${choiceLabel(v)}</option>`)}</select></div>`;
+      if (f.kind === 'ref') {
+        const t = ctx.desc.get(f.target);
+        return t?.gql ? html`<${RefPicker} ctx=${ctx} id=${id(f.name)} label=${f.label} target=${t} value=${values[f.name] ?? ''} anyLabel="Any" onChange=${(iri) => setValues((v) => ({ ...v, [f.name]: iri }))} />` : null;
+      }
+      return html`<div class="field"><label for=${id(f.name)}>${f.label}</label><input type="search" id=${id(f.name)} value=${values[f.name] ?? ''} onInput=${set(f.name)} /></div>`;
+    })}
+    ${r.orders.length > 1 &&
+    html`<div class="field"><label for=${id('order')}>Sort by</label><select id=${id('order')} value=${values.order ?? ''} onChange=${set('order')}>
+      <option value="">Newest first</option>
+      ${r.orders.flatMap((o) => ['asc', 'desc'].map((dir) => html`<option value=${`${o}:${dir}`}>${r.byField.get(o)?.label ?? 'Created'} (${dir === 'asc' ? 'ascending' : 'descending'})</option>`))}
+    </select></div>`}
+    <div class="field filter-actions"><button type="submit" class="btn">Apply</button> <a class="btn ghost" href=${r.path}>Clear</a></div>
+  </form>`;
+}

@@ -1,0 +1,185 @@
+// A record's page: its fields, lines and related records, its state changes and operations.
+import { useState } from 'preact/hooks';
+import { html } from '../../lib/html.js';
+import { Dialog } from '../../components/dialog.js';
+import { download, graphql, rest } from '../api.js';
+import { Related } from './related.js';
+import { can, choiceLabel, deletable as mayDelete, lineFields, meets, operationsFor, pageOf, titleOf, titlesQuery, transitionAction, transitionsOf, writes } from '../lib.js';
+import { go, Loading, Problem, useLoad, Value } from './common.js';
+
+// ---- records --------------------------------------------------------------------------------
+
+/** The IRIs a record refers to (its references and its lines'). */
+function referencesOf(ctx, r, rec) {
+  const out = new Set();
+  for (const f of r.fields) {
+    if (f.kind === 'ref' && typeof rec[f.name] === 'string') out.add(rec[f.name]);
+    if ((f.kind === 'children' && f.embedded) || f.kind === 'list') {
+      const members = lineFields(ctx.desc, f);
+      for (const line of rec[f.name] ?? []) for (const m of members) if (m.kind === 'ref' && typeof line[m.name] === 'string') out.add(line[m.name]);
+    }
+  }
+  return [...out];
+}
+
+export async function loadRecord(ctx, r, id) {
+  const rec = await rest(`${r.iri}/${encodeURIComponent(id)}`);
+  const titles = new Map();
+  const iris = referencesOf(ctx, r, rec);
+  const q = titlesQuery(ctx.desc, iris);
+  if (q) {
+    const data = await graphql(q).catch(() => ({}));
+    iris.forEach((iri, i) => {
+      const node = data[`r${i}`];
+      const t = ctx.desc.ofIri(iri);
+      if (node && t) titles.set(iri, titleOf(t, node));
+    });
+  }
+  return { rec, titles };
+}
+
+export function RecordView({ ctx, r, id }) {
+  const { data, error, loading, reload } = useLoad(() => loadRecord(ctx, r, id), id);
+  const [problem, setProblem] = useState(null);
+  const [notice, setNotice] = useState(null);
+  const [busy, setBusy] = useState(false);
+  // The action waiting for its confirmation: { title, text, label, run } (delete, and what cannot be undone).
+  const [confirming, setConfirming] = useState(null);
+  if (loading && !data) return html`<${Loading} />`;
+  if (error) return html`<h1>${r.singular}</h1><${Problem} error=${error} />`;
+  const { rec, titles } = data;
+  const iri = `${r.iri}/${id}`;
+  const mayWrite = writes(r, ctx.role);
+  const state = r.states ? rec[r.states.field] : null;
+  // What the description says the API would refuse (a state's targets, less those its guards
+  // refuse for this record; operations whose `when` it does not meet) is not offered.
+  const targets = r.states && mayWrite && can(r, 'update') ? transitionsOf(r, rec) : [];
+  const deletable = can(r, 'delete') && mayWrite && mayDelete(r, rec);
+  const editable = can(r, 'update') && mayWrite && !(r.states?.editable?.[state] && r.states.editable[state].length === 0);
+  const ops = operationsFor(r, rec, ctx.role);
+  const name = titleOf(r, rec);
+  /** Runs `run`, after a confirmation naming its consequence when it has one. */
+  const ask = (o) => (o.text ? setConfirming(o) : o.run());
+
+  async function act(fn, done) {
+    setBusy(true);
+    setProblem(null);
+    setNotice(null);
+    try {
+      const out = await fn();
+      if (done) done(out);
+    } catch (e) {
+      setProblem(e);
+    } finally {
+      setBusy(false);
+    }
+  }
+  const transition = (to) => act(() => rest(iri, { method: 'PATCH', body: { [r.states.field]: to } }), () => {
+    setNotice(`${r.singular} is now ${choiceLabel(to).toLowerCase()}.`);
+    reload();
+  });
+  const operate = (op) =>
+    act(() => rest(`${iri}/${op.path}`, { method: 'POST', body: {} }), (out) => {
+      const target = op.resource && ctx.desc.get(op.resource);
+      const made = out && (out['@id'] ?? (target && out.id ? `${target.iri}/${out.id}` : null));
+      if (target && made && target.name !== r.name) go(pageOf(made));
+      else {
+        setNotice(`${choiceLabel(op.name)}: done.`);
+        reload();
+      }
+    });
+  const remove = () => act(() => rest(iri, { method: 'DELETE' }), () => go(r.path));
+
+  // A document (its descriptor declares its totals) reads as one: its details, its lines, then its
+  // tax groups and totals with what was paid and what is left; empty read-only fields are left out.
+  const spec = r.totals;
+  const summed = spec ? r.fields.filter((f) => f.kind === 'money' && f.readOnly && !spec.fields.includes(f.name)) : [];
+  const inTotals = new Set(spec ? [...spec.fields, spec.groups, ...summed.map((f) => f.name)] : []);
+  const shown = r.fields.filter((f) => f.kind !== 'children' && f.kind !== 'list' && f.name !== r.states?.field && !inTotals.has(f.name) && !(spec && f.readOnly && (rec[f.name] === null || rec[f.name] === undefined || rec[f.name] === '')));
+  const lines = r.fields.filter((f) => ((f.kind === 'children' && f.embedded) || f.kind === 'list') && !inTotals.has(f.name));
+  const related = r.fields.filter((f) => f.kind === 'children' && !f.embedded && ctx.desc.get(f.target)?.byField.get(f.via)?.filter && !ctx.desc.get(f.target)?.owner);
+  // Records of other resources that name this one by IRI (`refersTo`: an e-mail sending it, a
+  // client link to it), offered as a create prefilled with this record.
+  const referring = ctx.desc.resources.flatMap((x) =>
+    can(x, 'create') && writes(x, ctx.role) ? x.fields.filter((f) => f.refersTo?.includes(r.name) && !f.readOnly).map((f) => ({ x, f })) : [],
+  );
+  return html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href=${r.path}>${r.label}</a></li><li><span aria-current="page">${titleOf(r, rec)}</span></li></ol></nav>
+    <div class="page-head">
+      <h1>${r.singular} ${titleOf(r, rec) !== `${r.singular} ${String(rec.id).slice(-6)}` ? titleOf(r, rec) : ''} ${state && html`<span class=${`badge badge-${state}`}>${choiceLabel(state)}</span>`}</h1>
+    </div>
+    <div class="actions" role="group" aria-label="Actions">
+      ${editable && html`<a class="btn" href=${`${r.path}/${id}/edit`}>Edit</a>`}
+      ${targets.map((to) => {
+        const a = transitionAction(r, to);
+        return html`<button type="button" class="btn" disabled=${busy} onClick=${() => ask({ title: `${a.label}: ${name}?`, text: a.confirm, label: a.label, run: () => transition(to) })}>${a.label}</button>`;
+      })}
+      ${r.documents.map((d) => html`<button type="button" class="btn" disabled=${busy} onClick=${() => act(() => download(iri, d.mediaType, `${titleOf(r, rec)}.${d.extension}`))}>Download ${d.extension === 'pdf' ? 'PDF' : d.mediaType.includes('ubl') ? 'UBL e-invoice' : d.extension.toUpperCase()}</button>`)}
+      ${ops.map((op) => {
+        const label = op.label ?? choiceLabel(op.name.replace(/([A-Z])/g, ' $1').toLowerCase());
+        return html`<button type="button" class="btn" disabled=${busy} title=${op.summary} onClick=${() => ask({ title: `${label}: ${name}?`, text: op.confirm, label, run: () => operate(op) })}>${label}</button>`;
+      })}
+      ${referring.map(({ x, f }) => html`<a class="btn" href=${`${x.path}/new?${new URLSearchParams({ [f.name]: iri })}`}>New ${x.singular.toLowerCase()}</a>`)}
+      ${deletable && html`<button type="button" class="btn danger" disabled=${busy} onClick=${() => setConfirming({ title: `Delete ${r.singular.toLowerCase()}?`, text: `${name} will be deleted. This cannot be undone.`, label: 'Delete', danger: true, run: remove })}>Delete</button>`}
+    </div>
+    ${problem && html`<p class="alert" role="alert">${problem.message}</p>`}
+    ${notice && html`<p class="notice" role="status">${notice}</p>`}
+    <section class="panel pad" aria-label="Details">
+      <dl class="record">
+        ${shown.map((f) => html`<div><dt>${f.label}</dt><dd data-field=${f.name}><${Value} ctx=${ctx} r=${r} f=${f} v=${rec[f.name]} rec=${rec} titles=${titles} /></dd></div>`)}
+      </dl>
+    </section>
+    ${lines.map((f) => html`<${LinesTable} ctx=${ctx} r=${r} f=${f} rec=${rec} titles=${titles} />`)}
+    ${spec &&
+    html`<section class="panel pad document-totals" aria-labelledby="record-totals">
+      <h2 id="record-totals">Totals</h2>
+      ${(rec[spec.groups] ?? []).length > 0 && html`<${LinesTable} ctx=${ctx} r=${r} f=${r.byField.get(spec.groups)} rec=${rec} titles=${titles} bare=${true} />`}
+      <dl class="totals">
+        ${[...spec.fields.map((n) => r.byField.get(n)), ...summed].filter(Boolean).map(
+          (f) => html`<div class=${f.name === spec.fields.at(-1) ? 'grand' : ''}><dt>${f.label}</dt><dd class="num" data-field=${f.name}><${Value} ctx=${ctx} r=${r} f=${f} v=${rec[f.name]} rec=${rec} /></dd></div>`,
+        )}
+      </dl>
+    </section>`}
+    ${related.map((f) => html`<${Related} ctx=${ctx} t=${ctx.desc.get(f.target)} via=${f.via} iri=${iri} label=${f.label} mayAdd=${meets(rec, f.addWhen)} />`)}
+    ${ctx.desc.resources
+      .flatMap((x) => (x.rest.includes('list') ? x.fields.filter((f) => f.refersTo?.includes(r.name) && f.filter).map((f) => ({ x, f })) : []))
+      .map(({ x, f }) => html`<${Related} ctx=${ctx} t=${x} via=${f.name} iri=${iri} label=${x.label} mayAdd=${false} />`)}
+    ${confirming &&
+    html`<${Dialog} title=${confirming.title} onClose=${() => setConfirming(null)}>
+      <p>${confirming.text}</p>
+      <div class="dialog-actions">
+        <button type="button" class="btn" data-autofocus onClick=${() => setConfirming(null)}>Not now</button>
+        <button type="button" class=${confirming.danger ? 'btn danger' : 'btn primary'} disabled=${busy} onClick=${() => {
+          const run = confirming.run;
+          setConfirming(null);
+          run();
+        }}>${confirming.label}</button>
+      </div>
+    <//>`}`;
+}
+
+function LinesTable({ ctx, r, f, rec, titles, bare = false }) {
+  const child = f.kind === 'children' ? ctx.desc.get(f.target) : null;
+  const members = child ? child.fields.filter((c) => c.name !== f.via && c.name !== f.orderBy && c.kind !== 'children' && c.kind !== 'list') : f.of;
+  // The members a person typed, and the first computed amount (a line's total); the other
+  // read-only members are the engine's bookkeeping, shown on nothing but the API.
+  const amount = members.find((m) => m.readOnly && m.kind === 'money');
+  const shown = members.filter((m) => !m.readOnly || m === amount);
+  const items = rec[f.name] ?? [];
+  if (bare) {
+    return html`<div class="table-wrap" tabindex="0" role="region" aria-label=${f.label}><table class="table compact">
+      <caption class="visually-hidden">${f.label}</caption>
+      <thead><tr>${shown.map((m) => html`<th scope="col" class="num">${m.label}</th>`)}</tr></thead>
+      <tbody>${items.map((line) => html`<tr>${shown.map((m) => html`<td class="num" data-label=${m.label}><${Value} ctx=${ctx} r=${r} f=${m} v=${line[m.name]} rec=${rec} /></td>`)}</tr>`)}</tbody>
+    </table></div>`;
+  }
+  return html`<section class="panel pad" aria-labelledby=${`lines-${f.name}`}>
+    <h2 id=${`lines-${f.name}`}>${f.label}</h2>
+    <div class="table-wrap"><table class="table">
+      <thead><tr>${shown.map((m) => html`<th scope="col" class=${m.kind === 'money' ? 'num' : ''}>${m.label}</th>`)}</tr></thead>
+      <tbody>
+        ${items.length === 0 && html`<tr><td colspan=${shown.length} class="empty">None.</td></tr>`}
+        ${items.map((line) => html`<tr>${shown.map((m) => html`<td class=${m.kind === 'money' ? 'num' : ''} data-label=${m.label}><${Value} ctx=${ctx} r=${r} f=${m} v=${line[m.name]} rec=${rec} titles=${titles} /></td>`)}</tr>`)}
+      </tbody>
+    </table></div>
+  </section>`;
+}

@@ -89,8 +89,9 @@ describe('the OpenAPI document', () => {
     const operations = Object.values(doc.paths).flatMap((p: any) => Object.keys(p));
     // + entrypoint and contexts, the token API's 8 (list, create, read, update, delete, summary, history, daily),
     // the company profile's 5 (read, update; its logo's put, get, delete), the webhooks' 5 (event types, rotate-secret, deliveries, retry, ping)
-    // and the invoices' credit and dashboard
-    expect(operations.length).toBe(model.resources.reduce((n, r) => n + r.rest.size, 0) + 2 + 8 + 5 + 5 + 2);
+    // the invoices' credit and dashboard, and the people's 8 (members: list, read, update, delete;
+    // invitations: list, read, create, delete)
+    expect(operations.length).toBe(model.resources.reduce((n, r) => n + r.rest.size, 0) + 2 + 8 + 5 + 5 + 2 + 8);
     expect(doc.paths['/api/invoices/{id}/credit'].post.responses['201']).toBeDefined();
   });
 

@@ -67,6 +67,22 @@ describe('the PDF in the company’s language', () => {
   });
 });
 
+describe('the default e-mail templates', () => {
+  it('follow the company’s language', async () => {
+    for (const [locale, subject, body] of [
+      ['de', /^Rechnung INV-000001 von Sprachen GmbH$/, /anbei erhalten Sie die Rechnung INV-000001/],
+      ['fr', /^Facture INV-000001 de Sprachen GmbH$/, /veuillez trouver ci-joint la facture INV-000001/],
+      ['en', /^Invoice INV-000001 from Sprachen GmbH$/, /please find attached invoice INV-000001/],
+    ] as const) {
+      expect((await admin.patch('/api/company', { locale })).status).toBe(200);
+      const r = await admin.post('/api/emails', { document: `/api/invoices/${invoiceId}`, to: ['ap@client.test'] });
+      expect(r.status, r.text).toBe(201);
+      expect(r.body.subject).toMatch(subject);
+      expect(r.body.body).toMatch(body);
+    }
+  });
+});
+
 describe('the message catalogue', () => {
   it('has plural rules per language', () => {
     expect(messages('de').t('lines', { count: 1 })).toBe('1 Position');

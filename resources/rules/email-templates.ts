@@ -41,6 +41,47 @@ export const DEFAULT_TEMPLATES: Templates = {
   },
 };
 
+/** The default templates in the company's language (its profile's `locale`); English otherwise. */
+export const LOCALE_TEMPLATES: Record<string, Templates> = {
+  en: DEFAULT_TEMPLATES,
+  de: {
+    invoice: {
+      subject: 'Rechnung {{number}} von {{company.name}}',
+      body: 'Guten Tag {{client.name}},\n\nanbei erhalten Sie die Rechnung {{number}} über {{total}}, fällig am {{dueDate}}.\n\nMit freundlichen Grüßen\n{{company.name}}',
+    },
+    quote: {
+      subject: 'Angebot {{number}} von {{company.name}}',
+      body: 'Guten Tag {{client.name}},\n\nanbei erhalten Sie unser Angebot {{number}} über {{total}}.\n\nMit freundlichen Grüßen\n{{company.name}}',
+    },
+    creditNote: {
+      subject: 'Gutschrift {{number}} von {{company.name}}',
+      body: 'Guten Tag {{client.name}},\n\nanbei erhalten Sie die Gutschrift {{number}} über {{total}}.\n\nMit freundlichen Grüßen\n{{company.name}}',
+    },
+    reminder: {
+      subject: 'Zahlungserinnerung: Rechnung {{number}} von {{company.name}}',
+      body: 'Guten Tag {{client.name}},\n\nwir möchten Sie daran erinnern, dass die Rechnung {{number}} mit einem offenen Betrag von {{balance}} am {{dueDate}} fällig ist.\n\nMit freundlichen Grüßen\n{{company.name}}',
+    },
+  },
+  fr: {
+    invoice: {
+      subject: 'Facture {{number}} de {{company.name}}',
+      body: 'Bonjour {{client.name}},\n\nveuillez trouver ci-joint la facture {{number}} d’un montant de {{total}}, à régler avant le {{dueDate}}.\n\nCordialement,\n{{company.name}}',
+    },
+    quote: {
+      subject: 'Devis {{number}} de {{company.name}}',
+      body: 'Bonjour {{client.name}},\n\nveuillez trouver ci-joint notre devis {{number}} d’un montant de {{total}}.\n\nCordialement,\n{{company.name}}',
+    },
+    creditNote: {
+      subject: 'Avoir {{number}} de {{company.name}}',
+      body: 'Bonjour {{client.name}},\n\nveuillez trouver ci-joint l’avoir {{number}} d’un montant de {{total}}.\n\nCordialement,\n{{company.name}}',
+    },
+    reminder: {
+      subject: 'Rappel : facture {{number}} de {{company.name}}',
+      body: 'Bonjour {{client.name}},\n\nnous vous rappelons que la facture {{number}} présente un solde de {{balance}}, à régler avant le {{dueDate}}.\n\nCordialement,\n{{company.name}}',
+    },
+  },
+};
+
 const TAG = /\{\{\s*([^{}]*?)\s*\}\}/g;
 
 /** The placeholders a template names that do not exist (`{{foo}}`); `link` too when links are not available. */
@@ -88,9 +129,10 @@ export function templateProblems(value: unknown, linksAvailable: boolean): { pat
 }
 
 /** The template of `kind`: the company's where it wrote one (subject and body each), else the default. */
-export function templateOf(saved: unknown, kind: TemplateKind): Template {
+export function templateOf(saved: unknown, kind: TemplateKind, locale = 'en'): Template {
   const t = (saved && typeof saved === 'object' ? (saved as Record<string, unknown>)[kind] : undefined) as Partial<Template> | null | undefined;
-  return { subject: t?.subject || DEFAULT_TEMPLATES[kind].subject, body: t?.body || DEFAULT_TEMPLATES[kind].body };
+  const fallback = (LOCALE_TEMPLATES[locale] ?? DEFAULT_TEMPLATES)[kind];
+  return { subject: t?.subject || fallback.subject, body: t?.body || fallback.body };
 }
 
 export interface TemplateValues {

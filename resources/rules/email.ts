@@ -21,7 +21,7 @@ export interface MailService {
   /** False without SMTP_URL: e-mails are kept `held` and never sent. */
   readonly sending: boolean;
   /** The company's name, e-mail and e-mail settings as the profile holds them. */
-  company(tx: Tx, companyId: string): Promise<{ name: string; email: string | null; emailTemplates: unknown; reminders: number[] }>;
+  company(tx: Tx, companyId: string): Promise<{ name: string; email: string | null; emailTemplates: unknown; reminders: number[]; locale?: string }>;
   /** Puts e-mail `id` in the delivery queue, in `tx`; the worker sends it once `tx` has committed. */
   enqueue(tx: Tx, companyId: string, id: string): Promise<void>;
   /** A Message-ID made of `unique` (written with the e-mail: the same on every attempt). */
@@ -195,7 +195,7 @@ export const emailRules: HookSet = {
     if (subject === null || body === null) {
       const company = await mail.company(api.tx, api.principal.company.id);
       const client = await api.read('Client', String(current.client));
-      const template = templateOf(company.emailTemplates, kind === 'reminder' ? 'reminder' : (type.kind as TemplateKind));
+      const template = templateOf(company.emailTemplates, kind === 'reminder' ? 'reminder' : (type.kind as TemplateKind), company.locale);
       const link = mail.link && /\{\{\s*link\s*\}\}/.test(`${subject === null ? template.subject : ''}${body === null ? template.body : ''}`)
         ? await mail.link(api, { resource: type.resource, id: String(doc.id) }, to[0]!)
         : '';

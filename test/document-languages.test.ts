@@ -67,6 +67,21 @@ describe('the PDF in the company’s language', () => {
   });
 });
 
+describe('the client page', () => {
+  it('writes the document in the company’s language', async () => {
+    expect((await admin.patch('/api/company', { locale: 'de' })).status).toBe(200);
+    const link = await admin.post('/api/document-links', { document: `/api/invoices/${invoiceId}` });
+    expect(link.status, link.text).toBe(201);
+    const html = await (await fetch(`${t.url}${new URL(link.body.url).pathname}`)).text();
+    expect(html).toContain('<html lang="de">');
+    for (const s of ['Rechnung INV-000001', 'Rechnungsnummer', '5. März 2026', 'Einzelpreis', 'Zwischensumme', 'Offener Betrag', '3.086,40', 'PDF herunterladen']) expect(html, s).toContain(s);
+    expect((await admin.patch('/api/company', { locale: 'en' })).status).toBe(200);
+    const en = await (await fetch(`${t.url}${new URL(link.body.url).pathname}`)).text();
+    expect(en).toContain('Invoice number');
+    expect(en).toContain('3,086.40');
+  });
+});
+
 describe('the default e-mail templates', () => {
   it('follow the company’s language', async () => {
     for (const [locale, subject, body] of [

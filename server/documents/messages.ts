@@ -19,6 +19,7 @@ const CATALOGUE = {
     paymentDetails: 'Payment details', bankTransferTo: 'Bank transfer to {name}', amountLine: 'Amount: {value}', reference: 'Reference: {value}', scanToPay: 'Scan to pay (SEPA)',
     reason: 'Reason', terms: 'Terms', notes: 'Notes', page: '{number} · page {page} of {count}',
     lines: '{count, plural, one {# line} other {# lines}}',
+    from: 'From', details: 'Details', totals: 'Totals', downloadPdf: 'Download PDF', linesOf: 'Lines of {title} {number}', by: 'by {date}',
   },
   de: {
     invoice: 'Rechnung', creditNote: 'Gutschrift', quote: 'Angebot',
@@ -31,6 +32,7 @@ const CATALOGUE = {
     paymentDetails: 'Zahlungsinformationen', bankTransferTo: 'Überweisung an {name}', amountLine: 'Betrag: {value}', reference: 'Verwendungszweck: {value}', scanToPay: 'Scannen und zahlen (SEPA)',
     reason: 'Grund', terms: 'Bedingungen', notes: 'Anmerkungen', page: '{number} · Seite {page} von {count}',
     lines: '{count, plural, one {# Position} other {# Positionen}}',
+    from: 'Von', details: 'Angaben', totals: 'Summen', downloadPdf: 'PDF herunterladen', linesOf: 'Positionen: {title} {number}', by: 'bis {date}',
   },
   fr: {
     invoice: 'Facture', creditNote: 'Avoir', quote: 'Devis',
@@ -43,6 +45,7 @@ const CATALOGUE = {
     paymentDetails: 'Modalités de paiement', bankTransferTo: 'Virement à {name}', amountLine: 'Montant : {value}', reference: 'Référence : {value}', scanToPay: 'Scanner pour payer (SEPA)',
     reason: 'Motif', terms: 'Conditions', notes: 'Notes', page: '{number} · page {page} sur {count}',
     lines: '{count, plural, one {# ligne} other {# lignes}}',
+    from: 'De', details: 'Détails', totals: 'Totaux', downloadPdf: 'Télécharger le PDF', linesOf: 'Lignes : {title} {number}', by: 'avant le {date}',
   },
 } as const satisfies Record<Locale, Record<string, string>>;
 

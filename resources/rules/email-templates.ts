@@ -1,7 +1,7 @@
 // The company's e-mail templates (CONTRACT §15): `{invoice, quote, creditNote, reminder}` ×
 // `{subject, body}` with the placeholders below. Values are inserted as text, never read as
 // templates again (one pass over the template), and escaped in the HTML part (server/email/).
-import { formatMoney } from './money.ts';
+import { formatMoney, localSeparators } from './money.ts';
 
 export const TEMPLATE_KINDS = ['invoice', 'quote', 'creditNote', 'reminder'] as const;
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
@@ -144,16 +144,21 @@ export interface TemplateValues {
   currency: string;
   dueDate: string | null;
   link: string;
+  /** The company's language: amounts take its separators (en 1,234.56, de 1.234,56, fr 1 234,56). */
+  locale?: string;
 }
+
+const TAGS: Record<string, string> = { en: 'en-GB', de: 'de-DE', fr: 'fr-FR' };
 
 /** Fills the placeholders in one pass: an inserted value is never read as a template. */
 export function fill(template: string, v: TemplateValues): string {
+  const money = (minor: number) => localSeparators(formatMoney(minor, v.currency), TAGS[v.locale ?? 'en'] ?? 'en-GB');
   const values: Record<Placeholder, string> = {
     'company.name': v.companyName,
     'client.name': v.clientName,
     number: v.number,
-    total: v.total === null ? '' : formatMoney(v.total, v.currency),
-    balance: v.balance === null ? '' : formatMoney(v.balance, v.currency),
+    total: v.total === null ? '' : money(v.total),
+    balance: v.balance === null ? '' : money(v.balance),
     dueDate: v.dueDate ?? '',
     link: v.link,
   };

@@ -208,6 +208,7 @@ export const emailRules: HookSet = {
         currency: String(current.currency ?? api.principal.company.currency),
         dueDate: typeof current.dueDate === 'string' ? current.dueDate : typeof current.validUntil === 'string' ? current.validUntil : null,
         link,
+        locale: company.locale,
       };
       // A value with a line break (a client's name) never makes a second header line.
       subject ??= fill(template.subject, values).replace(/[\r\n]+/g, ' ');

@@ -4,6 +4,7 @@
 // Intl's conventions for that locale.
 import { IntlMessageFormat } from 'intl-messageformat';
 import { LOCALES } from '../../resources/company.ts';
+import { localSeparators } from '../../resources/rules/money.ts';
 
 export type Locale = (typeof LOCALES)[number];
 
@@ -76,9 +77,7 @@ export function messages(locale: unknown): Messages {
   const tag = TAGS[l];
   const compiled = new Map<string, IntlMessageFormat>();
   const dates = new Intl.DateTimeFormat(tag, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
-  const parts = new Intl.NumberFormat(tag).formatToParts(12345.6);
-  const group = parts.find((p) => p.type === 'group')?.value ?? ',';
-  const decimal = parts.find((p) => p.type === 'decimal')?.value ?? '.';
+  const decimal = new Intl.NumberFormat(tag).formatToParts(1.5).find((p) => p.type === 'decimal')?.value ?? '.';
   const percentParts = new Intl.NumberFormat(tag, { style: 'percent' }).formatToParts(0.5);
   const percentSign = percentParts.filter((p) => p.type === 'literal' || p.type === 'percentSign').map((p) => p.value).join('');
   m = {
@@ -93,7 +92,7 @@ export function messages(locale: unknown): Messages {
       return Number.isNaN(t) ? d : dates.format(t);
     },
     // Amounts stay exact (string arithmetic on minor units); only the separators are the locale's.
-    number: (text) => text.replace(/[,.]/g, (c) => (c === ',' ? '\u0000' : decimal)).replace(/\u0000/g, group),
+    number: (text) => localSeparators(text, tag),
     percent: (text) => `${text.replace('.', decimal)}${percentSign}`,
   };
   cache.set(l, m);

@@ -2,7 +2,7 @@
 // a Unix socket in DATA_DIR (mode 0600: only the owner of the data can use it).
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import { CommandError, type Args, type CommandContext } from './commands.ts';
+import { CommandError, stderrOf, stdoutOf, type Args, type CommandContext } from './commands.ts';
 import { commands } from './command-list.ts';
 
 export async function startAdminSocket(path: string, ctx: CommandContext): Promise<Server> {
@@ -22,7 +22,8 @@ export async function startAdminSocket(path: string, ctx: CommandContext): Promi
         const { command, args } = JSON.parse(body) as { command: string; args: Args };
         const fn = commands[command];
         if (!fn) return reply(400, { error: `Unknown command ${command}.` });
-        reply(200, { output: await fn(ctx, args) });
+        const out = await fn(ctx, args);
+        reply(200, { output: stdoutOf(out), notice: stderrOf(out) });
       } catch (e) {
         reply(e instanceof CommandError ? 400 : 500, { error: e instanceof CommandError ? e.message : 'The command failed; see the server log.' });
       }
@@ -34,7 +35,7 @@ export async function startAdminSocket(path: string, ctx: CommandContext): Promi
 }
 
 /** Runs a command in the server that owns the socket. */
-export function runThroughSocket(path: string, command: string, args: Args): Promise<{ output?: string; error?: string }> {
+export function runThroughSocket(path: string, command: string, args: Args): Promise<{ output?: string; notice?: string; error?: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ socketPath: path, method: 'POST', path: '/run', headers: { 'content-type': 'application/json' } }, (res) => {
       let data = '';

@@ -21,6 +21,9 @@ import { documentationLink, registerContexts, registerEntrypoint, registerRest }
 import { admission, guard, principalOf, type Gatekeeper, type SessionAuth } from './auth.ts';
 import { notFound, toApiError } from './errors.ts';
 import { companyModel } from './company.ts';
+import { invitationStorage, memberStorage, peopleModel, type PeopleMail } from './people.ts';
+import { invitation } from '../resources/invitation.ts';
+import { member } from '../resources/member.ts';
 import { historyHook, type HistoryRecorder } from './history.ts';
 import { apiToken } from '../resources/api-token.ts';
 import { customEngine } from '../engine/custom.ts';
@@ -49,6 +52,8 @@ export interface ApiOptions {
   run: RunOperation;
   /** What declared operations use of the server (for the models of its own: tokens). */
   services: OperationServices;
+  /** Where invitations' and resets' links point, and whether their e-mails are sent (server/people.ts). */
+  people: PeopleMail;
   /** The web pages' sessions: their cookie authenticates too, with a CSRF token on writes (CONTRACT §17). */
   sessions?: SessionAuth;
 }
@@ -66,7 +71,7 @@ export async function apiPlugin(app: FastifyInstance, o: ApiOptions): Promise<vo
 
   await app.register(async (pub) => {
     pub.addHook('onRequest', guard({ authenticate: false }));
-    registerContexts(pub, { models: [o.model, tokenModel, companyModel] });
+    registerContexts(pub, { models: [o.model, tokenModel, companyModel, peopleModel] });
     registerEntrypoint(pub, { model: o.model, formats: o.formats });
     // Other methods on the entrypoint are unknown routes, answered without asking for a token.
     pub.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/', handler: notFound });
@@ -94,6 +99,9 @@ function registerRoutes(rest: FastifyInstance, o: ApiOptions): void {
   const tokenEngine = customEngine(o.db, tokens);
   registerRest(rest, { engine: tokenEngine, formats: o.formats, principal: principalOf, resources: [tokens.get(TOKEN.name)], run: operationRunner(tokenEngine, o.db, o.services) });
   // The company profile: a singleton of a model of its own, stored on the company's row (company.ts).
+  // The company's people and invitations: a model of their own, stored on the service's tables (people.ts).
+  const people = buildModel([member(memberStorage({ revoked: (id) => o.gate.revoked(id) })), invitation(invitationStorage(o.people))]);
+  registerRest(rest, { engine: customEngine(o.db, people), formats: o.formats, principal: principalOf });
   const companyEngine = customEngine(o.db, companyModel);
   registerRest(rest, { engine: companyEngine, formats: o.formats, principal: principalOf, run: operationRunner(companyEngine, o.db, o.services) });
 }

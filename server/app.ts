@@ -27,6 +27,7 @@ import { openapiComponents } from '../http/openapi.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
 import { COMPANY, companyModel } from './company.ts';
 import { logoStorage } from './company-logo.ts';
+import { peopleModel } from './people.ts';
 import { customEngine } from '../engine/custom.ts';
 import { mergeSchemas } from '../engine/graphql/merge.ts';
 import { documentRenderers } from './documents/index.ts';
@@ -165,9 +166,9 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   // Documentation first: @fastify/swagger collects the routes registered after it.
-  await registerOpenapi(app, { model, formats, version: VERSION, more: { components: { ...openapiComponents(tokenModel, formats, [TOKEN]), ...openapiComponents(companyModel, formats, [COMPANY]) }, tags: [{ name: TOKEN.name, description: 'API tokens of the calling user, their usage summary and request history.' }, { name: COMPANY.name, description: COMPANY.description }] } });
+  await registerOpenapi(app, { model, formats, version: VERSION, more: { components: { ...openapiComponents(tokenModel, formats, [TOKEN]), ...openapiComponents(companyModel, formats, [COMPANY]), ...openapiComponents(peopleModel, formats, peopleModel.resources) }, tags: [{ name: TOKEN.name, description: 'API tokens of the calling user, their usage summary and request history.' }, { name: COMPANY.name, description: COMPANY.description }, ...peopleModel.resources.map((r) => ({ name: r.name, description: r.description }))] } });
   const swaggerUi = { dir: assetDir('swagger-ui'), logo: readAsset('swagger-ui', 'logo.svg') };
-  await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi, hydra: { entrypoint: model, others: [tokenModel, companyModel] } }));
+  await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi, hydra: { entrypoint: model, others: [tokenModel, companyModel, peopleModel] } }));
 
   // What declared operations use of the server: the webhooks' delivery log and queue.
   Object.assign(services, {
@@ -178,6 +179,8 @@ export async function buildApp(o: AppOptions): Promise<App> {
     companyLogo: logoStorage,
   } satisfies OperationServices);
   const run = operationRunner(engine, o.database.db, services);
+  // Invitations' and password resets' e-mails: their links, and the mail worker that sends them.
+  const peopleMail = { publicUrl: o.config.publicUrl, sending: o.config.mail.smtpUrl !== undefined, from: o.config.mail.from, wake: () => mail.wake() };
   // The web pages' sign-in sessions: the pages' own routes and /api (with a CSRF token on writes) read them.
   const sessions = new SessionStore(o.database.db, o.secret ?? o.config.appSecret ?? randomBytes(32).toString('base64url'), gate.clock);
   // The company profile's model has only a provider-served singleton: its engine reads and updates.
@@ -196,6 +199,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     run,
     services,
     sessions: sessionAuth(sessions),
+    people: peopleMail,
   });
   registerGraphiqlAssets(app, { schema: graphqlSchema, endpoint: API_PREFIX + GRAPHQL_PATH, readAsset });
 
@@ -206,6 +210,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
     clock: gate.clock,
     sharedThrottle: gate.sharedThrottle(),
     model,
+    people: peopleMail,
     // What the server's state means for a resource's pages (CONTRACT §15: held e-mails).
     notices: o.config.mail.smtpUrl ? {} : { Email: 'E-mails are held: SMTP_URL is not set, so no message leaves this server. Set SMTP_URL (and MAIL_FROM) and create the e-mail again.' },
   });

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db.ts';
-import { CommandError, type Args } from './commands.ts';
+import { CommandError, stderrOf, stdoutOf, type Args } from './commands.ts';
 import { commands } from './command-list.ts';
 import { acquireLock, adminSocketPath, type Lock } from './lock.ts';
 import { runThroughSocket } from './admin-socket.ts';
@@ -68,6 +68,7 @@ async function main(): Promise<void> {
       const res = await runThroughSocket(socket, command, values).catch(() => fail(`The embedded database in ${config.dataDir} is in use by process ${got.heldBy}, which did not answer. Stop it and retry.`));
       if (res.error) fail(res.error);
       process.stdout.write(res.output ?? '');
+      if (res.notice) process.stderr.write(res.notice);
       return;
     }
     lock = got;
@@ -90,7 +91,11 @@ async function main(): Promise<void> {
   try {
     await database.migrate();
     if (command === 'migrate') process.stdout.write('Migrations applied.\n');
-    else process.stdout.write(await commands[command]!({ db: database.db }, values));
+    else {
+      const out = await commands[command]!({ db: database.db }, values);
+      process.stdout.write(stdoutOf(out));
+      if (stderrOf(out)) process.stderr.write(stderrOf(out));
+    }
   } catch (e) {
     if (e instanceof CommandError) fail(e.message);
     throw e;

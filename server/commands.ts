@@ -22,6 +22,11 @@ export class CommandError extends Error {}
 
 export type Args = Record<string, string | undefined>;
 
+/** What a command prints: its result on stdout, and what a person should read on stderr. */
+export type CommandOutput = string | { stdout: string; stderr: string };
+export const stdoutOf = (o: CommandOutput): string => (typeof o === 'string' ? o : o.stdout);
+export const stderrOf = (o: CommandOutput): string => (typeof o === 'string' ? '' : o.stderr);
+
 export interface CommandContext {
   db: Db;
   /** The running server's engine, when the command runs inside it. */

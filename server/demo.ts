@@ -9,7 +9,9 @@ import type { Principal, FieldValues } from '../engine/types.ts';
 import { createEngine } from '../engine/operations.ts';
 import { addDays, today } from '../resources/rules/calendar.ts';
 import { runSchedule } from '../resources/rules/schedule.ts';
-import { CommandError, findMembership, systemPrincipals, tokenCreate, userCreate, type Args, type CommandContext } from './commands.ts';
+import { CommandError, findMembership, systemPrincipals, tokenCreate, userCreate, type Args, type CommandContext, type CommandOutput } from './commands.ts';
+import { hashPassword } from './passwords.ts';
+import { users } from './schema.ts';
 import { updateCompany } from './company.ts';
 import { model, tables } from './model.ts';
 
@@ -17,16 +19,18 @@ export const DEMO_DEFAULTS = { email: 'demo@example.com', company: 'Demo Company
 
 type Line = { description: string; qty: number; price: number; tax?: string | null };
 
-export async function demo(ctx: CommandContext, args: Args): Promise<string> {
+export async function demo(ctx: CommandContext, args: Args): Promise<CommandOutput> {
   const email = (args.email?.trim() || DEMO_DEFAULTS.email).toLowerCase();
   const company = args.company?.trim() || DEMO_DEFAULTS.company;
   const currency = (args.currency?.trim() || DEMO_DEFAULTS.currency).toUpperCase();
-  // Without --password the user can use the API with the token but cannot sign in on the pages.
-  const password = args.password ?? randomBytes(18).toString('base64url');
+  // The demo opens in a browser: its user signs in with this password (a new one each run,
+  // unless --password gives it), printed on stderr beside the token on stdout.
+  const password = args.password ?? randomBytes(12).toString('base64url');
   await userCreate(ctx, { email, password, company, currency, role: 'admin' });
 
   const m = await findMembership(ctx.db, email, company);
   if (!m) throw new CommandError(`No user ${email} in a company named "${company}".`);
+  await ctx.db.update(users).set({ passwordHash: await hashPassword(password) }).where(eq(users.id, m.userId));
   const principal: Principal = { userId: m.userId, role: 'admin', company: { id: m.companyId, currency: m.currency } };
 
   const clientTable = tables.get('Client');
@@ -34,7 +38,8 @@ export async function demo(ctx: CommandContext, args: Args): Promise<string> {
   if (!existing) await seed(ctx, principal);
 
   const name = `demo ${new Date().toISOString().replace('T', ' ').slice(0, 19)}`;
-  return tokenCreate(ctx, { email, company, name, description: 'Made by invoicing demo' });
+  const token = await tokenCreate(ctx, { email, company, name, description: 'Made by invoicing demo' });
+  return { stdout: token, stderr: `Sign in to "${company}" in a browser at /login with\n  e-mail:   ${email}\n  password: ${password}\n` };
 }
 
 /** The demo data, dated around today, written through the engine one operation at a time. */

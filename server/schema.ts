@@ -209,3 +209,23 @@ export const passwordResets = pgTable('password_resets', {
   usedAt: ts('used_at'),
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [index('password_resets_user_idx').on(t.userId)]);
+
+/**
+ * E-mails about a person's account (an invitation, a password reset): no document, so not the
+ * E-mail resource; queued in email_queue under the same id and sent by the same mail worker.
+ * `company_id`: the company that invites, or null (a reset).
+ */
+export const accountEmails = pgTable('account_emails', {
+  id: uuid('id').primaryKey(),
+  companyId: uuid('company_id').references(() => companies.id, { onDelete: 'cascade' }),
+  purpose: text('purpose').notNull(),
+  to: text('to').notNull(),
+  subject: text('subject').notNull(),
+  body: text('body').notNull(),
+  messageId: text('message_id').notNull(),
+  status: text('status').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  lastError: text('last_error'),
+  sentAt: ts('sent_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { freePort } from './helpers.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { en16931Violations } from './support/en16931.ts';
+import { Browserish } from './web-helpers.ts';
 
 const root = join(import.meta.dirname, '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
@@ -108,7 +109,7 @@ describe.concurrent('CLI on the embedded database', { timeout: 240_000 }, () => 
     expect(again.code, again.stderr).toBe(0);
   }, 240_000);
 
-  it('demo seeds a company through the running server once, and prints only a token that reads every invoice state', async () => {
+  it('demo seeds a company through the running server once, and prints a token that reads every invoice state on stdout, an e-mail and password that sign in on stderr', async () => {
     const dir = tempDir();
     const { port, server, out, exited } = await serving(dir);
     const get = async (token: string, path: string) => {
@@ -123,6 +124,15 @@ describe.concurrent('CLI on the embedded database', { timeout: 240_000 }, () => 
       expect(first.code, first.stderr).toBe(0);
       expect(first.stdout).toMatch(/^inv_[A-Za-z0-9_-]{43}\n$/);
       const token = first.stdout.trim();
+      // On stderr: an e-mail and password that sign in to the demo company in a browser.
+      const signIn = /e-mail:\s+(\S+)\n\s*password:\s+(\S+)/.exec(first.stderr);
+      expect(signIn, first.stderr).toBeTruthy();
+      expect(signIn![1]).toBe('demo@example.com');
+      const browser = new Browserish(`http://127.0.0.1:${port}`);
+      const login = await browser.login(signIn![1]!, signIn![2]!);
+      expect(login.status, login.text).toBe(303);
+      expect((await browser.get('/app')).status).toBe(200);
+      expect((await new Browserish(`http://127.0.0.1:${port}`).login(signIn![1]!, 'not-the-password')).status).not.toBe(303);
 
       const invoices = await get(token, '/api/invoices?itemsPerPage=100');
       const states = new Set(invoices.items.map((i) => i.status));
@@ -166,6 +176,9 @@ describe.concurrent('CLI on the embedded database', { timeout: 240_000 }, () => 
       expect(second.code, second.stderr).toBe(0);
       expect(second.stdout).toMatch(/^inv_[A-Za-z0-9_-]{43}\n$/);
       expect(second.stdout).not.toBe(first.stdout);
+      // Each run prints a password that signs in (a new one: the earlier one no longer does).
+      const again = /password:\s+(\S+)/.exec(second.stderr)![1]!;
+      expect((await new Browserish(`http://127.0.0.1:${port}`).login('demo@example.com', again)).status).toBe(303);
       expect((await get(second.stdout.trim(), '/api/clients')).total).toBe(clients);
       expect((await get(second.stdout.trim(), '/api/invoices')).total).toBe(invoices.total);
 

@@ -116,6 +116,13 @@ describe('the logo', () => {
       expect(r.headers.get('content-type')).toMatch(/problem\+json/);
       if (status === 422) expect(r.body.violations[0].propertyPath).toBe('logo');
     }
+    // No Content-Type, a parameter on it, or a body streamed past the limit: refused, never a 500.
+    const bare = await fetch(`${t.url}/api/company/logo`, { method: 'PUT', headers: { 'x-api-token': admin.token }, body: new Uint8Array(logo) });
+    expect([415, 422]).toContain(bare.status);
+    expect((await put(admin, logo.subarray(0, 60), 'image/png; charset=binary')).status).toBe(422);
+    const stream = new ReadableStream({ start(c) { for (let i = 0; i < 20; i++) c.enqueue(new Uint8Array(100_000)); c.close(); } });
+    const big = await fetch(`${t.url}/api/company/logo`, { method: 'PUT', headers: { 'x-api-token': admin.token, 'content-type': 'image/png' }, body: stream, duplex: 'half' } as RequestInit);
+    expect(big.status).toBe(413);
     const g = await getLogo(admin);
     expect(Buffer.from(await g.arrayBuffer()).equals(logo)).toBe(true);
   });

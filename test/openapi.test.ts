@@ -10,6 +10,7 @@ import { HYDRA_DOCS_PATH } from '../formats/hydra.ts';
 import { defaultFormats } from '../formats/negotiate.ts';
 import { companyModel } from '../server/company.ts';
 import { model } from '../server/model.ts';
+import { peopleModel } from '../server/people.ts';
 import { TOKEN, tokenModel } from '../server/token-service.ts';
 import { call, client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { Seeder, type Records } from './support/samples.ts';
@@ -21,7 +22,7 @@ let doc: Obj;
 let classes: Map<string, Obj>;
 let records: Records;
 /** Every model whose routes /api serves, and their resources. */
-const MODELS = [model, tokenModel, companyModel];
+const MODELS = [model, tokenModel, companyModel, peopleModel];
 
 const METHODS = { list: ['get', ''], create: ['post', ''], read: ['get', '/{id}'], update: ['patch', '/{id}'], replace: ['put', '/{id}'], delete: ['delete', '/{id}'] } as const;
 const RESPONSE_TYPES = ['application/ld+json', 'application/json', 'application/hal+json', 'application/vnd.api+json', 'application/xml', 'text/xml'];
@@ -88,7 +89,7 @@ describe('the OpenAPI document', () => {
     const operations = Object.values(doc.paths).flatMap((p: any) => Object.keys(p));
     // The CRUD and declared operations of every resource /api routes (server/api.ts: the service's
     // model, the token API, the company profile), plus the entrypoint and the contexts.
-    const declared = [...model.resources, TOKEN, ...companyModel.resources].filter((r) => r.rest.size || r.operations.length);
+    const declared = [...model.resources, TOKEN, ...companyModel.resources, ...peopleModel.resources].filter((r) => r.rest.size || r.operations.length);
     expect(operations.length).toBe(declared.reduce((n, r) => n + r.rest.size + r.operations.length, 0) + 2);
     for (const r of declared) for (const op of r.operations) expect(doc.paths[op.template]?.[op.method.toLowerCase()], op.template).toBeDefined();
     expect(doc.paths['/api/invoices/{id}/credit'].post.responses['201']).toBeDefined();

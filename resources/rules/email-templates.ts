@@ -1,7 +1,7 @@
 // The company's e-mail templates (CONTRACT §15): `{invoice, quote, creditNote, reminder}` ×
 // `{subject, body}` with the placeholders below. Values are inserted as text, never read as
 // templates again (one pass over the template), and escaped in the HTML part (server/email/).
-import { formatMoney } from './money.ts';
+import { formatMoney, localSeparators } from './money.ts';
 
 export const TEMPLATE_KINDS = ['invoice', 'quote', 'creditNote', 'reminder'] as const;
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
@@ -38,6 +38,47 @@ export const DEFAULT_TEMPLATES: Templates = {
   reminder: {
     subject: 'Reminder: invoice {{number}} from {{company.name}}',
     body: 'Dear {{client.name}},\n\nthis is a reminder that invoice {{number}} has a balance of {{balance}}, due on {{dueDate}}.\n\nKind regards,\n{{company.name}}',
+  },
+};
+
+/** The default templates in the company's language (its profile's `locale`); English otherwise. */
+export const LOCALE_TEMPLATES: Record<string, Templates> = {
+  en: DEFAULT_TEMPLATES,
+  de: {
+    invoice: {
+      subject: 'Rechnung {{number}} von {{company.name}}',
+      body: 'Guten Tag {{client.name}},\n\nanbei erhalten Sie die Rechnung {{number}} über {{total}}, fällig am {{dueDate}}.\n\nMit freundlichen Grüßen\n{{company.name}}',
+    },
+    quote: {
+      subject: 'Angebot {{number}} von {{company.name}}',
+      body: 'Guten Tag {{client.name}},\n\nanbei erhalten Sie unser Angebot {{number}} über {{total}}.\n\nMit freundlichen Grüßen\n{{company.name}}',
+    },
+    creditNote: {
+      subject: 'Gutschrift {{number}} von {{company.name}}',
+      body: 'Guten Tag {{client.name}},\n\nanbei erhalten Sie die Gutschrift {{number}} über {{total}}.\n\nMit freundlichen Grüßen\n{{company.name}}',
+    },
+    reminder: {
+      subject: 'Zahlungserinnerung: Rechnung {{number}} von {{company.name}}',
+      body: 'Guten Tag {{client.name}},\n\nwir möchten Sie daran erinnern, dass die Rechnung {{number}} mit einem offenen Betrag von {{balance}} am {{dueDate}} fällig ist.\n\nMit freundlichen Grüßen\n{{company.name}}',
+    },
+  },
+  fr: {
+    invoice: {
+      subject: 'Facture {{number}} de {{company.name}}',
+      body: 'Bonjour {{client.name}},\n\nveuillez trouver ci-joint la facture {{number}} d’un montant de {{total}}, à régler avant le {{dueDate}}.\n\nCordialement,\n{{company.name}}',
+    },
+    quote: {
+      subject: 'Devis {{number}} de {{company.name}}',
+      body: 'Bonjour {{client.name}},\n\nveuillez trouver ci-joint notre devis {{number}} d’un montant de {{total}}.\n\nCordialement,\n{{company.name}}',
+    },
+    creditNote: {
+      subject: 'Avoir {{number}} de {{company.name}}',
+      body: 'Bonjour {{client.name}},\n\nveuillez trouver ci-joint l’avoir {{number}} d’un montant de {{total}}.\n\nCordialement,\n{{company.name}}',
+    },
+    reminder: {
+      subject: 'Rappel : facture {{number}} de {{company.name}}',
+      body: 'Bonjour {{client.name}},\n\nnous vous rappelons que la facture {{number}} présente un solde de {{balance}}, à régler avant le {{dueDate}}.\n\nCordialement,\n{{company.name}}',
+    },
   },
 };
 
@@ -88,9 +129,10 @@ export function templateProblems(value: unknown, linksAvailable: boolean): { pat
 }
 
 /** The template of `kind`: the company's where it wrote one (subject and body each), else the default. */
-export function templateOf(saved: unknown, kind: TemplateKind): Template {
+export function templateOf(saved: unknown, kind: TemplateKind, locale = 'en'): Template {
   const t = (saved && typeof saved === 'object' ? (saved as Record<string, unknown>)[kind] : undefined) as Partial<Template> | null | undefined;
-  return { subject: t?.subject || DEFAULT_TEMPLATES[kind].subject, body: t?.body || DEFAULT_TEMPLATES[kind].body };
+  const fallback = (LOCALE_TEMPLATES[locale] ?? DEFAULT_TEMPLATES)[kind];
+  return { subject: t?.subject || fallback.subject, body: t?.body || fallback.body };
 }
 
 export interface TemplateValues {
@@ -102,16 +144,21 @@ export interface TemplateValues {
   currency: string;
   dueDate: string | null;
   link: string;
+  /** The company's language: amounts take its separators (en 1,234.56, de 1.234,56, fr 1 234,56). */
+  locale?: string;
 }
+
+const TAGS: Record<string, string> = { en: 'en-GB', de: 'de-DE', fr: 'fr-FR' };
 
 /** Fills the placeholders in one pass: an inserted value is never read as a template. */
 export function fill(template: string, v: TemplateValues): string {
+  const money = (minor: number) => localSeparators(formatMoney(minor, v.currency), TAGS[v.locale ?? 'en'] ?? 'en-GB');
   const values: Record<Placeholder, string> = {
     'company.name': v.companyName,
     'client.name': v.clientName,
     number: v.number,
-    total: v.total === null ? '' : formatMoney(v.total, v.currency),
-    balance: v.balance === null ? '' : formatMoney(v.balance, v.currency),
+    total: v.total === null ? '' : money(v.total),
+    balance: v.balance === null ? '' : money(v.balance),
     dueDate: v.dueDate ?? '',
     link: v.link,
   };

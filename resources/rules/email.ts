@@ -21,7 +21,7 @@ export interface MailService {
   /** False without SMTP_URL: e-mails are kept `held` and never sent. */
   readonly sending: boolean;
   /** The company's name, e-mail and e-mail settings as the profile holds them. */
-  company(tx: Tx, companyId: string): Promise<{ name: string; email: string | null; emailTemplates: unknown; reminders: number[] }>;
+  company(tx: Tx, companyId: string): Promise<{ name: string; email: string | null; emailTemplates: unknown; reminders: number[]; locale?: string }>;
   /** Puts e-mail `id` in the delivery queue, in `tx`; the worker sends it once `tx` has committed. */
   enqueue(tx: Tx, companyId: string, id: string): Promise<void>;
   /** A Message-ID made of `unique` (written with the e-mail: the same on every attempt). */
@@ -127,21 +127,28 @@ async function contactsOf(api: HookApi, clientId: string): Promise<string[]> {
   return [...new Set(rows.map((r) => r.email))];
 }
 
-/** 429 when the company created HOURLY_LIMIT e-mails through the API in the last 60 minutes. */
+/**
+ * 429 when the company created HOURLY_LIMIT e-mails through the API in the last 60 minutes (held
+ * ones included, reminders not). Creates of one company wait for each other on an advisory lock
+ * held to the end of the transaction, so that each counts the others' committed e-mails. The
+ * window is measured on the clock that stamps createdAt (the engine's, in this process), not the
+ * database's `now()`: that is the transaction's start, and a database clock ahead of the
+ * service's dropped the window's first e-mails from the count.
+ */
 async function checkHourlyLimit(api: HookApi): Promise<void> {
   const company = api.principal.company.id;
-  // Creates of one company wait for each other here, so that the limit is a limit.
   await api.tx.execute(sql`select pg_advisory_xact_lock(hashtext('email-rate'), hashtext(${company}))`);
   const t = api.table('Email');
+  const now = Date.now();
   const rows = (await api.tx
     .select({ createdAt: t.createdAt })
     .from(t)
-    .where(and(eq(t.companyId, company), eq(t.kind, 'document'), gt(t.createdAt, sql`now() - interval '60 minutes'`)))
+    .where(and(eq(t.companyId, company), eq(t.kind, 'document'), gt(t.createdAt, new Date(now - 3_600_000))))
     .orderBy(sql`${t.createdAt} desc`)
     .limit(HOURLY_LIMIT)) as { createdAt: Date | string }[];
   if (rows.length < HOURLY_LIMIT) return;
   const oldest = new Date(rows.at(-1)!.createdAt).getTime();
-  const wait = Math.max(1, Math.ceil((oldest + 3_600_000 - Date.now()) / 1000));
+  const wait = Math.max(1, Math.ceil((oldest + 3_600_000 - now) / 1000));
   throw new ApiError(429, `At most ${HOURLY_LIMIT} e-mails per hour may be created; the next one is possible in ${wait} seconds. Nothing was queued.`, { title: 'Too Many Requests', headers: { 'retry-after': String(wait) } });
 }
 
@@ -188,7 +195,7 @@ export const emailRules: HookSet = {
     if (subject === null || body === null) {
       const company = await mail.company(api.tx, api.principal.company.id);
       const client = await api.read('Client', String(current.client));
-      const template = templateOf(company.emailTemplates, kind === 'reminder' ? 'reminder' : (type.kind as TemplateKind));
+      const template = templateOf(company.emailTemplates, kind === 'reminder' ? 'reminder' : (type.kind as TemplateKind), company.locale);
       const link = mail.link && /\{\{\s*link\s*\}\}/.test(`${subject === null ? template.subject : ''}${body === null ? template.body : ''}`)
         ? await mail.link(api, { resource: type.resource, id: String(doc.id) }, to[0]!)
         : '';
@@ -201,6 +208,7 @@ export const emailRules: HookSet = {
         currency: String(current.currency ?? api.principal.company.currency),
         dueDate: typeof current.dueDate === 'string' ? current.dueDate : typeof current.validUntil === 'string' ? current.validUntil : null,
         link,
+        locale: company.locale,
       };
       // A value with a line break (a client's name) never makes a second header line.
       subject ??= fill(template.subject, values).replace(/[\r\n]+/g, ' ');

@@ -44,3 +44,21 @@ export function plainDecimal(value: string | number): string {
   const text = decimalOf(scaled(value), SCALE);
   return text.includes('.') ? text.replace(/\.?0+$/, '') : text;
 }
+
+const separatorsCache = new Map<string, { group: string; decimal: string }>();
+
+/**
+ * A decimal text written with "," groups and a "." point ("1,234.56", as formatAmount writes it)
+ * in the separators of a BCP 47 locale as Intl reports them ("1.234,56" de, "1 234,56" fr): the
+ * amount stays exact, only its separators change.
+ */
+export function localSeparators(text: string, tag: string): string {
+  let sep = separatorsCache.get(tag);
+  if (!sep) {
+    const parts = new Intl.NumberFormat(tag).formatToParts(12345.6);
+    sep = { group: parts.find((p) => p.type === 'group')?.value ?? ',', decimal: parts.find((p) => p.type === 'decimal')?.value ?? '.' };
+    separatorsCache.set(tag, sep);
+  }
+  const { group, decimal } = sep;
+  return text.replace(/[,.]/g, (c) => (c === ',' ? '\u0000' : decimal)).replace(/\u0000/g, group);
+}

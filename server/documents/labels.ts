@@ -1,8 +1,9 @@
 // What the PDF and the client page (server/links/) both write the same way: dates for people, an
-// IBAN in groups, address lines, tax labels.
+// IBAN in groups, address lines, tax labels, the totals, in the company's language (messages.ts).
 import { countryName } from '../../resources/rules/countries.ts';
 import type { DocumentData } from './data.ts';
 import { formatAmount, formatMoney, plainDecimal } from './money.ts';
+import { messages, type Messages } from './messages.ts';
 
 const dateFormat = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 export const humanDate = (d: string) => {
@@ -25,12 +26,24 @@ export function addressLines(a: Record<string, unknown> | null): string[] {
  * A tax row's label naming its rate once: the taxes' names ("VAT"), followed by the rate unless a
  * name already says it ("VAT 20%" stays "VAT 20%", never "VAT 20% 20%").
  */
-export function taxLabel(names: readonly string[], rate: number): string {
+export function taxLabel(names: readonly string[], rate: number, m: Messages = messages('en')): string {
   const pct = plainDecimal(rate);
   const says = new RegExp(`(^|[^0-9.,])${pct.replace('.', '[.,]')}\\s*%`);
-  const name = names.join(', ') || 'Tax';
-  return names.length && names.every((n) => says.test(n)) ? name : `${name} ${pct}%`;
+  const name = names.join(', ') || m.t('tax');
+  return names.length && names.every((n) => says.test(n)) ? name : `${name} ${m.percent(pct)}`;
 }
+
+/** The messages of a document's language: its company's locale. */
+export const messagesOf = (d: DocumentData): Messages => messages(d.seller.locale);
+
+/** An amount in the document's language: "1,234.56", "1.234,56", "1 234,56". */
+export const amountIn = (m: Messages, minor: number, currency: string): string => m.number(formatAmount(minor, currency));
+
+/** An amount with its currency code in the document's language. */
+export const moneyIn = (m: Messages, minor: number, currency: string): string => {
+  const text = formatMoney(minor, currency);
+  return m.number(text);
+};
 
 /**
  * The totals as the tax groups say (CONTRACT §6): subtotal, discount, then per rate its taxable
@@ -38,21 +51,27 @@ export function taxLabel(names: readonly string[], rate: number): string {
  * total; for invoices the amount paid, credited and the balance due.
  */
 export function totalRows(d: DocumentData): { label: string; value: string; strong?: boolean }[] {
-  const rows: { label: string; value: string; strong?: boolean }[] = [{ label: 'Subtotal', value: formatAmount(d.subtotal, d.currency) }];
+  const m = messagesOf(d);
+  const amount = (v: number) => amountIn(m, v, d.currency);
+  const money = (v: number) => moneyIn(m, v, d.currency);
+  const rows: { label: string; value: string; strong?: boolean }[] = [{ label: m.t('subtotal'), value: amount(d.subtotal) }];
   if (d.discountTotal !== 0 || d.discountType !== 'none') {
-    const what = d.discountType === 'percentage' ? ` (${plainDecimal(d.discountValue)}%)` : '';
-    rows.push({ label: `Discount${what}`, value: formatAmount(-d.discountTotal, d.currency) });
+    const what = d.discountType === 'percentage' ? ` (${m.percent(plainDecimal(d.discountValue))})` : '';
+    rows.push({ label: `${m.t('discount')}${what}`, value: amount(-d.discountTotal) });
   }
   const showTaxable = d.groups.length > 1 || d.groups.some((g) => g.discount !== 0);
   for (const g of d.groups) {
-    if (showTaxable) rows.push({ label: `Taxable at ${plainDecimal(g.rate)}%`, value: formatAmount(g.taxable, d.currency) });
-    if (g.names.length || g.tax !== 0 || g.rate !== 0) rows.push({ label: `${taxLabel(g.names, g.rate)}${g.inclusive && g.discount === 0 ? ' (included)' : ''}`, value: formatAmount(g.tax, d.currency) });
+    if (showTaxable) rows.push({ label: m.t('taxableAt', { rate: m.percent(plainDecimal(g.rate)) }), value: amount(g.taxable) });
+    if (g.names.length || g.tax !== 0 || g.rate !== 0) {
+      const label = taxLabel(g.names, g.rate, m);
+      rows.push({ label: g.inclusive && g.discount === 0 ? m.t('taxIncluded', { label }) : label, value: amount(g.tax) });
+    }
   }
-  rows.push({ label: 'Total', value: formatMoney(d.total, d.currency), strong: true });
+  rows.push({ label: m.t('total'), value: money(d.total), strong: true });
   if (d.kind === 'invoice') {
-    rows.push({ label: 'Amount paid', value: formatAmount(d.amountPaid ?? 0, d.currency) });
-    if (d.amountCredited) rows.push({ label: 'Credited', value: formatAmount(d.amountCredited, d.currency) });
-    rows.push({ label: 'Balance due', value: formatMoney(d.balance ?? 0, d.currency), strong: true });
+    rows.push({ label: m.t('amountPaid'), value: amount(d.amountPaid ?? 0) });
+    if (d.amountCredited) rows.push({ label: m.t('credited'), value: amount(d.amountCredited) });
+    rows.push({ label: m.t('balanceDue'), value: money(d.balance ?? 0), strong: true });
   }
   return rows;
 }

@@ -10,11 +10,11 @@ import type { Font } from 'fontkit';
 import PDFDocument from 'pdfkit';
 import { readAsset } from '../assets.ts';
 import type { DocumentData } from './data.ts';
-import { addressLines, groupIban, humanDate, taxLabel, totalRows } from './labels.ts';
+import { addressLines, amountIn, groupIban, messagesOf, moneyIn, totalRows } from './labels.ts';
 import { epcMatrix, epcPayload, epcPossible } from './epc.ts';
-import { formatAmount, formatMoney, plainDecimal } from './money.ts';
+import { plainDecimal } from './money.ts';
 
-export { taxLabel };
+export { taxLabel } from './labels.ts';
 
 const FONT_FILES = { regular: 'ttf/DejaVuSans.ttf', bold: 'ttf/DejaVuSans-Bold.ttf' } as const;
 type FontName = keyof typeof FONT_FILES;
@@ -60,7 +60,10 @@ const FOOTER_SPACE = 36;
 
 export function renderPdf(d: DocumentData): Promise<Buffer> {
   const f = loadFonts();
-  const title = d.kind === 'invoice' ? 'Invoice' : d.kind === 'creditNote' ? 'Credit note' : 'Quote';
+  // Every word in the company's language (messages.ts); amounts exact, with its separators.
+  const m = messagesOf(d);
+  const title = m.t(d.kind);
+  const amount = (v: number) => amountIn(m, v, d.currency);
   const seller = d.seller;
   const doc = new PDFDocument({
     size: 'A4',
@@ -118,50 +121,51 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
   const sellerLines = [
     ...addressLines(seller),
     ...[seller.email, seller.phone, seller.website].filter((v): v is string => typeof v === 'string' && v !== ''),
-    ...(seller.vatNumber ? [`VAT number: ${seller.vatNumber}`] : []),
-    ...(seller.registrationNumber ? [`Registration: ${seller.registrationNumber}`] : []),
+    ...(seller.vatNumber ? [m.t('vatNumber', { value: String(seller.vatNumber) })] : []),
+    ...(seller.registrationNumber ? [m.t('registration', { value: String(seller.registrationNumber) })] : []),
   ];
   y += 4;
   for (const line of sellerLines) y = text(line, left, y, { color: MUTED, width: colW });
   const sellerBottom = y;
 
   let ry = MARGIN;
-  ry = text(title.toUpperCase(), left, ry, { font: 'bold', size: 22, color: ACCENT, width, align: 'right', characterSpacing: 1 });
+  ry = text(title.toLocaleUpperCase(m.locale), left, ry, { font: 'bold', size: 22, color: ACCENT, width, align: 'right', characterSpacing: 1 });
   ry += 6;
   const meta: [string, string][] = [
-    [`${title} number`, d.number],
-    [d.kind === 'invoice' ? 'Invoice date' : 'Date', humanDate(d.issueDate)],
-    ...(d.dueDate ? [[d.kind === 'invoice' ? 'Due date' : 'Valid until', humanDate(d.dueDate)] as [string, string]] : []),
-    ...(d.invoiceNumber ? [['Credits invoice', d.invoiceNumber] as [string, string]] : []),
-    ['Currency', d.currency],
+    [m.t(`${d.kind}Number`), d.number],
+    [m.t(d.kind === 'invoice' ? 'invoiceDate' : 'date'), m.date(d.issueDate)],
+    ...(d.dueDate ? [[m.t(d.kind === 'invoice' ? 'dueDate' : 'validUntil'), m.date(d.dueDate)] as [string, string]] : []),
+    ...(d.invoiceNumber ? [[m.t('creditsInvoice'), d.invoiceNumber] as [string, string]] : []),
+    [m.t('currency'), d.currency],
   ];
+  const numberLabel = meta[0]![0];
   const labelX = right - 230;
   for (const [label, value] of meta) {
     text(label, labelX, ry, { color: MUTED, width: 100 });
-    ry = text(value, labelX + 100, ry, { font: label.endsWith('number') ? 'bold' : 'regular', width: 130, align: 'right' }) + 2;
+    ry = text(value, labelX + 100, ry, { font: label === numberLabel ? 'bold' : 'regular', width: 130, align: 'right' }) + 2;
   }
 
   // ---- bill to ----------------------------------------------------------------------------
   y = Math.max(sellerBottom, ry) + 22;
-  text(d.kind === 'quote' ? 'PREPARED FOR' : 'BILL TO', left, y, { font: 'bold', size: 8, color: MUTED, characterSpacing: 0.6 });
+  text(m.t(d.kind === 'quote' ? 'preparedFor' : 'billTo').toLocaleUpperCase(m.locale), left, y, { font: 'bold', size: 8, color: MUTED, characterSpacing: 0.6 });
   y += 13;
   y = text(d.buyer.name, left, y, { font: 'bold', size: 11, width: colW });
   const contact = d.buyer.contact;
   const buyerLines = [
     ...addressLines(d.buyer.address),
     ...(contact ? [[contact.firstName, contact.lastName].filter(Boolean).join(' '), String(contact.email ?? '')].filter(Boolean) : []),
-    ...(d.buyer.vatNumber ? [`VAT number: ${d.buyer.vatNumber}`] : []),
+    ...(d.buyer.vatNumber ? [m.t('vatNumber', { value: d.buyer.vatNumber })] : []),
   ];
   y += 2;
   for (const line of buyerLines) y = text(line, left, y, { color: MUTED, width: colW });
 
   // ---- lines --------------------------------------------------------------------------------
   const cols = [
-    { key: 'description', label: 'Description', w: width - 50 - 80 - 62 - 95, align: 'left' as const },
-    { key: 'qty', label: 'Qty', w: 50, align: 'right' as const },
-    { key: 'price', label: 'Unit price', w: 80, align: 'right' as const },
-    { key: 'tax', label: 'Tax', w: 62, align: 'right' as const },
-    { key: 'total', label: `Amount (${d.currency})`, w: 95, align: 'right' as const },
+    { key: 'description', label: m.t('description'), w: width - 50 - 80 - 62 - 95, align: 'left' as const },
+    { key: 'qty', label: m.t('qty'), w: 50, align: 'right' as const },
+    { key: 'price', label: m.t('unitPrice'), w: 80, align: 'right' as const },
+    { key: 'tax', label: m.t('tax'), w: 62, align: 'right' as const },
+    { key: 'total', label: m.t('amount', { currency: d.currency }), w: 95, align: 'right' as const },
   ];
   const PAD = 6;
   const tableHeader = (at: number) => {
@@ -175,15 +179,15 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
   };
   y = tableHeader(y + 20);
   if (!d.lines.length) {
-    y = text('No lines.', left + PAD, y + 8, { color: MUTED, width: width - 2 * PAD }) + 8;
+    y = text(m.t('noLines'), left + PAD, y + 8, { color: MUTED, width: width - 2 * PAD }) + 8;
   }
   for (const line of d.lines) {
     const cells: Record<string, string> = {
       description: line.description,
-      qty: plainDecimal(line.qty),
-      price: formatAmount(line.price, d.currency),
-      tax: line.taxRate === null ? '—' : `${plainDecimal(line.taxRate)}%${line.taxType === 'inclusive' ? ' incl.' : ''}`,
-      total: formatAmount(line.total, d.currency),
+      qty: m.number(plainDecimal(line.qty)),
+      price: amount(line.price),
+      tax: line.taxRate === null ? '—' : `${m.percent(plainDecimal(line.taxRate))}${line.taxType === 'inclusive' ? ` ${m.t('included')}` : ''}`,
+      total: amount(line.total),
     };
     const h = Math.max(...cols.map((c) => heightOf(cells[c.key]!, c.w - 2 * PAD))) + 12;
     if (y + h > bottom()) {
@@ -226,16 +230,16 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
       doc.addPage();
       y = MARGIN;
     }
-    text(heading.toUpperCase(), left, y, { font: 'bold', size: 8, color: MUTED, characterSpacing: 0.6 });
+    text(heading.toLocaleUpperCase(m.locale), left, y, { font: 'bold', size: 8, color: MUTED, characterSpacing: 0.6 });
     y = text(body, left, y + 12, { width }) + 12;
   };
   y += 18;
   if (d.kind === 'invoice' && seller.iban) {
     const details = [
-      `Bank transfer to ${sellerName}`,
+      m.t('bankTransferTo', { name: sellerName }),
       `IBAN: ${groupIban(String(seller.iban))}${seller.bic ? `    BIC: ${seller.bic}` : ''}`,
-      ...(d.balance ? [`Amount: ${formatMoney(d.balance, d.currency)}`] : []),
-      `Reference: ${d.number}`,
+      ...(d.balance ? [m.t('amountLine', { value: moneyIn(m, d.balance, d.currency) })] : []),
+      m.t('reference', { value: d.number }),
     ];
     // For euros, the EPC QR code of the transfer (CONTRACT §16) beside the details, drawn as squares.
     const qr = epcPossible(d.currency, d.balance, seller.iban)
@@ -247,7 +251,7 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
       y = MARGIN;
     }
     const top = y;
-    section('Payment details', details.join('\n'));
+    section(m.t('paymentDetails'), details.join('\n'));
     if (qr) {
       const cell = side / qr.size;
       const x0 = right - side;
@@ -257,13 +261,13 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
         for (let mx = 0; mx < qr.size; mx++) if (qr.dark(mx, my)) doc.rect(x0 + mx * cell, y0 + my * cell, cell, cell);
       }
       doc.fill().restore();
-      text('Scan to pay (SEPA)', x0, y0 + side + 4, { size: 7, color: MUTED, width: side, align: 'center' });
+      text(m.t('scanToPay'), x0, y0 + side + 4, { size: 7, color: MUTED, width: side, align: 'center' });
       y = Math.max(y, y0 + side + 18);
     }
   }
-  if (d.reason) section('Reason', d.reason);
-  if (d.terms) section('Terms', d.terms);
-  if (d.notes) section('Notes', d.notes);
+  if (d.reason) section(m.t('reason'), d.reason);
+  if (d.terms) section(m.t('terms'), d.terms);
+  if (d.notes) section(m.t('notes'), d.notes);
 
   // ---- footer on every page --------------------------------------------------------------------
   const range = doc.bufferedPageRange();
@@ -275,7 +279,7 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
     const fy = H - MARGIN - 20;
     doc.moveTo(left, fy - 8).lineTo(right, fy - 8).lineWidth(0.5).strokeColor(RULE).stroke();
     if (footer) text(footer, left, fy, { size: 8, color: MUTED, width: width - 140, height: 30, ellipsis: true });
-    text(`${d.number} · page ${i - range.start + 1} of ${range.count}`, right - 130, fy, { size: 8, color: MUTED, width: 130, align: 'right' });
+    text(m.t('page', { number: d.number, page: i - range.start + 1, count: range.count }), right - 130, fy, { size: 8, color: MUTED, width: 130, align: 'right' });
   }
   doc.end();
   if (++rendered % 64 === 0) shapedWords = Object.keys(caches.regular).length + Object.keys(caches.bold).length;

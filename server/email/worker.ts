@@ -130,7 +130,7 @@ export class EmailWorker extends QueueWorker<ClaimedEmail> {
     const [row] = rowsOf<Record<string, unknown>>(await this.db.execute(sql`
       select e."document", e."to", e."cc", e."bcc", e."subject", e."body", e."attach", e."message_id", c."email" as "company_email", c."name" as "company_name"
       from "emails" e join "companies" c on c."id" = e."company_id" where e."id" = ${c.id}`));
-    if (!row) return { problem: 'The e-mail no longer exists.' };
+    if (!row) return this.accountMessage(c);
     const from = this.mail.from ?? (row.company_email ? { name: String(row.company_name), address: String(row.company_email) } : undefined);
     if (!from) return { problem: "No sender: set MAIL_FROM, or the company profile's email." };
     const m = /^\/api\/([a-z-]+)\/([0-9a-f-]+)$/.exec(String(row.document));
@@ -162,6 +162,18 @@ export class EmailWorker extends QueueWorker<ClaimedEmail> {
     };
   }
 
+  /** An e-mail about a person's account (an invitation, a password reset: server/people.ts): text only. */
+  private async accountMessage(c: ClaimedEmail): Promise<SendMailOptions | { problem: string }> {
+    const [row] = rowsOf<Record<string, unknown>>(await this.db.execute(sql`
+      select a."to", a."subject", a."body", a."message_id", c."email" as "company_email", c."name" as "company_name"
+      from "account_emails" a left join "companies" c on c."id" = a."company_id" where a."id" = ${c.id}`));
+    if (!row) return { problem: 'The e-mail no longer exists.' };
+    const from = this.mail.from ?? (row.company_email ? { name: String(row.company_name), address: String(row.company_email) } : undefined);
+    if (!from) return { problem: "No sender: set MAIL_FROM (or, for an invitation, the company profile's email)." };
+    const body = String(row.body);
+    return { from, to: [String(row.to)], subject: String(row.subject), text: body, html: htmlOf(body), messageId: String(row.message_id), disableFileAccess: true, disableUrlAccess: true };
+  }
+
   /**
    * Records the outcomes, guarded by the attempt count (a takeover after a lost lease is not
    * overwritten): the queue rows go (sent, failed) or wait for their next attempt, and the e-mails
@@ -173,6 +185,12 @@ export class EmailWorker extends QueueWorker<ClaimedEmail> {
     const col = <T extends string | number | null>(f: (b: Made<ClaimedEmail>, i: number) => T) => pgArray(batch.map(f));
     const r = this.engine.model.get('Email');
     await this.engine.transaction(async (tx) => {
+      // Account e-mails (no E-mail record, no event) first, while their queue rows are there.
+      await tx.execute(sql`
+        with v as (
+          select * from unnest(${col((b) => b.c.id)}::uuid[], ${col((b) => b.c.attempts)}::int[], ${col((_b, i) => (steps[i]!.settled === 'succeeded' ? 'sent' : steps[i]!.settled ?? 'queued'))}::text[], ${col((b) => b.outcome.error)}::text[]) as v(id, attempts, status, error))
+        update account_emails a set status = v.status, attempts = v.attempts, last_error = v.error, sent_at = case when v.status = 'sent' then now() else a.sent_at end
+        from v join email_queue q on q.id = v.id and q.attempts = v.attempts where a.id = v.id`);
       const rows = rowsOf<{ id: string; status: string }>(await tx.execute(sql`
         with v as (
           select * from unnest(${col((b) => b.c.id)}::uuid[], ${col((b) => b.c.attempts)}::int[], ${col((_b, i) => (steps[i]!.settled === 'succeeded' ? 'sent' : steps[i]!.settled ?? 'queued'))}::text[],

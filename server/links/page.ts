@@ -4,7 +4,7 @@
 // (plain POST forms); bank transfer details with the EPC QR code (inline SVG) and the card
 // provider's button. The dead-link and error pages show nothing of any document.
 import type { DocumentData } from '../documents/data.ts';
-import { addressLines, groupIban, humanDate, totalRows } from '../documents/labels.ts';
+import { addressLines, amountIn, groupIban, messagesOf, moneyIn, totalRows } from '../documents/labels.ts';
 import { formatAmount, formatMoney, plainDecimal } from '../documents/money.ts';
 import { ASSETS_PREFIX } from '../web/static.ts';
 
@@ -22,9 +22,9 @@ export function linkCsp(formTargets: readonly string[] = []): string {
   ].join('; ');
 }
 
-function layout(title: string, body: string): string {
+function layout(title: string, body: string, lang = 'en'): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -71,41 +71,46 @@ const STATUS: Record<string, string> = {
 };
 
 export function documentPage(d: DocumentData, o: PageOptions): string {
-  const title = TITLES[d.kind];
+  // The document's words, dates and amounts in the company's language (documents/messages.ts);
+  // the actions around it (answer, pay) are in English yet.
+  const m = messagesOf(d);
+  const amount = (v: number) => amountIn(m, v, d.currency);
+  const money = (v: number) => moneyIn(m, v, d.currency);
+  const title = m.t(d.kind);
   const seller = d.seller;
   const sellerName = String(seller.legalName ?? seller.name);
   const sellerLines = [
     ...addressLines(seller),
     ...[seller.email, seller.phone, seller.website].filter((v): v is string => typeof v === 'string' && v !== ''),
-    ...(seller.vatNumber ? [`VAT number: ${String(seller.vatNumber)}`] : []),
+    ...(seller.vatNumber ? [m.t('vatNumber', { value: String(seller.vatNumber) })] : []),
   ];
   const contact = d.buyer.contact;
   const buyerLines = [
     ...addressLines(d.buyer.address),
     ...(contact ? [[contact.firstName, contact.lastName].filter(Boolean).join(' ')].filter(Boolean) : []),
-    ...(d.buyer.vatNumber ? [`VAT number: ${d.buyer.vatNumber}`] : []),
+    ...(d.buyer.vatNumber ? [m.t('vatNumber', { value: d.buyer.vatNumber })] : []),
   ];
   const meta: [string, string][] = [
-    [`${title} number`, d.number],
-    [d.kind === 'invoice' ? 'Invoice date' : 'Date', humanDate(d.issueDate)],
-    ...(d.dueDate ? [[d.kind === 'invoice' ? 'Due date' : 'Valid until', humanDate(d.dueDate)] as [string, string]] : []),
-    ...(d.invoiceNumber ? [['Credits invoice', d.invoiceNumber] as [string, string]] : []),
-    ['Currency', d.currency],
+    [m.t(`${d.kind}Number`), d.number],
+    [m.t(d.kind === 'invoice' ? 'invoiceDate' : 'date'), m.date(d.issueDate)],
+    ...(d.dueDate ? [[m.t(d.kind === 'invoice' ? 'dueDate' : 'validUntil'), m.date(d.dueDate)] as [string, string]] : []),
+    ...(d.invoiceNumber ? [[m.t('creditsInvoice'), d.invoiceNumber] as [string, string]] : []),
+    [m.t('currency'), d.currency],
   ];
   const rows = totalRows(d);
   const lines = d.lines.length
     ? d.lines.map((l) => `<tr>
-        <td data-label="Description">${esc(l.description)}</td>
-        <td data-label="Qty" class="num">${esc(plainDecimal(l.qty))}</td>
-        <td data-label="Unit price" class="num">${esc(formatAmount(l.price, d.currency))}</td>
-        <td data-label="Tax" class="num">${l.taxRate === null ? '—' : `${esc(plainDecimal(l.taxRate))}%${l.taxType === 'inclusive' ? ' incl.' : ''}`}</td>
-        <td data-label="Amount" class="num">${esc(formatAmount(l.total, d.currency))}</td>
+        <td data-label="${esc(m.t('description'))}">${esc(l.description)}</td>
+        <td data-label="${esc(m.t('qty'))}" class="num">${esc(m.number(plainDecimal(l.qty)))}</td>
+        <td data-label="${esc(m.t('unitPrice'))}" class="num">${esc(amount(l.price))}</td>
+        <td data-label="${esc(m.t('tax'))}" class="num">${l.taxRate === null ? '—' : `${esc(m.percent(plainDecimal(l.taxRate)))}${l.taxType === 'inclusive' ? ` ${esc(m.t('included'))}` : ''}`}</td>
+        <td data-label="${esc(m.t('amount', { currency: d.currency }))}" class="num">${esc(amount(l.total))}</td>
       </tr>`).join('\n')
-    : '<tr><td colspan="5">No lines.</td></tr>';
+    : `<tr><td colspan="5">${esc(m.t('noLines'))}</td></tr>`;
 
   const headline = d.kind === 'invoice' && d.balance !== null && d.balance > 0 && ['pending', 'overdue'].includes(d.status)
-    ? `<p class="cl-amount"><span class="cl-amount-label">Balance due</span> <strong>${esc(formatMoney(d.balance, d.currency))}</strong>${d.dueDate ? ` <span class="muted">by ${esc(humanDate(d.dueDate))}</span>` : ''}</p>`
-    : `<p class="cl-amount"><span class="cl-amount-label">Total</span> <strong>${esc(formatMoney(d.total, d.currency))}</strong></p>`;
+    ? `<p class="cl-amount"><span class="cl-amount-label">${esc(m.t('balanceDue'))}</span> <strong>${esc(money(d.balance))}</strong>${d.dueDate ? ` <span class="muted">${esc(m.t('by', { date: m.date(d.dueDate) }))}</span>` : ''}</p>`
+    : `<p class="cl-amount"><span class="cl-amount-label">${esc(m.t('total'))}</span> <strong>${esc(money(d.total))}</strong></p>`;
 
   const actions: string[] = [];
   if (o.canAnswer) {
@@ -151,7 +156,7 @@ export function documentPage(d: DocumentData, o: PageOptions): string {
     <div class="cl-head-side">
       ${headline}
       <p class="cl-downloads">
-        <a class="cl-btn" href="${esc(o.base)}/pdf" download="${esc(d.number)}.pdf">Download PDF</a>
+        <a class="cl-btn" href="${esc(o.base)}/pdf" download="${esc(d.number)}.pdf">${esc(m.t('downloadPdf'))}</a>
         ${o.ubl ? `<a class="cl-btn" href="${esc(o.base)}/ubl" download="${esc(d.number)}.xml">E-invoice (UBL)</a>` : ''}
       </p>
     </div>
@@ -160,38 +165,38 @@ export function documentPage(d: DocumentData, o: PageOptions): string {
   <article class="cl-card cl-doc" aria-label="${esc(title)} ${esc(d.number)}">
     <div class="cl-parties">
       <section aria-labelledby="from-h">
-        <h2 id="from-h" class="cl-label">From</h2>
+        <h2 id="from-h" class="cl-label">${esc(m.t('from'))}</h2>
         <p class="cl-party">${esc(sellerName)}</p>
         ${sellerLines.map((l) => `<p class="muted">${esc(l)}</p>`).join('')}
       </section>
       <section aria-labelledby="to-h">
-        <h2 id="to-h" class="cl-label">${d.kind === 'quote' ? 'Prepared for' : 'Bill to'}</h2>
+        <h2 id="to-h" class="cl-label">${esc(m.t(d.kind === 'quote' ? 'preparedFor' : 'billTo'))}</h2>
         <p class="cl-party">${esc(d.buyer.name)}</p>
         ${buyerLines.map((l) => `<p class="muted">${esc(l)}</p>`).join('')}
       </section>
       <section aria-labelledby="meta-h">
-        <h2 id="meta-h" class="cl-label">Details</h2>
+        <h2 id="meta-h" class="cl-label">${esc(m.t('details'))}</h2>
         <dl class="cl-dl">${meta.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
       </section>
     </div>
     <table class="cl-lines">
-      <caption class="visually-hidden">Lines of ${esc(title.toLowerCase())} ${esc(d.number)}</caption>
-      <thead><tr><th scope="col">Description</th><th scope="col" class="num">Qty</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Tax</th><th scope="col" class="num">Amount (${esc(d.currency)})</th></tr></thead>
+      <caption class="visually-hidden">${esc(m.t('linesOf', { title: m.locale === 'en' ? title.toLowerCase() : title, number: d.number }))}</caption>
+      <thead><tr><th scope="col">${esc(m.t('description'))}</th><th scope="col" class="num">${esc(m.t('qty'))}</th><th scope="col" class="num">${esc(m.t('unitPrice'))}</th><th scope="col" class="num">${esc(m.t('tax'))}</th><th scope="col" class="num">${esc(m.t('amount', { currency: d.currency }))}</th></tr></thead>
       <tbody>
       ${lines}
       </tbody>
     </table>
     <table class="cl-totals">
-      <caption class="visually-hidden">Totals</caption>
+      <caption class="visually-hidden">${esc(m.t('totals'))}</caption>
       <tbody>
       ${rows.map((r) => `<tr${r.strong ? ' class="strong"' : ''}><th scope="row">${esc(r.label)}</th><td class="num">${esc(r.value)}</td></tr>`).join('\n')}
       </tbody>
     </table>
-    ${d.reason ? `<section class="cl-text"><h2 class="cl-label">Reason</h2><p>${esc(d.reason)}</p></section>` : ''}
-    ${d.terms ? `<section class="cl-text"><h2 class="cl-label">Terms</h2><p>${esc(d.terms)}</p></section>` : ''}
-    ${d.notes ? `<section class="cl-text"><h2 class="cl-label">Notes</h2><p>${esc(d.notes)}</p></section>` : ''}
+    ${d.reason ? `<section class="cl-text"><h2 class="cl-label">${esc(m.t('reason'))}</h2><p>${esc(d.reason)}</p></section>` : ''}
+    ${d.terms ? `<section class="cl-text"><h2 class="cl-label">${esc(m.t('terms'))}</h2><p>${esc(d.terms)}</p></section>` : ''}
+    ${d.notes ? `<section class="cl-text"><h2 class="cl-label">${esc(m.t('notes'))}</h2><p>${esc(d.notes)}</p></section>` : ''}
     ${typeof seller.invoiceFooter === 'string' && seller.invoiceFooter ? `<footer class="cl-footer muted">${esc(seller.invoiceFooter)}</footer>` : ''}
   </article>
 </main>`;
-  return layout(`${title} ${d.number} · ${sellerName}`, body);
+  return layout(`${title} ${d.number} · ${sellerName}`, body, m.locale);
 }

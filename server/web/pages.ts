@@ -74,7 +74,8 @@ ${o.error ? `<p class="alert" role="alert">${esc(o.error)}</p>` : ''}
   ${field({ id: 'email', label: 'Email', type: 'email', value: o.email, autocomplete: 'username', required: true, extra: o.error ? '' : ' autofocus' })}
   ${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', required: true, extra: o.error ? ' autofocus' : '' })}
   <button type="submit" class="btn primary wide">Sign in</button>
-</form>`,
+</form>
+<p><a href="/reset">Forgot your password?</a></p>`,
   );
 }
 
@@ -151,4 +152,59 @@ ${APP_MODULES.map((m) => `<link rel="modulepreload" href="${assetUrl('app', `app
     body: `<script type="application/json" id="boot">${data}</script>
 <div id="app"><noscript><p class="alert">This application needs JavaScript.</p></noscript></div>`,
   });
+}
+
+/** An invitation's page (CONTRACT §20): a new person sets a name and password; a known one signs in. */
+export function invitePage(o: { csrf: string; token: string; company: string; email: string; role: string; existingUser: boolean; name?: string; error?: string }): string {
+  const article = o.role === 'admin' ? 'an' : 'a';
+  return authPage(
+    'Join',
+    `<h1>Join ${esc(o.company)}</h1>
+<p class="muted">You are invited as ${article} ${esc(o.role)}, with the address ${esc(o.email)}.</p>
+${o.error ? `<p class="alert" role="alert">${esc(o.error)}</p>` : ''}
+<form method="post" action="/invite/${esc(o.token)}" class="stack">
+  <input type="hidden" name="_csrf" value="${esc(o.csrf)}">
+  ${
+    o.existingUser
+      ? `<p>This address has an account already: sign in with its password to join.</p>
+  ${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', required: true })}`
+      : `${field({ id: 'name', label: 'Your name', value: o.name, autocomplete: 'name', required: true })}
+  ${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', required: true, hint: 'At least 8 characters.', extra: ' minlength="8"' })}`
+  }
+  <button type="submit" class="btn primary wide">${o.existingUser ? 'Sign in and join' : 'Create account and join'}</button>
+</form>`,
+  );
+}
+
+/** Asks for a password reset link (the same answer whether the address exists or not). */
+export function resetRequestPage(o: { csrf: string; email?: string; notice?: string; error?: string }): string {
+  return authPage(
+    'Reset password',
+    `<h1>Reset your password</h1>
+${o.notice ? `<p class="notice" role="status">${esc(o.notice)}</p>` : ''}
+${o.error ? `<p class="alert" role="alert">${esc(o.error)}</p>` : ''}
+<form method="post" action="/reset" class="stack">
+  <input type="hidden" name="_csrf" value="${esc(o.csrf)}">
+  ${field({ id: 'email', label: 'Email', type: 'email', value: o.email, autocomplete: 'username', required: true })}
+  <button type="submit" class="btn primary wide">Send me a link</button>
+</form>
+<p><a href="/login">Back to sign in</a></p>`,
+  );
+}
+
+/** Sets a new password through a reset link, or (signed in) changes one's own. */
+export function newPasswordPage(o: { csrf: string; action: string; current?: boolean; error?: string; notice?: string }): string {
+  return authPage(
+    o.current ? 'Change password' : 'New password',
+    `<h1>${o.current ? 'Change your password' : 'Choose a new password'}</h1>
+${o.notice ? `<p class="notice" role="status">${esc(o.notice)}</p>` : ''}
+${o.error ? `<p class="alert" role="alert">${esc(o.error)}</p>` : ''}
+<form method="post" action="${esc(o.action)}" class="stack">
+  <input type="hidden" name="_csrf" value="${esc(o.csrf)}">
+  ${o.current ? field({ id: 'current', label: 'Current password', type: 'password', autocomplete: 'current-password', required: true }) : ''}
+  ${field({ id: 'password', label: 'New password', type: 'password', autocomplete: 'new-password', required: true, hint: 'At least 8 characters.', extra: ' minlength="8"' })}
+  <button type="submit" class="btn primary wide">Save the password</button>
+</form>
+${o.current ? '<p><a href="/app">Back to the application</a></p>' : ''}`,
+  );
 }

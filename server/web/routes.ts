@@ -19,6 +19,8 @@ import { appPage, CONTENT_SECURITY_POLICY, loginPage, messagePage, profilePage, 
 import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, type SessionStore, setSessionCookie, type Session } from './sessions.ts';
 import { checkSetup, currencies, hasUsers, MAX_PASSWORD, runSetup } from './setup.ts';
 import { registerStatic } from './static.ts';
+import { isPeopleForm, registerPeoplePages } from './people-pages.ts';
+import type { PeopleMail } from '../people.ts';
 import { DEFAULT_THROTTLE, LoginThrottle, type SharedThrottle, type ThrottleOptions } from './throttle.ts';
 
 export const PROFILE_PATH = '/profile/api';
@@ -45,6 +47,8 @@ export interface WebOptions {
   notices?: Readonly<Record<string, string>>;
   /** The model /api serves: /app is built from its description (http/describe.ts). */
   model: Model;
+  /** Invitations' and password resets' links and e-mails (server/people.ts). */
+  people: PeopleMail;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -83,6 +87,8 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
   const clock = o.clock ?? Date.now;
   const store = o.sessions;
   const throttle = new LoginThrottle(o.throttle ?? DEFAULT_THROTTLE, clock, o.sharedThrottle);
+  // Password reset requests: at most 5 per address and per IP an hour (CONTRACT §20), counted apart.
+  const resetThrottle = new LoginThrottle({ windowMs: 3_600_000, maxPerEmail: 5, maxPerIp: 5 }, clock, o.sharedThrottle && { ...o.sharedThrottle, prefix: `${o.sharedThrottle.prefix}reset:`, failed: (e) => o.sharedThrottle!.failed(e) });
   const sessionsOf = new WeakMap<FastifyRequest, Promise<Session | null>>();
   let dummyHash: Promise<string> | undefined;
   let usersExist = false;
@@ -118,7 +124,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       // The host alone is compared: behind a TLS proxy without TRUST_PROXY the scheme we see is http.
       if (!sameHost(req)) return refuse('This request came from another site.');
       let binding: string | undefined;
-      if (PRE_SESSION_FORMS.has(path)) binding = req.cookies[PRE_SESSION_COOKIE];
+      if (PRE_SESSION_FORMS.has(path) || isPeopleForm(path)) binding = req.cookies[PRE_SESSION_COOKIE];
       else {
         const s = await sessionOf(req);
         if (!s) return reply.code(303).header('location', '/login').send();
@@ -129,6 +135,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     });
 
     registerStatic(scope);
+    registerPeoplePages(scope, { db, store, mail: o.people, resetThrottle, sessionOf, html });
 
     // ---- pages ----------------------------------------------------------------------------
 
@@ -158,7 +165,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     scope.get<{ Querystring: { next?: string; setup?: string } }>('/login', async (req, reply) => {
       if (!(await anyUser())) return reply.redirect('/setup');
       if (await sessionOf(req)) return reply.redirect(safeNext(req.query.next));
-      const notice = req.query.setup === 'done' ? 'Set-up is complete: sign in.' : undefined;
+      const notice = req.query.setup === 'done' ? 'Set-up is complete: sign in.' : (req.query as { reset?: string }).reset === 'done' ? 'Your password is changed: sign in with it.' : undefined;
       const next = req.query.next ? safeNext(req.query.next) : undefined;
       return html(reply, 200, loginPage({ csrf: store.csrfToken(preSession(req, reply)), next, notice }));
     });

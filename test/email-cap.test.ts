@@ -1,0 +1,53 @@
+// The hourly cap on e-mails (CONTRACT §15): more than 200 e-mails created through the API by one
+// company in the last 60 minutes (held ones included, reminders not) is a 429 with Retry-After.
+// Counted exactly, one at a time and under concurrent creates.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../server/db.ts';
+import { client, freshDatabase, startTestServer, tokenFor, type Client, type TestDatabase, type TestServer } from './helpers.ts';
+
+let db: TestDatabase;
+let t: TestServer;
+
+beforeAll(async () => {
+  db = await freshDatabase();
+  t = await startTestServer({}, { db });
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+  await db?.drop();
+});
+
+async function company(name: string): Promise<{ c: Client; invoice: string; id: string }> {
+  const c = client(t, await tokenFor(t, { email: `${name.toLowerCase().replace(/\W/g, '')}@cap.test`, company: name }));
+  const cl = await c.post('/api/clients', { name: 'R' });
+  await c.post('/api/contacts', { client: cl.body['@id'], firstName: 'R', email: 'r@r.test' });
+  const inv = await c.post('/api/invoices', { client: cl.body['@id'], status: 'pending', lines: [{ description: 'x', price: 100 }] });
+  const id = rowsOf<{ id: string }>(await db.database.db.execute(sql`select id from companies where name = ${name}`))[0]!.id;
+  return { c, invoice: inv.body['@id'], id };
+}
+
+const emails = async (companyId: string) => rowsOf<{ n: number }>(await db.database.db.execute(sql`select count(*)::int as n from emails where company_id = ${companyId} and kind = 'document'`))[0]!.n;
+
+describe('the hourly cap', () => {
+  it('lets exactly 200 through when they are created one at a time', async () => {
+    const { c, invoice, id } = await company('Cap Serial');
+    await db.database.db.execute(sql`insert into emails (id, company_id, document, kind, status, created_at, updated_at)
+      select gen_random_uuid(), ${id}, ${invoice}, 'document', 'held', now() - interval '59 minutes', now() from generate_series(1, 190)`);
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await c.post('/api/emails', { document: invoice })).status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(10);
+    expect(statuses.slice(10)).toEqual([429, 429]);
+    expect(await emails(id)).toBe(200);
+  }, 120_000);
+
+  it('holds under concurrent creates', async () => {
+    const { c, invoice, id } = await company('Cap Concurrent');
+    await db.database.db.execute(sql`insert into emails (id, company_id, document, kind, status, created_at, updated_at)
+      select gen_random_uuid(), ${id}, ${invoice}, 'document', 'held', now() - interval '10 minutes', now() from generate_series(1, 195)`);
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => c.post('/api/emails', { document: invoice }).then((r) => r.status)));
+    expect(statuses.filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    expect(await emails(id)).toBe(200);
+  }, 120_000);
+});

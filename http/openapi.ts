@@ -252,6 +252,7 @@ export function declaredDoc(model: Model, r: ModelResource, op: ModelOperation, 
   if (op.on === 'item' || op.params.length) codes.push(404);
   if (d.query || d.input) codes.push(400);
   if (d.input) codes.push(413, 415, 422);
+  else if (d.query) codes.push(422); // declared query parameters are checked (issue 46)
   if (d.method === 'POST') codes.push(409);
   const doc: RouteDoc = {
     summary: d.summary,
@@ -302,7 +303,7 @@ export function openapiComponents(model: Model, formats: Formats, resources: rea
 
 /** Tags with each resource's description, in model order. */
 export function openapiTags(model: Model): { name: string; description: string }[] {
-  return [{ name: 'Entrypoint', description: 'The entrypoint and JSON-LD contexts.' }, ...model.resources.filter((r) => r.rest.size).map((r) => ({ name: r.name, description: r.description }))];
+  return [{ name: 'Entrypoint', description: 'The entrypoint and JSON-LD contexts.' }, ...model.resources.filter((r) => r.rest.size || (r.provider && r.operations.length)).map((r) => ({ name: r.name, description: r.description }))];
 }
 
 declare module 'fastify' {

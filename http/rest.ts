@@ -229,6 +229,8 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
   }
 
   for (const r of o.resources ?? model.resources) {
+    // A resource of declared operations only (reports): their routes, no CRUD (issue 46).
+    if (!r.rest.size && r.provider && r.operations.length && o.run) registerDeclared(r, o.run);
     if (!r.rest.size) continue;
     if (r.singleton) {
       registerSingleton(r);

@@ -26,7 +26,8 @@ const period = {
   from: day('First day of the period (YYYY-MM-DD); default 1 January of the current year (UTC)'),
   to: day('Last day of the period, included (YYYY-MM-DD); default 31 December of the current year (UTC). At most 5 years after `from`.'),
 };
-const money = (description: string) => Type.Integer({ description: `${description}, in the currency's smallest unit` });
+// 'x-money': CSV writes the member in major units of the item's currency (formats/csv.ts).
+const money = (description: string) => Type.Integer({ description: `${description}, in the currency's smallest unit`, 'x-money': true });
 
 /**
  * A tax group's category (CONTRACT §18): the one stored with the group, else the default of its
@@ -176,7 +177,7 @@ export const aging = operation({
     type: 'AgingReport',
     many: true,
     schema: Type.Object({
-      client: Type.String({ format: 'iri-reference', description: 'The client (IRI)' }),
+      client: Type.String({ format: 'iri-reference', description: 'The client (IRI); its name in CSV', 'x-refers': 'Client' }),
       currency: Type.String(),
       notDue: money('Balances not yet due'),
       days1to30: money('Balances 1 to 30 days past due'),

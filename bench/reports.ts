@@ -13,7 +13,7 @@ import postgres from 'postgres';
 import { sql as dsql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { openDatabase } from '../server/db.ts';
-import { tokenCreate } from '../server/commands.ts';
+import { tokenCreate, userCreate } from '../server/commands.ts';
 import { model } from '../server/model.ts';
 import { agingSql, revenueSql, taxSql } from '../resources/rules/reports.ts';
 import { createBenchDatabase, type BenchDatabase } from './seed.ts';
@@ -45,27 +45,53 @@ async function main() {
   } else {
     db = await createBenchDatabase(ADMIN);
     log(`== database ${db.name}`);
-    const t0 = Date.now();
-    const large = await seedInSql(db.url, LARGE.name, LARGE.email, { clients: Math.max(1000, SIZE / 100), invoices: SIZE, maxLines: 10 }, log);
-    const other = await seedInSql(db.url, OTHER.name, OTHER.email, { clients: 1000, invoices: Math.max(1000, SIZE / 10), maxLines: 5 }, log);
-    log(`   seeded ${large.counts.invoices} + ${other.counts.invoices} invoices in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-    const s = postgres(db.url, { max: 1, onnotice: () => {} });
-    try {
+  }
+  // Each step is skipped when its data is there (a run cut short goes on with --reuse).
+  const s0 = postgres(db.url, { max: 1, onnotice: () => {} });
+  try {
+    const has = async (name: string) => ((await s0`select count(*)::int as n from companies where name = ${name}`.catch(() => [{ n: 0 }])) as unknown as [{ n: number }])[0].n > 0;
+    if (!(await has(LARGE.name))) {
+      const t0 = Date.now();
+      const large = await seedInSql(db.url, LARGE.name, LARGE.email, { clients: Math.max(1000, SIZE / 100), invoices: SIZE, maxLines: 10 }, log);
+      log(`   seeded ${large.counts.invoices} invoices in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    }
+    if (!(await has(OTHER.name))) {
+      // The other company: a tenth of the large one's invoices and payments, copied with new ids
+      // (seedInSql derives its keys from the company id's first character, which both share).
+      const database = await openDatabase({ databaseUrl: db.url, maxConnections: 1 });
+      try {
+        await userCreate({ db: database.db }, { email: OTHER.email, password: 'bench-password', company: OTHER.name, role: 'admin', currency: 'USD' });
+      } finally {
+        await database.close();
+      }
+      await s0.unsafe(`
+        create temp table other_map as select c.id as old, gen_random_uuid() as new from clients c join companies k on k.id = c.company_id and k.name = '${LARGE.name}' order by c.id limit 1000;
+        insert into clients (id, company_id, name, currency, status) select m.new, (select id from companies where name = '${OTHER.name}'), 'Other ' || c.name, c.currency, c.status from other_map m join clients c on c.id = m.old;
+        create temp table other_inv as select i.id as old, gen_random_uuid() as new, m.new as client from invoices i join other_map m on m.old = i.client_id limit ${Math.max(1000, SIZE / 10)};
+        insert into invoices (id, company_id, number, client_id, status, invoice_date, due_date, paid_at, currency, discount_type, discount_value, subtotal, tax_total, discount_total, total, amount_paid, balance)
+          select o.new, (select id from companies where name = '${OTHER.name}'), i.number, o.client, i.status, i.invoice_date, i.due_date, i.paid_at, i.currency, i.discount_type, i.discount_value, i.subtotal, i.tax_total, i.discount_total, i.total, i.amount_paid, i.balance
+          from other_inv o join invoices i on i.id = o.old;
+        insert into payments (id, company_id, invoice_id, client_id, amount, currency, method, paid_at)
+          select gen_random_uuid(), (select id from companies where name = '${OTHER.name}'), o.new, o.client, p.amount, p.currency, p.method, p.paid_at from other_inv o join payments p on p.invoice_id = o.old;`);
+      log('   other company copied');
+    }
+    const [cn] = (await s0`select count(*)::int as n from credit_notes`) as unknown as [{ n: number }];
+    if (!cn.n) {
       // The seed leaves tax groups empty: one group per invoice from its totals (rates as its taxes'),
       // and issued credit notes (1 per 100 invoices) with theirs, so that the tax report has work.
       const t1 = Date.now();
-      await s.unsafe(`update invoices set tax_groups = jsonb_build_array(jsonb_build_object('rate', (array[0, 5.5, 10, 20])[1 + (hashtext(id::text) & 3)],
+      await s0.unsafe(`update invoices set tax_groups = jsonb_build_array(jsonb_build_object('rate', (array[0, 5.5, 10, 20])[1 + (hashtext(id::text) & 3)],
         'base', subtotal, 'discount', discount_total, 'taxable', subtotal - discount_total, 'tax', tax_total))`);
-      await s.unsafe(`insert into credit_notes (id, company_id, number, client_id, status, issue_date, currency, discount_type, discount_value, subtotal, tax_total, discount_total, total, tax_groups)
+      await s0.unsafe(`insert into credit_notes (id, company_id, number, client_id, status, issue_date, currency, discount_type, discount_value, subtotal, tax_total, discount_total, total, tax_groups)
         select gen_random_uuid(), company_id, 'CN-' || lpad(row_number() over (partition by company_id order by id)::text, 7, '0'), client_id, 'issued', invoice_date + 20, currency, 'none', 0,
           subtotal / 10, tax_total / 10, 0, subtotal / 10 + tax_total / 10,
           jsonb_build_array(jsonb_build_object('rate', (tax_groups->0->>'rate')::numeric, 'base', subtotal / 10, 'discount', 0, 'taxable', subtotal / 10, 'tax', tax_total / 10))
         from invoices where status in ('pending', 'paid') and hashtext(id::text) % 100 = 0`);
-      await s.unsafe('vacuum analyze');
+      await s0.unsafe('vacuum analyze');
       log(`   tax groups and credit notes in ${((Date.now() - t1) / 1000).toFixed(0)} s`);
-    } finally {
-      await s.end({ timeout: 5 });
     }
+  } finally {
+    await s0.end({ timeout: 5 });
   }
   const database = await openDatabase({ databaseUrl: db.url, maxConnections: 1 });
   let token: string;

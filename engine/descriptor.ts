@@ -279,6 +279,12 @@ export interface OperationDescriptor {
   roles?: readonly Role[];
   /** The JSON body a POST takes (validated before `run`); none when omitted. */
   input?: TSchema;
+  /**
+   * A POST whose REST body is a text of this media type (a CSV file) rather than JSON: the text,
+   * UTF-8 (422 otherwise), at most `maxBytes` (413), becomes the input's `member`; GraphQL sends
+   * it as that member of the input. `input` still describes (and checks) the whole input.
+   */
+  textInput?: { mediaType: string; member: string; maxBytes?: number };
   /** Query parameters a GET reads (documented; `run` parses them from `query`). */
   query?: TSchema;
   /** Success status; 200 when omitted. */

@@ -264,7 +264,8 @@ export function declaredDoc(model: Model, r: ModelResource, op: ModelOperation, 
   if (Object.keys(params).length) doc.params = Type.Object(params);
   if (d.query) doc.querystring = d.query;
   if (d.method === 'POST') doc.headers = requestHeaders({ 'idempotency-key': IDEMPOTENCY_KEY });
-  if (d.input) doc.body = { content: { 'application/json': { schema: d.input }, 'application/ld+json': { schema: d.input } } };
+  if (d.textInput) doc.body = { content: { [d.textInput.mediaType]: { schema: Type.String({ description: (d.input as { properties?: Record<string, { description?: string }> } | undefined)?.properties?.[d.textInput.member]?.description }) } } };
+  else if (d.input) doc.body = { content: { 'application/json': { schema: d.input }, 'application/ld+json': { schema: d.input } } };
   return doc;
 }
 

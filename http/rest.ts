@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { FieldValues, Principal } from '../engine/types.ts';
 import type { RestOperation } from '../engine/descriptor.ts';
-import { ApiError } from '../engine/errors.ts';
+import { ApiError, ViolationCode } from '../engine/errors.ts';
 import { documentOutput, recordOutput, type Model, type ModelOperation, type ModelResource } from '../engine/model.ts';
 import type { RunOperation } from '../engine/declared.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
@@ -435,6 +435,9 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
   function registerDeclared(r: ModelResource, run: RunOperation) {
     const byUrl = new Map<string, string[]>();
     for (const op of r.operations) {
+      // A text body (a CSV file) read as bytes, checked as UTF-8 in the handler.
+      const text = op.def.textInput;
+      if (text && !app.hasContentTypeParser(text.mediaType)) app.addContentTypeParser(text.mediaType, { parseAs: 'buffer', bodyLimit: text.maxBytes ?? 1024 * 1024 }, (_req, body, done) => done(null, body));
       byUrl.set(op.url, [...(byUrl.get(op.url) ?? []), op.method, ...(op.method === 'GET' ? ['HEAD'] : [])]);
       const output = documentOutput(op);
       const offered = output ? formats.forDocuments(Boolean(output.type)) : formats;
@@ -457,7 +460,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         config,
         handler: async (req, reply) => {
           const url = new URL(req.url, 'http://x');
-          const input = op.method === 'POST' && op.def.input ? readJson(req) : undefined;
+          const input = op.method === 'POST' && op.def.input ? (op.def.textInput ? readText(req, op.def.textInput) : readJson(req)) : undefined;
           if (req.apiCsv && listed) {
             const p = o.principal(req);
             const { items } = (await run(p, r, op, { id: req.params.id, params: req.params, query: url.searchParams, input })) as { items: Record<string, unknown>[] };
@@ -501,6 +504,20 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       }
     }
     return send(reply, format, status, format.document!.render(model, { type: output.type, path: url.pathname, schema: output.schema, body, many: Boolean(output.many), total }));
+  }
+
+  /** A declared operation's text body (RestOptions textInput): 415 for another media type, 422 for bytes that are not UTF-8. */
+  function readText(req: FastifyRequest, t: { mediaType: string; member: string }): unknown {
+    const type = mediaTypeOf(req);
+    if (type !== t.mediaType) throw new ApiError(415, `The content-type "${type || '(none)'}" is not supported. Supported MIME types are "${t.mediaType}".`);
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.from(String(req.body ?? ''));
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    } catch {
+      throw ApiError.validation([{ propertyPath: t.member, message: 'The file is not UTF-8 text.', code: ViolationCode.format }]);
+    }
+    return { [t.member]: text };
   }
 
   /** A declared operation's JSON body: 415 for another media type, 400 for one that is not an object. */

@@ -55,12 +55,12 @@ async function main() {
       const large = await seedInSql(db.url, LARGE.name, LARGE.email, { clients: Math.max(1000, SIZE / 100), invoices: SIZE, maxLines: 10 }, log);
       log(`   seeded ${large.counts.invoices} invoices in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
-    if (!(await has(OTHER.name))) {
+    if (!(await has(OTHER.name)) || !((await s0`select count(*)::int as n from invoices i join companies c on c.id = i.company_id and c.name = ${OTHER.name}`) as unknown as [{ n: number }])[0].n) {
       // The other company: a tenth of the large one's invoices and payments, copied with new ids
       // (seedInSql derives its keys from the company id's first character, which both share).
       const database = await openDatabase({ databaseUrl: db.url, maxConnections: 1 });
       try {
-        await userCreate({ db: database.db }, { email: OTHER.email, password: 'bench-password', company: OTHER.name, role: 'admin', currency: 'USD' });
+        if (!(await has(OTHER.name))) await userCreate({ db: database.db }, { email: OTHER.email, password: 'bench-password', company: OTHER.name, role: 'admin', currency: 'USD' });
       } finally {
         await database.close();
       }

@@ -3,6 +3,7 @@
 // embedded lines, filters, orders, states and transitions, documents and declared operations.
 // It is derived from the same model as /api's routes and OpenAPI document, so a resource added
 // by a descriptor gets its pages with no code of its own. Plain JSON, no functions.
+import { describeOperationPages, type OperationPage } from './describe-pages.ts';
 import type { Field, ScalarField } from './descriptor.ts';
 import type { Model, ModelField, ModelResource } from './model.ts';
 import type { Role } from './types.ts';
@@ -58,6 +59,8 @@ export interface OperationDescription {
   resource?: string;
   /** Has path parameters besides the record's id: not offered as a button. */
   params?: true;
+  /** A POST whose body is a file of this media type (a CSV import), not JSON. */
+  text?: string;
 }
 
 export interface ResourceDescription {
@@ -95,6 +98,8 @@ export interface ModelDescription {
   resources: ResourceDescription[];
   /** The resources in the navigation, in order. */
   navigation: string[];
+  /** Pages of declared operations only (the reports; engine/describe-pages.ts). */
+  pages?: OperationPage[];
 }
 
 
@@ -211,6 +216,7 @@ export function describeModel(model: Model): ModelDescription {
       if (op.def.output === 'record') o.resource = r.name;
       else if ('record' in op.def.output) o.resource = op.def.output.record;
       if (op.params.length) o.params = true;
+      if (op.def.textInput) o.text = op.def.textInput.mediaType;
       return o;
     });
     const d: ResourceDescription = {
@@ -247,5 +253,5 @@ export function describeModel(model: Model): ModelDescription {
     resources.push(d);
   }
   const navigation = resources.filter((d) => !d.owner && d.rest.includes('list')).map((d) => d.name);
-  return { resources, navigation };
+  return { resources, navigation, pages: describeOperationPages(model) };
 }

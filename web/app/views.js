@@ -32,6 +32,8 @@ import {
   violationsByField,
   writes,
 } from './lib.js';
+// issue 46: reports, CSV downloads and imports live in reports.js; the hooks below are marked.
+import { CsvDownload, ExtraNav, extraRoute, ImportLink, ImportView, OperationsView } from './reports.js';
 
 // ---- navigation ---------------------------------------------------------------------------
 
@@ -91,7 +93,7 @@ function useLoad(fn, key) {
 export function App({ boot }) {
   const desc = useMemo(() => indexDescription(boot.description), [boot]);
   const loc = useLocation();
-  const view = route(desc, loc.pathname, loc.search);
+  const view = extraRoute(desc, loc.pathname, loc.search) ?? route(desc, loc.pathname, loc.search); // issue 46: reports.js's pages first
   const ctx = { desc, role: boot.company?.role ?? 'viewer', company: boot.company, csrf: boot.csrf, notices: boot.notices ?? {} };
   const key = loc.pathname + loc.search;
   const title = viewTitle(view);
@@ -120,12 +122,14 @@ export function App({ boot }) {
           </form>
         </div>
       </header>
-      <${Nav} desc=${desc} current=${view.resource?.name ?? view.view} />
+      <${Nav} desc=${desc} current=${view.resource?.name ?? view.page?.name ?? view.view} role=${ctx.role} />
       <main id="main" class="app-main" tabindex="-1">
         ${view.view === 'dashboard' && html`<${Dashboard} key=${key} ctx=${ctx} />`}
         ${view.view === 'list' && html`<${ListView} key=${key} ctx=${ctx} r=${view.resource} query=${view.query} />`}
         ${view.view === 'record' && html`<${RecordView} key=${key} ctx=${ctx} r=${view.resource} id=${view.id} />`}
         ${view.view === 'form' && html`<${FormView} key=${key} ctx=${ctx} r=${view.resource} id=${view.id} query=${view.query} />`}
+        ${view.view === 'operations' && html`<${OperationsView} key=${view.page.name} ctx=${ctx} page=${view.page} query=${view.query} />`}
+        ${view.view === 'import' && html`<${ImportView} key=${key} ctx=${ctx} r=${view.resource} op=${view.op} />`}
         ${view.view === 'missing' && html`<h1>Not found</h1><p>There is no page at this address. <a href="/app">Go to the dashboard</a>.</p>`}
       </main>
     </div>`;
@@ -135,6 +139,10 @@ function viewTitle(view) {
   switch (view.view) {
     case 'dashboard':
       return 'Dashboard';
+    case 'operations': // issue 46
+      return view.page.label;
+    case 'import': // issue 46
+      return `Import ${view.resource.label.toLowerCase()}`;
     case 'list':
       return view.resource.label;
     case 'record':
@@ -146,7 +154,7 @@ function viewTitle(view) {
   }
 }
 
-function Nav({ desc, current }) {
+function Nav({ desc, current, role }) {
   // On a phone the lists fold behind a Menu button (app.css); choosing a link folds them again.
   const [open, setOpen] = useState(false);
   const item = (href, label, on) => html`<li><a href=${href} aria-current=${on ? 'page' : undefined}>${label}</a></li>`;
@@ -159,6 +167,7 @@ function Nav({ desc, current }) {
           const r = desc.get(name);
           return item(r.path, r.label, current === name);
         })}
+        <${ExtraNav} desc=${desc} current=${current} role=${role} /> ${/* issue 46 */ ''}
       </ul>
       <ul class="app-nav-settings" aria-label="Settings">
         ${item('/profile/api', 'API tokens', false)}
@@ -301,7 +310,10 @@ function ListView({ ctx, r, query }) {
   const here = (changes) => listAddress(r, query, changes);
   return html`<div class="page-head">
       <h1>${r.label}</h1>
-      ${mayCreate && html`<a class="btn primary" href=${`${r.path}/new`}>New ${r.singular.toLowerCase()}</a>`}
+      <div class="page-actions">
+        <${CsvDownload} r=${r} query=${query} /><${ImportLink} ctx=${ctx} r=${r} /> ${/* issue 46 */ ''}
+        ${mayCreate && html`<a class="btn primary" href=${`${r.path}/new`}>New ${r.singular.toLowerCase()}</a>`}
+      </div>
     </div>
     <${Notice} ctx=${ctx} r=${r} />
     <${FilterBar} ctx=${ctx} r=${r} query=${query} filters=${filters} order=${order} />

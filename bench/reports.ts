@@ -182,6 +182,10 @@ async function reports(server: { url: string }, token: string, company: string, 
     'that scan reads the other company\'s rows too (and filters them out); where a company is a small part of the table the planner takes the',
     '(company, date) and (company, status) indexes (test/reports.test.ts asserts it on PostgreSQL: no sequential scan, no other company\'s row),',
     'and the last column shows that plan here: it reads this company\'s rows only, at a comparable cost.',
+    '',
+    'Bound stated (issue 46): over a company of 1,000,000 invoices, a report of one year or less answers within 4 s and one of 5 years',
+    'within 8 s on this shared 2-core machine (the worst of the runs above; an earlier run on a busier machine saw 10.9 s once for the 5-year tax report); a report reads the rows of its period (aging: the open invoices),',
+    'so its cost follows the period asked for, not the company\'s history.',
   );
   return lines;
 }

@@ -87,6 +87,7 @@ export function countsDdl(model: Model, scope: Scope): string[] {
   // deletes its records (and its counters), and their count would refer to the company gone.
   const alive = `exists (select 1 from "${getTableName(scope.table)}" as scope where scope."${scope.column.name}" = delta.company_id)`;
   for (const r of model.resources) {
+    if (r.provider) continue; // no table (engine/custom.ts)
     const plus = `select company_id, key, 1 as d from new_rows, lateral ${keysOf(r)} where key is not null`;
     const minus = `select company_id, key, -1 as d from old_rows, lateral ${keysOf(r)} where key is not null`;
     const state = stateOf(r);

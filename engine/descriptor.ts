@@ -381,6 +381,12 @@ export interface OperationDescriptor {
    */
   body?: { mediaTypes: readonly string[]; maxBytes: number };
   /**
+   * A POST whose REST body is a text of this media type (a CSV file) rather than JSON: the text,
+   * UTF-8 (422 otherwise), at most `maxBytes` (413), becomes the input's `member`; GraphQL sends
+   * it as that member of the input. `input` still describes (and checks) the whole input.
+   */
+  textInput?: { mediaType: string; member: string; maxBytes?: number };
+  /**
    * Query parameters a GET reads: documented (OpenAPI, Hydra, GraphQL arguments) and read, converted
    * and checked by the runner (400 naming them) into `ctx.args`. An array schema takes a repeated
    * parameter (`status[]`).

@@ -37,7 +37,7 @@ export interface HookApi {
    * `resource`, in the transaction, with the record as it is now: for changes a rule makes
    * without the engine (a payment settling its invoice).
    */
-  emit(resource: string, id: string, types: readonly string[]): Promise<void>;
+  emit(resource: string, id: string | readonly string[], types: readonly string[]): Promise<void>;
 }
 
 export interface WriteEvent {

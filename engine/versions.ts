@@ -27,6 +27,7 @@ const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
 export function versionTriggers(model: Model): string[] {
   const out: string[] = [];
   for (const r of model.resources) {
+    if (r.provider) continue; // no table (engine/custom.ts)
     // Once per transaction: a row this transaction wrote already (inserted, or updated and
     // bumped) keeps its version, so a create's later updates (totals, numbers) leave it at 1.
     const fn = ident(`${r.table}_version`);

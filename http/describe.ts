@@ -9,6 +9,7 @@
 import type { Condition, Field, FieldPresentation, ScalarField, TotalsPresentation, TransitionGuard } from '../engine/descriptor.ts';
 import type { Model, ModelField, ModelResource } from '../engine/model.ts';
 import type { Role } from '../engine/types.ts';
+import { describeOperationPages, type OperationPage } from './describe-pages.ts';
 
 export interface FieldDescription {
   name: string;
@@ -76,6 +77,8 @@ export interface OperationDescription {
   confirm?: string;
   /** The custom view of the application that shows its answer (`dashboard`). */
   view?: string;
+  /** A POST whose body is a file of this media type (a CSV import), not JSON. */
+  text?: string;
 }
 
 export interface ResourceDescription {
@@ -137,6 +140,8 @@ export interface ModelDescription {
   navigation: string[];
   /** The resources under Settings (developer resources: webhooks, document links, e-mails). */
   settings: string[];
+  /** Pages of declared operations only (the reports; http/describe-pages.ts). */
+  pages?: OperationPage[];
 }
 
 const EXTENSIONS: Record<string, string> = { 'application/pdf': 'pdf', 'application/xml': 'xml', 'application/vnd.oasis.ubl+xml': 'xml' };
@@ -264,6 +269,7 @@ export function describeModel(model: Model): ModelDescription {
       if (op.def.present?.label) o.label = op.def.present.label;
       if (op.def.present?.confirm) o.confirm = op.def.present.confirm;
       if (op.def.present?.view) o.view = op.def.present.view;
+      if (op.def.textInput) o.text = op.def.textInput.mediaType;
       return o;
     });
     const d: ResourceDescription = {
@@ -309,5 +315,5 @@ export function describeModel(model: Model): ModelDescription {
   }
   const listed = resources.filter((d) => !d.owner && d.rest.includes('list'));
   const group = (d: ResourceDescription) => model.get(d.name).present?.group ?? 'business';
-  return { resources, navigation: listed.filter((d) => group(d) === 'business').map((d) => d.name), settings: listed.filter((d) => group(d) === 'settings').map((d) => d.name) };
+  return { resources, navigation: listed.filter((d) => group(d) === 'business').map((d) => d.name), settings: listed.filter((d) => group(d) === 'settings').map((d) => d.name), pages: describeOperationPages(model) };
 }

@@ -262,6 +262,7 @@ export function declaredDoc(model: Model, r: ModelResource, op: ModelOperation, 
   if (d.query || d.input) codes.push(400);
   if (d.input) codes.push(413, 415, 422);
   if (d.body) codes.push(413, 422);
+  else if (d.query) codes.push(422); // declared query parameters are checked
   if (d.method === 'POST') codes.push(409);
   const doc: RouteDoc = {
     summary: d.summary,
@@ -273,7 +274,8 @@ export function declaredDoc(model: Model, r: ModelResource, op: ModelOperation, 
   if (Object.keys(params).length) doc.params = Type.Object(params);
   if (d.query) doc.querystring = d.query;
   if (d.method === 'POST') doc.headers = requestHeaders({ 'idempotency-key': IDEMPOTENCY_KEY });
-  if (d.input) doc.body = { content: { 'application/json': { schema: d.input }, 'application/ld+json': { schema: d.input } } };
+  if (d.textInput) doc.body = { content: { [d.textInput.mediaType]: { schema: Type.String({ description: (d.input as { properties?: Record<string, { description?: string }> } | undefined)?.properties?.[d.textInput.member]?.description }) } } };
+  else if (d.input) doc.body = { content: { 'application/json': { schema: d.input }, 'application/ld+json': { schema: d.input } } };
   if (d.body) doc.body = { content: Object.fromEntries(d.body.mediaTypes.map((t) => [t, { schema: Type.String({ format: 'binary', maxLength: d.body!.maxBytes }) }])) };
   return doc;
 }
@@ -313,7 +315,7 @@ export function openapiComponents(model: Model, formats: Formats, resources: rea
 
 /** Tags with each resource's description, in model order. */
 export function openapiTags(model: Model): { name: string; description: string }[] {
-  return [{ name: 'Entrypoint', description: 'The entrypoint and JSON-LD contexts.' }, ...model.resources.filter((r) => r.rest.size).map((r) => ({ name: r.name, description: r.description }))];
+  return [{ name: 'Entrypoint', description: 'The entrypoint and JSON-LD contexts.' }, ...model.resources.filter((r) => r.rest.size || (r.provider && r.operations.length)).map((r) => ({ name: r.name, description: r.description }))];
 }
 
 declare module 'fastify' {

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { FieldValues, Principal } from '../engine/types.ts';
 import type { RestOperation } from '../engine/descriptor.ts';
-import { ApiError } from '../engine/errors.ts';
+import { ApiError, ViolationCode } from '../engine/errors.ts';
 import { binaryOutput, documentOutput, emptyOutput, recordOutput, type Model, type ModelOperation, type ModelResource } from '../engine/model.ts';
 import type { RunOperation } from '../engine/declared.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
@@ -17,6 +17,8 @@ import { apiDocumentationLink } from '../formats/hydra.ts';
 import { negotiateType, type Formats } from '../formats/negotiate.ts';
 import { contentTypeOf, documentShape, type CursorView, type Format, type ItemDocument, type Rendered } from '../formats/types.ts';
 import { contextDoc, declaredDoc, entrypointDoc, operationDoc, problems } from './openapi.ts';
+import { CSV_CONTENT_TYPE, CSV_TYPE, documentReferences, documentsCsv, headerOf, referencesOf, rowsOf as csvRows, type Titles } from '../formats/csv.ts';
+import { Readable } from 'node:stream';
 import { etagOf, ifMatch, ifNoneMatch, noneMatchHits } from '../engine/versions.ts';
 
 declare module 'fastify' {
@@ -25,6 +27,8 @@ declare module 'fastify' {
     apiFormat: Format | null;
     /** A document representation (RestOptions.documents) chosen instead of a format. */
     apiDocument: ItemDocument | null;
+    /** `Accept: text/csv` on a collection or a list of documents (RestOptions.csv). */
+    apiCsv: boolean;
   }
 }
 
@@ -44,7 +48,24 @@ export interface RestOptions {
   run?: RunOperation;
   /** What declared documents (PDF, e-invoice) use of the layer above; they are not offered without it. */
   services?: OperationServices;
+  /**
+   * CSV of collections and of declared document lists (CONTRACT §21), offered when given: the
+   * titles of referenced records (engine/titles.ts), and the size of the windows read.
+   */
+  csv?: { titles(p: Principal, r: ModelResource, ids: readonly string[]): Promise<ReadonlyMap<string, string>>; window?: number };
 }
+
+/** Whether Accept asks for CSV rather than one of `types` (only looked at when it names csv at all). */
+function wantsCsv(accept: string | undefined, types: readonly string[]): boolean {
+  if (accept === undefined || !accept.includes('csv')) return false;
+  return negotiateType(accept, csvTypes(types)) === CSV_TYPE;
+}
+const csvTypeLists = new WeakMap<readonly string[], readonly string[]>();
+const csvTypes = (types: readonly string[]) => {
+  let t = csvTypeLists.get(types);
+  if (!t) csvTypeLists.set(types, (t = [...types, CSV_TYPE]));
+  return t;
+};
 
 const BODY_TYPES = {
   POST: ['application/json', 'application/ld+json', 'application/vnd.api+json'],
@@ -190,6 +211,68 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
   const maxPerPage = o.maxItemsPerPage ?? 100;
   const negotiate = negotiation(app, formats);
   if (!app.hasRequestDecorator('apiDocument')) app.decorateRequest('apiDocument', null);
+  if (!app.hasRequestDecorator('apiCsv')) app.decorateRequest('apiCsv', false);
+  const csv = o.csv;
+  /** A route's negotiation, CSV first when asked for (RestOptions.csv): the JSON path pays one `includes`. */
+  const orCsv = (types: readonly string[], base: onRequestHookHandler): onRequestHookHandler =>
+    !csv
+      ? base
+      : function (req, reply, done) {
+          try {
+            if (wantsCsv(req.headers.accept, types)) {
+              req.apiCsv = true;
+              return done();
+            }
+          } catch (e) {
+            return done(e as Error);
+          }
+          return base.call(this, req, reply, done);
+        };
+  /** The titles of the records a window refers to, by resource. */
+  const titlesOf = async (p: Principal, refs: Map<ModelResource, string[]>): Promise<Titles> => {
+    const out = new Map<string, ReadonlyMap<string, string>>();
+    for (const [target, ids] of refs) if (ids.length) out.set(target.name, await csv!.titles(p, target, ids));
+    return out;
+  };
+  /**
+   * Every record of the collection matching the filters, in its order, as CSV: read window by
+   * window by keyset cursor (a provider's collection page by page), each window written to the
+   * reply as it comes, so that memory holds one window whatever the collection's size.
+   */
+  async function sendCsv(req: FastifyRequest, reply: FastifyReply, r: ModelResource) {
+    const q = new URL(req.url, 'http://x').searchParams;
+    const { where, order } = parseRestFilters(model, r, q);
+    const p = o.principal(req);
+    const size = csv!.window ?? 500;
+    let after: string | undefined = EDGE_CURSOR;
+    let offset = 0;
+    const next = async () => {
+      if (after === undefined) return null;
+      const page = r.provider
+        ? await engine.list(p, r, { where, order, offset, limit: size, count: false })
+        : await engine.list(p, r, { where, order, offset: 0, limit: size, after, cursors: true, count: false });
+      offset += page.items.length;
+      after = r.provider ? (page.items.length === size ? '' : undefined) : page.more && page.last ? page.last : undefined;
+      if (!page.items.length) return null;
+      return csvRows(model, r, page.items, await titlesOf(p, referencesOf(model, r, page.items)));
+    };
+    // The first window before the answer starts, so that its errors are answered as such.
+    const first = await next();
+    async function* body() {
+      yield headerOf(model, r);
+      if (first) yield first;
+      for (let chunk = await next(); chunk !== null; chunk = await next()) yield chunk;
+    }
+    reply.code(200).header('content-type', CSV_CONTENT_TYPE).header('vary', 'Accept');
+    return reply.send(Readable.from(body()));
+  }
+  /** The OpenAPI answer of a route that also offers CSV. */
+  const withCsv = <T extends { config: { openapi: { response: Record<string | number, unknown> } } }>(route: T, what: string): T => {
+    if (!csv) return route;
+    const ok = route.config.openapi.response[200] as { content: Record<string, unknown> } | undefined;
+    if (ok) ok.content[CSV_TYPE] = { schema: { type: 'string', description: `${what} as CSV (RFC 4180, UTF-8, CRLF; money in major units with its currency column, references by number or name): every record matching the filters, not one page.` } };
+    return route;
+  };
   const route = (r: ModelResource, op: RestOperation) => ({
     onRequest: negotiate,
     // A provider's writes keep no result with their change: their whole response is kept instead.
@@ -265,6 +348,8 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
   }
 
   for (const r of o.resources ?? model.resources) {
+    // A resource of declared operations only (reports): their routes, no CRUD (issue 46).
+    if (!r.rest.size && r.provider && r.operations.length && o.run) registerDeclared(r, o.run);
     if (!r.rest.size) continue;
     if (r.singleton) {
       registerSingleton(r);
@@ -280,7 +365,9 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
 
     if (r.rest.has('list')) {
       collectionMethods.push('GET', 'HEAD');
-      app.get(collectionUrl, route(r, 'list'), async (req, reply) => {
+      const listRoute = withCsv(route(r, 'list'), `The ${r.plural}`);
+      app.get(collectionUrl, { ...listRoute, onRequest: orCsv(formats.mediaTypes, listRoute.onRequest) }, async (req, reply) => {
+        if (req.apiCsv) return sendCsv(req, reply, r);
         const format = formatOf(formats, req);
         const url = new URL(req.url, 'http://x');
         const q = format.readQuery ? format.readQuery(url.searchParams) : url.searchParams;
@@ -384,6 +471,9 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
   function registerDeclared(r: ModelResource, run: RunOperation) {
     const byUrl = new Map<string, string[]>();
     for (const op of r.operations) {
+      // A text body (a CSV file) read as bytes, checked as UTF-8 in the handler.
+      const text = op.def.textInput;
+      if (text && !app.hasContentTypeParser(text.mediaType)) app.addContentTypeParser(text.mediaType, { parseAs: 'buffer', bodyLimit: text.maxBytes ?? 1024 * 1024 }, (_req, body, done) => done(null, body));
       byUrl.set(op.url, [...(byUrl.get(op.url) ?? []), op.method, ...(op.method === 'GET' ? ['HEAD'] : [])]);
       const output = documentOutput(op);
       const files = binaryOutput(op);
@@ -400,9 +490,22 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       };
       const config = { openapi: declaredDoc(model, r, op, formats), ...(op.method === 'POST' ? { idempotency: 'response' as const } : {}) };
       const raw = op.def.body;
+      // A GET answering a list of documents (a report) is offered as CSV too.
+      const listed = op.method === 'GET' && output?.many ? output : undefined;
+      if (listed) withCsv({ config }, op.def.summary);
       const handler = async (req: FastifyRequest<{ Params: Record<string, string> }>, reply: FastifyReply) => {
         const url = new URL(req.url, 'http://x');
-        const input = raw ? { mediaType: mediaTypeOf(req), bytes: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) } : op.method === 'POST' && op.def.input ? readJson(req) : undefined;
+        const input = raw
+          ? { mediaType: mediaTypeOf(req), bytes: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) }
+          : op.method === 'POST' && op.def.input
+            ? op.def.textInput ? readText(req, op.def.textInput) : readJson(req)
+            : undefined;
+        if (req.apiCsv && listed) {
+          const p = o.principal(req);
+          const { items } = (await run(p, r, op, { id: req.params.id, params: req.params, query: url.searchParams, input })) as { items: Record<string, unknown>[] };
+          const text = documentsCsv(model, listed.schema, items, await titlesOf(p, documentReferences(model, listed.schema, items)));
+          return reply.code(op.def.status ?? 200).header('content-type', CSV_CONTENT_TYPE).header('vary', 'Accept').send(text);
+        }
         const result = await run(o.principal(req), r, op, { id: req.params.id, params: req.params, query: url.searchParams, input });
         if (emptyOutput(op)) return reply.code(204).header('cache-control', 'no-store').send();
         if (files) {
@@ -414,7 +517,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         return sendDeclared(reply, format, op, r, url, result);
       };
       if (!raw) {
-        app.route<{ Params: Record<string, string> }>({ method: op.method, url: op.url, onRequest, config, handler });
+        app.route<{ Params: Record<string, string> }>({ method: op.method, url: op.url, onRequest: listed ? orCsv(offered.mediaTypes, onRequest) : onRequest, config, handler });
         continue;
       }
       // A raw body: every media type reaches the operation as bytes (it answers for those it
@@ -458,6 +561,20 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       }
     }
     return send(reply, format, status, format.document!.render(model, { type: shape.type, path: url.pathname, schema: shape.schema, body, many: shape.many, objects: shape.objects, total }));
+  }
+
+  /** A declared operation's text body (RestOptions textInput): 415 for another media type, 422 for bytes that are not UTF-8. */
+  function readText(req: FastifyRequest, t: { mediaType: string; member: string }): unknown {
+    const type = mediaTypeOf(req);
+    if (type !== t.mediaType) throw new ApiError(415, `The content-type "${type || '(none)'}" is not supported. Supported MIME types are "${t.mediaType}".`);
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.from(String(req.body ?? ''));
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    } catch {
+      throw ApiError.validation([{ propertyPath: t.member, message: 'The file is not UTF-8 text.', code: ViolationCode.format }]);
+    }
+    return { [t.member]: text };
   }
 
   /** A declared operation's JSON body: 415 for another media type, 400 for one that is not an object. */

@@ -1,4 +1,5 @@
 import { children, defineResource, oneOf, text } from '../engine/descriptor.ts';
+import { importClients } from './rules/client-import.ts';
 import { clientRules } from './rules/client.ts';
 
 export default defineResource({
@@ -19,7 +20,8 @@ export default defineResource({
     recurringInvoices: children('RecurringInvoice', 'client'),
     payments: children('Payment', 'client'),
   },
-  operations: { rest: 'all', graphql: 'all' },
+  // Clients from a CSV file (CONTRACT §21): rules/client-import.ts.
+  operations: { rest: 'all', graphql: 'all', collection: { import: importClients } },
   present: { title: 'name', columns: ['name', 'currency', 'status', 'website'], currency: { field: 'currency' }, search: true },
   hooks: clientRules,
 });

@@ -15,7 +15,8 @@ import creditNoteLine from './credit-note-line.ts';
 import webhook from './webhook.ts';
 import documentLink from './document-link.ts';
 import email from './email.ts';
+import report from './report.ts';
 
 export const descriptors: readonly AnyResourceDescriptor[] = [
-  client, contact, address, tax, invoice, invoiceLine, quote, quoteLine, recurringInvoice, payment, creditNote, creditNoteLine, webhook, documentLink, email,
+  client, contact, address, tax, invoice, invoiceLine, quote, quoteLine, recurringInvoice, payment, creditNote, creditNoteLine, webhook, documentLink, email, report,
 ];

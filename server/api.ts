@@ -33,6 +33,7 @@ import { settleHistory, tokenStorage } from './token-storage.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
 import { installIdempotency } from './idempotency.ts';
 import { operationRunner, type RunOperation } from '../engine/declared.ts';
+import { readTitles } from '../engine/titles.ts';
 
 /** Where the API is mounted: the prefix of every IRI the model gives its records. */
 export const API_PREFIX = '/api';
@@ -92,12 +93,14 @@ export async function apiPlugin(app: FastifyInstance, o: ApiOptions): Promise<vo
 
 /** The authenticated REST routes of /api, relative to the prefix: every one derived from a descriptor. */
 function registerRoutes(rest: FastifyInstance, o: ApiOptions): void {
-  registerRest(rest, { engine: o.engine, formats: o.formats, principal: principalOf, run: o.run, services: o.services });
+  // CSV of every collection and report (CONTRACT §21): referenced records named by their titles.
+  const csv = { titles: (p: Parameters<typeof readTitles>[1], r: Parameters<typeof readTitles>[2], ids: readonly string[]) => readTitles(o.db, p, r, ids) };
+  registerRest(rest, { engine: o.engine, formats: o.formats, principal: principalOf, run: o.run, services: o.services, csv });
   // The calling user's API tokens: a model of their own, stored by the server (token-storage.ts).
   const storage = tokenStorage({ settle: () => settleHistory(o.history, rest), revoked: (id) => o.gate.revoked(id) });
   const tokens = buildModel([apiToken(storage), ...tokenDocuments]);
   const tokenEngine = customEngine(o.db, tokens);
-  registerRest(rest, { engine: tokenEngine, formats: o.formats, principal: principalOf, resources: [tokens.get(TOKEN.name)], run: operationRunner(tokenEngine, o.db, o.services) });
+  registerRest(rest, { engine: tokenEngine, formats: o.formats, principal: principalOf, resources: [tokens.get(TOKEN.name)], run: operationRunner(tokenEngine, o.db, o.services), csv });
   // The company profile: a singleton of a model of its own, stored on the company's row (company.ts).
   // The company's people and invitations: a model of their own, stored on the service's tables (people.ts).
   const people = buildModel([member(memberStorage({ revoked: (id) => o.gate.revoked(id) })), invitation(invitationStorage(o.people))]);

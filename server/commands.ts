@@ -130,6 +130,7 @@ export async function scheduleRun(ctx: CommandContext, args: Args): Promise<Sche
 export async function countsRebuild(ctx: CommandContext): Promise<string> {
   const lines: string[] = [];
   for (const r of model.resources) {
+    if (r.provider) continue; // no table (the reports)
     await ctx.db.transaction(async (tx) => {
       for (const text of rebuildCountsSql(r)) await tx.execute(sql.raw(text));
     });

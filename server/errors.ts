@@ -14,7 +14,7 @@ export function toApiError(err: unknown): ApiError | null {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError(415, `The content-type "${String((e.message.match(/: (.*)$/) ?? [])[1] ?? '')}" is not supported.`);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'The request body is larger than 1 MiB.');
+      return new ApiError(413, 'The request body is too large: at most 1 MiB (a CSV file to import: 4 MiB).');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return ApiError.badRequest('Syntax error');

@@ -247,7 +247,7 @@ describe('HTTP semantics', () => {
   });
 
   it('answers an unacceptable Accept with 406 and honours q-values', async () => {
-    const r406 = await api.get('/api/clients', { accept: 'text/csv' });
+    const r406 = await api.get('/api/clients', { accept: 'text/plain' }); // text/csv is offered (CONTRACT §21)
     expect(r406.status).toBe(406);
     expect(r406.headers.get('content-type')).toMatch(/problem\+json/);
     const q = await api.get('/api/clients', { accept: 'application/ld+json;q=0.5, application/json' });

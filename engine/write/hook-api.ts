@@ -41,7 +41,7 @@ export function hookApis(parts: EngineParts, create: Create, update: Update, ser
         create: (name, input) => create(tx, p, model.get(name), input),
         update: (name, id, input) => update(tx, p, model.get(name), id, input),
         services,
-        emit: (name, id, types) => parts.events.emit(tx, model.get(name), [id], types),
+        emit: (name, id, types) => parts.events.emit(tx, model.get(name), typeof id === 'string' ? [id] : id, types),
       };
     },
 

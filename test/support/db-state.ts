@@ -9,7 +9,7 @@ import { model } from '../../server/model.ts';
 const SYSTEM = ['companies', 'users', 'memberships', 'settings'];
 
 /** Every table a write through the API could touch, with the columns that identify a row's content. */
-export const businessTables = (): string[] => [...model.resources.map((r) => r.table), 'engine_sequences', ...SYSTEM];
+export const businessTables = (): string[] => [...model.resources.filter((r) => !r.provider).map((r) => r.table), 'engine_sequences', ...SYSTEM];
 
 export interface DbState {
   [table: string]: { rows: number; sum: string };

@@ -5,6 +5,7 @@ import { graphql, rest } from '../api.js';
 import { can, choiceLabel, idOf, listAddress, listQuery, listUrl, orderOf, titleOf, writes } from '../lib.js';
 import { go, Loading, Notice, Problem, useLoad, Value } from './common.js';
 import { RefPicker } from './picker.js';
+import { CsvDownload, ImportLink } from '../reports.js';
 
 // ---- lists ----------------------------------------------------------------------------------
 
@@ -33,7 +34,10 @@ export function ListView({ ctx, r, query }) {
   const here = (changes) => listAddress(r, query, changes);
   return html`<div class="page-head">
       <h1>${r.label}</h1>
-      ${mayCreate && html`<a class="btn primary" href=${`${r.path}/new`}>New ${r.singular.toLowerCase()}</a>`}
+      <div class="page-actions">
+        <${CsvDownload} r=${r} query=${query} /><${ImportLink} ctx=${ctx} r=${r} />
+        ${mayCreate && html`<a class="btn primary" href=${`${r.path}/new`}>New ${r.singular.toLowerCase()}</a>`}
+      </div>
     </div>
     <${Notice} ctx=${ctx} r=${r} />
     <${FilterBar} ctx=${ctx} r=${r} query=${query} filters=${filters} order=${order} />

@@ -9,13 +9,15 @@ import { ListView } from './list.js';
 import { RecordView } from './record.js';
 import { customViews } from './index.js';
 import { SearchBox } from './search.js';
+// Reports, CSV imports (web/app/reports.js): pages of declared operations, from the description.
+import { ExtraNav, extraRoute, ImportView, OperationsView } from '../reports.js';
 
 // ---- the shell ------------------------------------------------------------------------------
 
 export function App({ boot }) {
   const desc = useMemo(() => indexDescription(boot.description), [boot]);
   const loc = useLocation();
-  const view = route(desc, loc.pathname, loc.search);
+  const view = extraRoute(desc, loc.pathname, loc.search) ?? route(desc, loc.pathname, loc.search);
   // Amounts and dates in the user's locale (their setting, else the browser's Accept-Language).
   const locale = boot.locale ?? navigator.language ?? 'en-US';
   const ctx = { desc, role: boot.company?.role ?? 'viewer', company: boot.company, csrf: boot.csrf, notices: boot.notices ?? {}, locale };
@@ -50,12 +52,14 @@ export function App({ boot }) {
           </form>
         </div>
       </header>
-      <${Nav} desc=${desc} home=${homeName} current=${view.resource?.name ?? view.view} />
+      <${Nav} desc=${desc} home=${homeName} current=${view.resource?.name ?? view.page?.name ?? view.view} role=${ctx.role} />
       <main id="main" class="app-main" tabindex="-1">
         ${view.view === 'dashboard' && (home ? html`<${customViews[home.view]} key=${key} ctx=${ctx} r=${home.resource} operation=${home.operation} />` : html`<h1>Home</h1>`)}
         ${view.view === 'list' && html`<${ListView} key=${key} ctx=${ctx} r=${view.resource} query=${view.query} />`}
         ${view.view === 'record' && html`<${RecordView} key=${key} ctx=${ctx} r=${view.resource} id=${view.id} />`}
         ${view.view === 'form' && html`<${FormView} key=${key} ctx=${ctx} r=${view.resource} id=${view.id} query=${view.query} />`}
+        ${view.view === 'operations' && html`<${OperationsView} key=${view.page.name} ctx=${ctx} page=${view.page} query=${view.query} />`}
+        ${view.view === 'import' && html`<${ImportView} key=${key} ctx=${ctx} r=${view.resource} op=${view.op} />`}
         ${view.view === 'missing' && html`<h1>Not found</h1><p>There is no page at this address. <a href="/app">Go to the dashboard</a>.</p>`}
       </main>
     </div>`;
@@ -65,6 +69,10 @@ function viewTitle(view) {
   switch (view.view) {
     case 'dashboard':
       return 'Dashboard';
+    case 'operations':
+      return view.page.label;
+    case 'import':
+      return `Import ${view.resource.label.toLowerCase()}`;
     case 'list':
       return view.resource.label;
     case 'record':
@@ -76,7 +84,7 @@ function viewTitle(view) {
   }
 }
 
-function Nav({ desc, home, current }) {
+function Nav({ desc, home, current, role }) {
   // On a phone the lists fold behind a Menu button (app.css); choosing a link folds them again.
   const [open, setOpen] = useState(false);
   const item = (href, label, on) => html`<li><a href=${href} aria-current=${on ? 'page' : undefined}>${label}</a></li>`;
@@ -89,6 +97,7 @@ function Nav({ desc, home, current }) {
           const r = desc.get(name);
           return item(r.path, r.label, current === name);
         })}
+        <${ExtraNav} desc=${desc} current=${current} role=${role} />
       </ul>
       <p class="app-nav-group" id="app-nav-settings">Settings</p>
       <ul class="app-nav-settings" aria-labelledby="app-nav-settings">

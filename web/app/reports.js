@@ -1,0 +1,220 @@
+// Reports, CSV downloads and CSV imports in /app (issue 46), built from the description like the
+// other views: a page of declared operations (engine/describe-pages.ts: each report's address,
+// query parameters and columns) with the period chosen in a form, a chart and a table; a CSV
+// download for every list, keeping its filters; and the import page of any collection operation
+// taking a CSV file, with a preview (its dry run) before importing. Names no resource.
+import { useEffect, useState } from 'preact/hooks';
+import { html } from '../lib/html.js';
+import { ApiProblem, download, rest } from './api.js';
+import { listUrl } from './lib.js';
+import { formatMoney } from './money.js';
+
+/** The view of an address this module serves, or null: `/app/<page>` of operations, `/app/<path>/<import>`. */
+export function extraRoute(desc, pathname, search) {
+  const parts = pathname.replace(/\/+$/, '').split('/').filter(Boolean).slice(1);
+  const page = (desc.pages ?? []).find((p) => p.path === `/app/${parts[0]}`);
+  if (page && parts.length === 1) return { view: 'operations', page, query: new URLSearchParams(search) };
+  const r = parts.length === 2 ? desc.atPath(parts[0]) : undefined;
+  const op = r && importOf(r);
+  if (op && parts[1] === op.path) return { view: 'import', resource: r, op };
+  return null;
+}
+
+/** The collection operation of `r` that takes a CSV file, if any. */
+export const importOf = (r) => (r.operations ?? []).find((o) => o.on === 'collection' && o.method === 'POST' && o.text === 'text/csv');
+
+const label = (name) => {
+  const s = name.replace(/([a-z])([A-Z0-9])/g, '$1 $2').replace(/(\d)([a-z])/g, '$1 $2').toLowerCase();
+  return s.charAt(0).toUpperCase() + s.slice(1);
+};
+
+const year = () => new Date().toISOString().slice(0, 4);
+
+/** The navigation's links to the pages of operations. */
+export function ExtraNav({ desc, current, role }) {
+  return (desc.pages ?? [])
+    .filter((p) => p.operations.some((op) => op.roles.includes(role)))
+    .map((p) => html`<li><a href=${p.path} aria-current=${current === p.name ? 'page' : undefined}>${p.label}</a></li>`);
+}
+
+/** A page of operations (the reports): one tab per operation, its parameters, a chart and a table. */
+export function OperationsView({ ctx, page, query }) {
+  const ops = page.operations.filter((op) => op.roles.includes(ctx.role));
+  const op = ops.find((o) => o.name === query.get('report')) ?? ops[0];
+  const params = new URLSearchParams();
+  for (const q of op?.query ?? []) if (query.get(q.name)) params.set(q.name, query.get(q.name));
+  const url = op ? `${op.url}${params.size ? `?${params}` : ''}` : '';
+  const [state, setState] = useState({ loading: true, items: null, error: null });
+  const [names, setNames] = useState(new Map());
+  useEffect(() => {
+    if (!op) return;
+    let live = true;
+    setState((s) => ({ ...s, loading: true, error: null }));
+    rest(url).then(
+      async (items) => {
+        // References (a client's IRI) shown by name: one request per record named.
+        const refs = [...new Set(op.columns.filter((c) => c.refers).flatMap((c) => items.map((it) => it[c.name])).filter(Boolean))];
+        const found = new Map();
+        await Promise.all(refs.slice(0, 200).map((iri) => rest(iri).then((rec) => found.set(iri, rec.number ?? rec.name ?? iri), () => found.set(iri, iri))));
+        if (live) {
+          setNames(found);
+          setState({ loading: false, items, error: null });
+        }
+      },
+      (error) => live && setState({ loading: false, items: null, error }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [url]);
+  if (!op) return html`<h1>${page.label}</h1><p>Your role may not see these reports.</p>`;
+  const address = (changes) => {
+    const p = new URLSearchParams(query);
+    for (const [k, v] of Object.entries(changes)) (v ? p.set(k, v) : p.delete(k));
+    return `${page.path}?${p}`;
+  };
+  function submit(e) {
+    e.preventDefault();
+    const data = new FormData(e.currentTarget);
+    const changes = { report: op.name };
+    for (const q of op.query) changes[q.name] = String(data.get(q.name) ?? '');
+    window.history.pushState(null, '', address(changes));
+    window.dispatchEvent(new Event('app:navigate'));
+  }
+  const money = op.columns.filter((c) => c.money);
+  const text = op.columns.filter((c) => !c.money);
+  return html`<div class="page-head">
+      <h1>${page.label}</h1>
+      <button type="button" class="btn" onClick=${() => download(url, 'text/csv', `${op.name}.csv`).catch((e) => setState((s) => ({ ...s, error: e })))}>Download CSV</button>
+    </div>
+    <nav class="report-tabs" aria-label=${page.label}>
+      ${ops.map((o) => html`<a class=${o === op ? 'btn small primary' : 'btn small'} href=${address({ report: o.name, ...Object.fromEntries(op.query.map((q) => [q.name, null])) })} aria-current=${o === op ? 'page' : undefined}>${label(o.name)}</a>`)}
+    </nav>
+    <p>${op.summary}.</p>
+    <form class="app-filters panel pad" aria-label="Period" onSubmit=${submit}>
+      ${op.query.map((q) => {
+        const id = `report-${q.name}`;
+        const value = query.get(q.name) ?? (q.date ? (q.name === 'from' ? `${year()}-01-01` : q.name === 'to' ? `${year()}-12-31` : new Date().toISOString().slice(0, 10)) : (q.choices?.[0] ?? ''));
+        return html`<div class="field">
+          <label for=${id}>${label(q.name)}</label>
+          ${q.choices
+            ? html`<select id=${id} name=${q.name} value=${value}>${q.choices.map((c) => html`<option value=${c}>${label(c)}</option>`)}</select>`
+            : html`<input id=${id} name=${q.name} type=${q.date ? 'date' : 'text'} value=${value} />`}
+        </div>`;
+      })}
+      <div class="field actions"><button type="submit" class="btn primary">Show</button></div>
+    </form>
+    ${state.error && html`<div class="alert" role="alert">${state.error.message}${state.error instanceof ApiProblem && state.error.violations.length ? html`<ul>${state.error.violations.map((v) => html`<li>${v.propertyPath}: ${v.message}</li>`)}</ul>` : ''}</div>`}
+    ${state.loading && html`<p role="status">Loading…</p>`}
+    ${state.items && html`<p class="count" role="status">${state.items.length} ${state.items.length === 1 ? 'row' : 'rows'}</p>
+      ${money.length > 0 && state.items.length > 0 && html`<${Chart} op=${op} items=${state.items} money=${money} text=${text} names=${names} />`}
+      <div class="table-wrap panel">
+        <table class="table">
+          <caption class="visually-hidden">${label(op.name)}</caption>
+          <thead><tr>${op.columns.map((c) => html`<th scope="col" class=${c.money ? 'num' : ''}>${label(c.name)}</th>`)}</tr></thead>
+          <tbody>
+            ${state.items.length === 0 && html`<tr><td colspan=${op.columns.length} class="empty">Nothing in this period.</td></tr>`}
+            ${state.items.map((it) => html`<tr>${op.columns.map((c, i) => {
+              const v = c.money ? formatMoney(it[c.name], it.currency) : c.refers ? (names.get(it[c.name]) ?? it[c.name]) : String(it[c.name] ?? '');
+              return i === 0 ? html`<th scope="row">${v}</th>` : html`<td class=${c.money ? 'num' : ''} data-label=${label(c.name)}>${v}</td>`;
+            })}</tr>`)}
+          </tbody>
+        </table>
+      </div>`}`;
+}
+
+/** Bars of each row's amounts, per currency (amounts of two currencies are never on one scale). */
+function Chart({ op, items, money, text, names }) {
+  const currencies = [...new Set(items.map((it) => it.currency))];
+  const key = text.find((c) => c.name !== 'currency');
+  const rowLabel = (it) => (key ? (key.refers ? (names.get(it[key.name]) ?? '') : String(it[key.name])) : '');
+  return currencies.map((cur) => {
+    const rows = items.filter((it) => it.currency === cur).slice(0, 24);
+    const max = Math.max(1, ...rows.flatMap((it) => money.map((m) => Math.abs(Number(it[m.name]) || 0))));
+    const H = 140;
+    const group = money.length * 14 + 14;
+    const id = `chart-${op.name}-${cur}`;
+    // At least 640 units wide, so that a few bars keep the size of many.
+    const W = Math.max(rows.length * group + 10, 640);
+    return html`<figure class="panel pad chart app-chart">
+      <figcaption id=${id}><span>${label(op.name)} in ${cur}:</span> <span class="legends">${money.map((m, i) => html`<span class=${`legend legend-${i}`}>${label(m.name)}</span>`)}</span></figcaption>
+      <svg class="chart-svg report-chart" viewBox=${`0 0 ${W} ${H + 30}`} role="img" aria-labelledby=${id}>
+        <line class="chart-axis" x1="0" x2=${W} y1=${H} y2=${H} />
+        ${rows.map((it, i) => html`<g>
+          ${money.map((m, k) => {
+            const v = Math.abs(Number(it[m.name]) || 0);
+            const h = Math.round((v / max) * (H - 10));
+            return html`<rect class=${`chart-bar report-bar-${k}`} x=${i * group + 8 + k * 14} y=${H - Math.max(h, 1)} width="12" height=${Math.max(h, 1)}><title>${rowLabel(it)} ${label(m.name)}: ${formatMoney(it[m.name], cur)}</title></rect>`;
+          })}
+          <text class="chart-tick" x=${i * group + 8 + (group - 14) / 2} y=${H + 18} text-anchor="middle">${rowLabel(it).slice(0, 10)}</text>
+        </g>`)}
+      </svg>
+    </figure>`;
+  });
+}
+
+/** The list's download button: every record matching its filters, as CSV. */
+export function CsvDownload({ r, query }) {
+  const [error, setError] = useState(null);
+  const url = new URL(listUrl(r, query), location.origin);
+  for (const k of ['itemsPerPage', 'after', 'before', 'page']) url.searchParams.delete(k);
+  return html`<button type="button" class="btn" onClick=${() => download(url.pathname + url.search, 'text/csv', `${r.plural}.csv`).catch(setError)}>Download CSV</button>
+    ${error && html`<span class="alert" role="alert">${error.message}</span>`}`;
+}
+
+/** The import page's link on a list, for those who may import. */
+export function ImportLink({ ctx, r }) {
+  const op = importOf(r);
+  if (!op || !op.roles.includes(ctx.role)) return null;
+  return html`<a class="btn" href=${`${r.path}/${op.path}`}>Import CSV</a>`;
+}
+
+/** Import from a CSV file: a preview (the dry run) first, then the import, all rows or none. */
+export function ImportView({ ctx, r, op }) {
+  const [file, setFile] = useState(null);
+  const [preview, setPreview] = useState(null);
+  const [done, setDone] = useState(null);
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  async function send(dryRun) {
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await fetch(`${r.iri}/${op.path}${dryRun ? '?dryRun=true' : ''}`, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'text/csv', accept: 'application/json', 'x-csrf-token': ctx.csrf }, body: file });
+      const body = await res.json().catch(() => null);
+      if (!res.ok) throw new ApiProblem(res.status, body);
+      if (dryRun) setPreview(body);
+      else {
+        setDone(body);
+        setPreview(null);
+      }
+    } catch (e) {
+      setError(e);
+      setPreview(null);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return html`<div class="page-head"><h1>Import ${r.label.toLowerCase()}</h1><a class="btn" href=${r.path}>Back to ${r.label.toLowerCase()}</a></div>
+    <p>${op.summary}. A CSV file with a header row; every row is checked before anything is saved.</p>
+    <form class="panel pad" onSubmit=${(e) => (e.preventDefault(), file && send(true))}>
+      <div class="field">
+        <label for="import-file">CSV file</label>
+        <input id="import-file" type="file" accept=".csv,text/csv" onChange=${(e) => (setFile(e.currentTarget.files?.[0] ?? null), setPreview(null), setDone(null), setError(null))} />
+      </div>
+      <button type="submit" class="btn primary" disabled=${!file || busy}>Preview</button>
+    </form>
+    ${error && html`<div class="alert" role="alert"><p>${error.violations?.length ? 'Nothing was imported: correct these rows and try again.' : error.message}</p>
+      ${error.violations?.length > 0 && html`<ul class="import-errors">${error.violations.map((v) => html`<li>${v.propertyPath.replace(/^rows\[(\d+)\]\.?/, 'Line $1, ')}: ${v.message}</li>`)}</ul>`}</div>`}
+    ${preview && html`<section class="panel pad" aria-labelledby="preview-title">
+      <h2 id="preview-title">Preview: ${preview.created} ${preview.created === 1 ? 'row' : 'rows'} to import</h2>
+      <div class="table-wrap"><table class="table">
+        <caption class="visually-hidden">Rows to import</caption>
+        <thead><tr><th scope="col">Line</th><th scope="col">Name</th><th scope="col">Currency</th><th scope="col">Contact</th><th scope="col">Address</th></tr></thead>
+        <tbody>${preview.clients.slice(0, 100).map((c) => html`<tr><th scope="row">${c.line}</th><td>${c.name}</td><td>${c.currency}</td><td>${c.contact ? 'yes' : ''}</td><td>${c.address ? 'yes' : ''}</td></tr>`)}</tbody>
+      </table></div>
+      ${preview.clients.length > 100 && html`<p>…and ${preview.clients.length - 100} more.</p>`}
+      <button type="button" class="btn primary" disabled=${busy} onClick=${() => send(false)}>Import ${preview.created} ${preview.created === 1 ? 'row' : 'rows'}</button>
+    </section>`}
+    ${done && html`<p class="notice" role="status">Imported ${done.created} ${done.created === 1 ? 'row' : 'rows'}. <a href=${r.path}>See them</a>.</p>`}`;
+}

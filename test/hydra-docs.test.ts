@@ -165,7 +165,7 @@ describe('the Hydra documentation', () => {
       [401, await call(t, 'GET', '/api/clients')],
       [404, await api.get('/api/nothing-here')],
       [200, await api.get('/api/clients')],
-      [406, await api.get('/api/clients', { accept: 'text/csv' })],
+      [406, await api.get('/api/clients', { accept: 'text/plain' })],
     ] as const) {
       expect(res.status).toBe(status);
       expect(res.headers.get('link'), `${status}`).toContain(link);

@@ -141,6 +141,9 @@ describe('API Platform Admin', () => {
     await expect.poll(async () => (await api.get('/api/clients?name=Grace', { accept: 'application/json' })).body.length, { timeout: 20_000 }).toBe(1);
     const [created] = (await api.get('/api/clients?name=Grace', { accept: 'application/json' })).body;
     expect(created.website).toBe('https://grace.example');
+    // The Admin leaves the create form on its own once the create has answered: wait for it, or its
+    // redirection lands after (and on top of) the edit page opened below.
+    await page.waitForURL((u) => !u.hash.includes('/create'), { timeout: 20_000 });
     await page.goto(`${adminUrl}/#/clients/${hashOf(`/api/clients/${created.id}`)}`);
     const name = page.getByLabel('name').first();
     await expect.poll(() => name.inputValue(), { timeout: 20_000 }).toBe('Grace Created');

@@ -72,6 +72,8 @@ export interface DocumentData {
   buyer: {
     name: string;
     vatNumber: string | null;
+    /** The buyer's electronic address (`<scheme>:<id>`, CONTRACT §18). */
+    peppolId: string | null;
     address: FieldValues | null;
     contact: FieldValues | null;
   };
@@ -157,6 +159,6 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
     reason: str(doc.reason),
     invoiceNumber: kind === 'creditNote' && typeof doc.invoice === 'string' ? str((await engine.read(p, model.get('Invoice'), doc.invoice)).number) : null,
     seller,
-    buyer: { name: String(client.name), vatNumber: str(client.vatNumber), address, contact },
+    buyer: { name: String(client.name), vatNumber: str(client.vatNumber), peppolId: str(client.peppolId), address, contact },
   };
 }

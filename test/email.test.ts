@@ -192,6 +192,28 @@ describe('sending a document', () => {
 });
 
 describe('one transaction', () => {
+  it('refuses an e-mail asking for an e-invoice the document cannot make before any byte: 422 on attach (CONTRACT §15, §18)', async () => {
+    const cases: [Record<string, unknown>, Record<string, unknown> | null, RegExp][] = [
+      [{ name: 'No Address GmbH', peppolId: '9930:DE111111111' }, null, /no address with a country/],
+      [{ name: 'No Peppol BV' }, { city: 'Utrecht', country: 'NL' }, /no electronic address \(peppolId\)/],
+      [{ name: 'Dinar WLL', currency: 'BHD', peppolId: '0088:4035811991014' }, { city: 'Manama', country: 'BH' }, /three decimals/],
+    ];
+    for (const [body, address, why] of cases) {
+      const cl = (await admin.post('/api/clients', body)).body['@id'];
+      if (address) await admin.post('/api/addresses', { client: cl, ...address });
+      await admin.post('/api/contacts', { client: cl, firstName: 'Ann', email: 'ann@buyer.test' });
+      const inv = await draftInvoice(admin, cl);
+      const queued = await queueRows();
+      const r = await admin.post('/api/emails', { document: inv.iri, attach: ['pdf', 'ubl'] });
+      expect(r.status, String(body.name)).toBe(422);
+      expect(r.body.violations[0]).toMatchObject({ propertyPath: 'attach', message: expect.stringMatching(why) });
+      expect((await admin.get(`/api/invoices/${inv.id}`, { accept: 'application/json' })).body.status).toBe('draft');
+      expect(await queueRows()).toBe(queued);
+      // The PDF alone is fine.
+      expect((await admin.post('/api/emails', { document: inv.iri, attach: ['pdf'] })).status).toBe(201);
+    }
+  });
+
   it('draft → pending together with the e-mail, or neither (no recipient: nothing changes, nothing queued)', async () => {
     const bare = await admin.post('/api/clients', { name: 'No Contacts Ltd' });
     const inv = await draftInvoice(admin, bare.body['@id']);

@@ -43,6 +43,15 @@ export const documentTotals = {
   }, { readOnly: true, typeName: 'TaxGroup', description: 'One entry per tax category and rate, ascending by rate then category (EN 16931 VAT breakdown)' }),
 };
 
+/**
+ * The seller's and the buyer's details as the document was issued with (CONTRACT §18): set when it
+ * leaves draft (a quote: when sent; a credit note: when issued), cleared when it goes back; its PDF,
+ * UBL and CII read them from here, so later changes to the profile or the client never move it.
+ */
+export const issuedParties = {
+  parties: text({ readOnly: true, description: "The seller's and the buyer's details the document was issued with, as JSON (company profile; client name, VAT number, electronic address, first address and contact); null while a draft" }),
+};
+
 /** Free text printed on the document. */
 export const remarks = {
   terms: text(),

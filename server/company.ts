@@ -3,7 +3,7 @@
 // provider and processor read and write the row, and readCompany/updateCompany give the same
 // rules to the documents and the settings page.
 import { eq } from 'drizzle-orm';
-import type { Db, Principal, FieldValues } from '../engine/types.ts';
+import type { Db, Principal, FieldValues, Tx } from '../engine/types.ts';
 import type { Processor, Provider } from '../engine/custom.ts';
 import { customEngine } from '../engine/custom.ts';
 import { ApiError, ViolationCode } from '../engine/errors.ts';
@@ -63,7 +63,7 @@ export function profileOf(row: CompanyRow): CompanyProfile {
   return { ...out, createdAt: row.createdAt, updatedAt: row.updatedAt } as CompanyProfile;
 }
 
-export async function readCompany(db: Db, companyId: string): Promise<CompanyProfile> {
+export async function readCompany(db: Db | Tx, companyId: string): Promise<CompanyProfile> {
   const [row] = await db.select().from(companies).where(eq(companies.id, companyId));
   if (!row) throw ApiError.notFound();
   return profileOf(row);

@@ -162,9 +162,12 @@ describe('national rules', () => {
     const note = await ubl(c, credit.body['@id']);
     expect(note.status, note.text).toBe(200);
     expect(note.text).toContain('<cac:PaymentMeans><cbc:PaymentMeansCode>1</cbc:PaymentMeansCode></cac:PaymentMeans>');
-    // Without the contact's name, the German rules cannot be met: a 422 naming it.
+    // Without the contact's name, the German rules cannot be met: a 422 naming it (for a draft:
+    // the issued invoice keeps the details it was issued with).
     await c.patch('/api/company', { contactName: null });
-    const refused = await ubl(c, inv['@id']);
+    expect((await ubl(c, inv['@id'])).status).toBe(200);
+    const draft = (await c.post('/api/invoices', { client: cl, lines: [{ description: 'Mehr', price: 100, tax: vat }] })).body;
+    const refused = await ubl(c, draft['@id']);
     expect(refused.status).toBe(422);
     expect(refused.body.violations.map((v: X) => v.propertyPath)).toContain('company.contactName');
   });
@@ -202,6 +205,33 @@ describe('national rules', () => {
     expect(doc.text).toContain('<cac:ClassifiedTaxCategory><cbc:ID>O</cbc:ID><cac:TaxScheme>');
     const pdf = await fetch(t.url + inv.body['@id'], { headers: { 'x-api-token': c.token, accept: 'application/pdf' } });
     expect(pdfText(Buffer.from(await pdf.arrayBuffer()), 'not-registered')).toContain('TVA non applicable, art. 293 B du CGI');
+  });
+});
+
+describe('issued documents never move (CONTRACT §18)', () => {
+  it('issue an invoice, change the profile and the client: the same PDF and UBL bytes; back to draft lets them go', async () => {
+    const c = await seller('Frozen Co', { ...GERMAN, legalName: 'Frozen GmbH', iban: null, bic: null });
+    const vat = (await c.post('/api/taxes', { name: 'USt', rate: 19 })).body['@id'];
+    const cl = await buyer(c, { name: 'Kunde Eins AG', vatNumber: 'DE987654321', peppolId: '9930:DE987654321' }, { city: 'Köln', zip: '50667', country: 'DE' });
+    const inv = (await c.post('/api/invoices', { client: cl, lines: [{ description: 'Leistung', price: 10000, tax: vat }] })).body;
+    expect((await c.patch(inv['@id'], { status: 'pending' })).status).toBe(200);
+    const bytes = async (accept: string) => Buffer.from(await (await fetch(t.url + inv['@id'], { headers: { 'x-api-token': c.token, accept } })).arrayBuffer());
+    const [pdf, xml] = [await bytes('application/pdf'), (await ubl(c, inv['@id'])).text];
+    expect(xml).toContain('Kunde Eins AG');
+
+    expect((await c.patch('/api/company', { legalName: 'Renamed GmbH', street1: 'Neue Straße 9', iban: 'DE89370400440532013000', contactName: 'Max Neu', peppolId: '0088:4035811991014' })).status).toBe(200);
+    expect((await c.patch(cl, { name: 'Kunde Zwei AG', vatNumber: 'DE111111111', peppolId: '9930:DE111111111' })).status).toBe(200);
+    const address = (await c.get(`/api/addresses?client=${encodeURIComponent(cl)}`, { accept: 'application/json' })).body[0];
+    await c.patch(`/api/addresses/${address.id}`, { city: 'Bonn' });
+    expect((await bytes('application/pdf')).equals(pdf)).toBe(true);
+    expect((await ubl(c, inv['@id'])).text).toBe(xml);
+
+    // A draft again: today's details.
+    expect((await c.patch(inv['@id'], { status: 'draft' })).status).toBe(200);
+    const now = (await ubl(c, inv['@id'])).text;
+    expect(now).toContain('Renamed GmbH');
+    expect(now).toContain('Kunde Zwei AG');
+    expect(now).toContain('<cbc:CityName>Bonn</cbc:CityName>');
   });
 });
 

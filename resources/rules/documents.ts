@@ -22,7 +22,36 @@ declare module '../../engine/descriptor.ts' {
      * computed before it opens); absent (a command's engine): registered.
      */
     vatRegistration?: (companyId: string) => Promise<Registration>;
+    /** The company profile as GET /api/company shows it, read in `tx` (server/company.ts). */
+    companyProfile?: (tx: HookApi['tx'], companyId: string) => Promise<FieldValues>;
   }
+}
+
+/**
+ * Keeps the seller's and the buyer's details with a document when it leaves draft (`issued`: the
+ * states that count as issued), and lets them go when it returns to draft (CONTRACT §18).
+ */
+export async function keepParties(api: HookApi, e: WriteEvent, issued: readonly string[]): Promise<void> {
+  if (e.op !== 'update' || !e.existing) return;
+  const to = String(e.data.status);
+  if (to === 'draft') {
+    e.data.parties = null;
+    return;
+  }
+  if (e.existing.parties || !issued.includes(to) || !api.services.companyProfile) return;
+  const clientId = String(e.data.client);
+  const client = await api.read('Client', clientId);
+  const first = async (resource: string) => {
+    const t = api.table(resource);
+    const [row] = await api.tx.select().from(t).where(eq(t.client, clientId)).orderBy(t.createdAt, t.id).limit(1);
+    return row ? api.read(resource, String(row.id)) : null;
+  };
+  const seller = await api.services.companyProfile(api.tx, api.principal.company.id);
+  const buyer = {
+    name: String(client?.name ?? ''), vatNumber: client?.vatNumber ?? null, peppolId: client?.peppolId ?? null,
+    address: await first('Address'), contact: await first('Contact'),
+  };
+  e.data.parties = JSON.stringify({ seller, buyer });
 }
 
 const registrationSql = (companyId: unknown) =>

@@ -97,12 +97,16 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
   const model = engine.model;
   const doc = await engine.read(p, r, id);
   const clientId = String(doc.client);
-  const [client, address, contact, seller] = await Promise.all([
-    engine.read(p, model.get('Client'), clientId),
-    first(engine, p, model.get('Address'), 'client', clientId),
-    first(engine, p, model.get('Contact'), 'client', clientId),
-    readCompany(db, p.company.id),
-  ]);
+  // An issued document reads the parties it was issued with (CONTRACT §18); a draft, today's.
+  const kept = typeof doc.parties === 'string' && doc.parties ? (JSON.parse(doc.parties) as { seller: CompanyProfile; buyer: DocumentData['buyer'] }) : null;
+  const [client, address, contact, seller] = kept
+    ? [{ ...kept.buyer, currency: null } as FieldValues, kept.buyer.address, kept.buyer.contact, kept.seller]
+    : await Promise.all([
+      engine.read(p, model.get('Client'), clientId),
+      first(engine, p, model.get('Address'), 'client', clientId),
+      first(engine, p, model.get('Contact'), 'client', clientId),
+      readCompany(db, p.company.id),
+    ]);
   const rawLines = ((doc.lines as FieldValues[] | undefined) ?? []).slice().sort((a, b) => Number(a.position ?? 0) - Number(b.position ?? 0));
   const taxIds = [...new Set(rawLines.map((l) => l.tax).filter((t): t is string => typeof t === 'string'))];
   const taxNames = new Map((taxIds.length ? await engine.findMany(p, model.get('Tax'), taxIds) : []).map((t) => [String(t.id), String(t.name)]));

@@ -78,6 +78,19 @@ export function ublProblems(d: DocumentData): ApiError | null {
   need(v, s.peppolId, 'company.peppolId', "the seller's electronic address (BT-34): set the peppolId of the company profile, e.g. 0208:0123456749");
   need(v, d.buyer.address?.country, 'client.addresses', "the buyer's country (BT-55): give the client an address with a country");
   need(v, d.buyer.peppolId, 'client.peppolId', "the buyer's electronic address (BT-49): set the client's peppolId, e.g. 9930:DE123456789");
+  // Peppol's Dutch rules (NL-R-001…008), for a Dutch seller.
+  if (String(s.country ?? '').toUpperCase() === 'NL') {
+    need(v, s.street1, 'company.street1', "the seller's street (NL-R-002)");
+    need(v, s.city, 'company.city', "the seller's city (NL-R-002)");
+    need(v, s.zip, 'company.zip', "the seller's post code (NL-R-002)");
+    if (d.kind === 'creditNote' && !d.invoiceNumber) v.push({ propertyPath: 'invoice', message: 'A Dutch seller\'s credit note must name the invoice it corrects (NL-R-001): link it to the invoice.', code: ViolationCode.blank });
+    if (d.kind === 'invoice') need(v, s.iban, 'company.iban', 'payment by transfer (NL-R-008: a Dutch seller\'s invoice names its means of payment): set the IBAN of the company profile');
+    if (String(d.buyer.address?.country ?? '').toUpperCase() === 'NL') {
+      need(v, d.buyer.address?.street1, 'client.addresses', "the buyer's street (NL-R-004)");
+      need(v, d.buyer.address?.city, 'client.addresses', "the buyer's city (NL-R-004)");
+      need(v, d.buyer.address?.zip, 'client.addresses', "the buyer's post code (NL-R-004)");
+    }
+  }
   // Peppol's German rules (DE-R-002…009), for a German seller invoicing a German buyer.
   if (germanPair(d)) {
     need(v, s.contactName, 'company.contactName', "the seller's contact point (BT-41, German rule DE-R-005): set contactName in the company profile");
@@ -109,7 +122,8 @@ function party(o: { peppolId: string; name: string; legalName: string; address: 
       txt('cbc:CountrySubentity', a.state),
       el('cac:Country', null, txt('cbc:IdentificationCode', String(a.country ?? '').toUpperCase()))),
     o.vat ? el('cac:PartyTaxScheme', null, txt('cbc:CompanyID', o.vat), el('cac:TaxScheme', null, el('cbc:ID', null, 'VAT'))) : null,
-    el('cac:PartyLegalEntity', null, txt('cbc:RegistrationName', o.legalName), txt('cbc:CompanyID', o.registration)),
+    // A Dutch registration number is a KvK number (scheme 0106, NL-R-003).
+    el('cac:PartyLegalEntity', null, txt('cbc:RegistrationName', o.legalName), txt('cbc:CompanyID', o.registration, String(a.country ?? '').toUpperCase() === 'NL' ? { schemeID: '0106' } : null)),
     o.contactName || o.phone || o.email ? el('cac:Contact', null, txt('cbc:Name', o.contactName), txt('cbc:Telephone', o.phone), txt('cbc:ElectronicMail', o.email)) : null);
 }
 

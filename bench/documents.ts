@@ -38,19 +38,19 @@ async function rate(label: string, one: () => Promise<unknown>, parallel = 1): P
 
 const lines = Array.from({ length: 10 }, (_, i) => ({
   description: `Line ${i + 1}: consulting, Ελληνικά, Кириллица`, qty: i % 2 ? '1.5' : 2, price: 12345 + i, total: 24690, net: 24690,
-  taxRate: i % 3 ? '20' : '0', taxType: 'exclusive' as const, taxName: i % 3 ? 'VAT' : 'Zero',
+  taxRate: i % 3 ? '20' : '0', taxType: 'exclusive' as const, taxName: i % 3 ? 'VAT' : 'Zero', taxCategory: i % 3 ? 'S' as const : 'Z' as const,
 }));
 const data: DocumentData = {
-  kind: 'invoice', id: '0190a0a0-0000-7000-8000-000000000001', number: 'INV-000001', status: 'pending', issueDate: '2026-11-24', dueDate: '2026-12-08', currency: 'EUR',
+  kind: 'invoice', id: '0190a0a0-0000-7000-8000-000000000001', number: 'INV-000001', status: 'pending', issueDate: '2026-11-24', dueDate: '2026-12-08', deliveryDate: null, currency: 'EUR',
   lines, legacyAmounts: false, invoiceNumber: null, reason: null, logo: null,
-  groups: [{ names: ['Zero'], rate: 0, inclusive: false, base: 98760, discount: 0, taxable: 98760, tax: 0 }, { names: ['VAT'], rate: 20, inclusive: false, base: 148140, discount: 0, taxable: 148140, tax: 29628 }],
+  groups: [{ names: ['Zero'], rate: 0, category: 'Z', exemptionReason: null, exemptionReasonCode: null, inclusive: false, base: 98760, discount: 0, taxable: 98760, tax: 0 }, { names: ['VAT'], rate: 20, category: 'S', exemptionReason: null, exemptionReasonCode: null, inclusive: false, base: 148140, discount: 0, taxable: 148140, tax: 29628 }],
   subtotal: 246900, taxTotal: 29628, discountType: 'none', discountValue: 0, discountTotal: 0, total: 276528, amountPaid: 0, amountCredited: 0, balance: 276528, terms: 'Net 14', notes: null,
   seller: {
     id: 'x', name: 'Acme', legalName: 'Acme GmbH', email: 'billing@acme.test', phone: null, website: null, vatNumber: 'DE123456789', registrationNumber: null,
     street1: 'Hauptstraße 1', street2: null, city: 'Berlin', state: null, zip: '10115', country: 'DE', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX',
-    invoiceFooter: 'Acme GmbH · Berlin', currency: 'EUR', createdAt: new Date(0), updatedAt: new Date(0),
+    invoiceFooter: 'Acme GmbH · Berlin', currency: 'EUR', peppolId: '9930:DE123456789', contactName: 'Anna Acme', vatRegistered: true, vatExemptionNote: null, createdAt: new Date(0), updatedAt: new Date(0),
   },
-  buyer: { name: 'Client Ltd', vatNumber: null, address: { country: 'NL', city: 'Amsterdam' }, contact: { firstName: 'Ann', email: 'ann@client.test' } },
+  buyer: { name: 'Client Ltd', vatNumber: null, peppolId: '0106:12345678', address: { country: 'NL', city: 'Amsterdam' }, contact: { firstName: 'Ann', email: 'ann@client.test' } },
 };
 
 console.log(`10-line invoice, ${seconds} s per measure`);
@@ -61,9 +61,9 @@ await rate('UBL, rendering only', async () => renderUbl(data));
 const t = await startTestServer({ RATE_LIMIT_MAX: '100000000' });
 try {
   const c = client(t, await tokenFor(t, { email: 'bench@docs.test', company: 'Bench', currency: 'EUR' }));
-  await c.patch('/api/company', { legalName: 'Bench GmbH', email: 'billing@bench.test', vatNumber: 'DE123456789', country: 'DE', city: 'Berlin', iban: 'DE89370400440532013000' });
+  await c.patch('/api/company', { legalName: 'Bench GmbH', email: 'billing@bench.test', vatNumber: 'DE123456789', country: 'DE', city: 'Berlin', iban: 'DE89370400440532013000', peppolId: '9930:DE123456789' });
   const vat = (await c.post('/api/taxes', { name: 'VAT', rate: 20 })).body['@id'];
-  const cl = (await c.post('/api/clients', { name: 'Client Ltd' })).body['@id'];
+  const cl = (await c.post('/api/clients', { name: 'Client Ltd', peppolId: '0106:12345678' })).body['@id'];
   await c.post('/api/addresses', { client: cl, city: 'Amsterdam', country: 'NL' });
   await c.post('/api/contacts', { client: cl, firstName: 'Ann', email: 'ann@client.test' });
   const inv = (await c.post('/api/invoices', { client: cl, lines: lines.map((l) => ({ description: l.description, qty: Number(l.qty), price: l.price, tax: vat })) })).body['@id'];

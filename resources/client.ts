@@ -1,6 +1,7 @@
 import { children, defineResource, oneOf, text } from '../engine/descriptor.ts';
 import { importClients } from './rules/client-import.ts';
 import { clientRules } from './rules/client.ts';
+import { normalisePeppolId, peppolIdProblem } from './rules/peppol.ts';
 
 export default defineResource({
   name: 'Client',
@@ -11,6 +12,7 @@ export default defineResource({
     currency: text({ format: 'currency', filter: 'exact', description: "ISO 4217 code; defaults to the company's currency" }),
     website: text({ format: 'url', max: 255 }),
     vatNumber: text({ max: 64 }),
+    peppolId: text({ max: 110, normalise: normalisePeppolId, check: peppolIdProblem, description: "The buyer's electronic address (BT-49): <scheme>:<id> with a scheme of Peppol's EAS code list, e.g. 0208:0123456749" }),
     status: oneOf(['active', 'archived'], { default: 'active', filter: 'exact' }),
     notes: text(),
     contacts: children('Contact', 'client'),

@@ -1,5 +1,5 @@
 import { children, date, defineResource, oneOf, ref, text } from '../engine/descriptor.ts';
-import { billedClient, currencyAndDiscount, documentTotalsPresent, documentComputed, documentTotals, remarks } from './fragments.ts';
+import { billedClient, currencyAndDiscount, documentTotalsPresent, documentComputed, documentTotals, remarks, issuedParties } from './fragments.ts';
 import { creditNoteRules } from './rules/credit-note.ts';
 import { pdfDocument, ublDocument } from './rules/document-files.ts';
 
@@ -20,6 +20,7 @@ export default defineResource({
     reason: text({ max: 1000 }),
     ...currencyAndDiscount,
     ...documentTotals,
+    ...issuedParties,
     ...remarks,
     lines: children('CreditNoteLine', 'creditNote', { embedded: true, orderBy: 'position' }),
   },

@@ -1,6 +1,6 @@
 import { children, date, defineResource, money, oneOf, ref, timestamp } from '../engine/descriptor.ts';
 import { pdfDocument, ublDocument } from './rules/document-files.ts';
-import { billedClient, currencyAndDiscount, documentTotalsPresent, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
+import { billedClient, currencyAndDiscount, documentTotalsPresent, documentComputed, documentNumber, documentTotals, remarks, issuedParties } from './fragments.ts';
 import { invoiceRules } from './rules/invoice.ts';
 import { dashboard } from './rules/dashboard.ts';
 import { creditOperation } from './rules/credit-note.ts';
@@ -21,6 +21,7 @@ export default defineResource({
     amountPaid: money({ readOnly: true }),
     amountCredited: money({ readOnly: true, description: 'Σ total of the issued credit notes linked to this invoice' }),
     balance: money({ readOnly: true, description: 'total − amountPaid − amountCredited' }),
+    ...issuedParties,
     ...remarks,
     lines: children('InvoiceLine', 'invoice', { embedded: true, orderBy: 'position' }),
     // Payments and credit notes are made from an issued invoice only (rules/payment.ts, credit-note.ts).

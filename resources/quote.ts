@@ -1,6 +1,6 @@
 import { children, date, defineResource, oneOf, ref } from '../engine/descriptor.ts';
 import { pdfDocument } from './rules/document-files.ts';
-import { billedClient, currencyAndDiscount, documentTotalsPresent, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
+import { billedClient, currencyAndDiscount, documentTotalsPresent, documentComputed, documentNumber, documentTotals, remarks, issuedParties } from './fragments.ts';
 import { quoteRules } from './rules/quote.ts';
 
 export default defineResource({
@@ -15,6 +15,7 @@ export default defineResource({
     validUntil: date({ notBefore: 'invoiceDate', filter: 'date', order: true }),
     ...currencyAndDiscount,
     ...documentTotals,
+    ...issuedParties,
     ...remarks,
     lines: children('QuoteLine', 'quote', { embedded: true, orderBy: 'position' }),
     invoice: ref('Invoice', { readOnly: true, onDelete: 'set null' }),

@@ -3,7 +3,7 @@
 // provider and processor read and write the row, and readCompany/updateCompany give the same
 // rules to the documents and the settings page.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import type { Db, Principal, FieldValues } from '../engine/types.ts';
+import type { Db, Principal, FieldValues, Tx } from '../engine/types.ts';
 import type { Processor, Provider } from '../engine/custom.ts';
 import { customEngine } from '../engine/custom.ts';
 import { ApiError, ViolationCode } from '../engine/errors.ts';
@@ -118,7 +118,7 @@ export function profileOf(row: CompanyRow & Record<string, unknown>): CompanyPro
   return { ...out, createdAt: row.createdAt, updatedAt: row.updatedAt } as CompanyProfile;
 }
 
-export async function readCompany(db: Db, companyId: string): Promise<CompanyProfile> {
+export async function readCompany(db: Db | Tx, companyId: string): Promise<CompanyProfile> {
   const [row] = await db.select({ row: companies, ...profileSelect(companyId) }).from(companies).where(eq(companies.id, companyId));
   if (!row) throw ApiError.notFound();
   const { row: r, ...extra } = row;
@@ -127,4 +127,10 @@ export async function readCompany(db: Db, companyId: string): Promise<CompanyPro
 /** Applies a profile change through the engine: admins only (403), every field validated (422). */
 export async function updateCompany(db: Db, principal: Pick<Principal, 'role' | 'company'>, input: FieldValues): Promise<CompanyProfile> {
   return (await customEngine(db, companyModel).update(principal as Principal, COMPANY, principal.company.id, input, 'update')) as CompanyProfile;
+}
+
+/** The company's VAT registration (CONTRACT §18), for the totals of a new document (resources/rules/documents.ts). */
+export async function vatRegistration(db: Db, companyId: string): Promise<{ registered: boolean; note: string | null }> {
+  const [row] = await db.select({ registered: companies.vatRegistered, note: companies.vatExemptionNote }).from(companies).where(eq(companies.id, companyId));
+  return { registered: row?.registered !== false, note: row?.note ?? null };
 }

@@ -1,5 +1,5 @@
 // Tables that are not API resources: tenancy, users, tokens, request history, settings.
-import { bigint, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 
 /** Binary data (PostgreSQL bytea) as a Buffer. */
@@ -42,6 +42,11 @@ export const companies = pgTable('companies', {
   /** The id of a Tax of the company; a tax deleted since reads as none. */
   defaultTax: uuid('default_tax'),
   locale: text('locale').notNull().default('en'),
+  // E-invoices (CONTRACT §18): electronic address, seller contact, VAT registration.
+  peppolId: text('peppol_id'),
+  contactName: text('contact_name'),
+  vatRegistered: boolean('vat_registered').notNull().default(true),
+  vatExemptionNote: text('vat_exemption_note'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [uniqueIndex('companies_name_unique').on(sql`lower(${t.name})`)]);

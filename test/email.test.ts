@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../server/db.ts';
 import { client, freshDatabase, startTestServer, tokenFor, type Client, type TestDatabase, type TestServer } from './helpers.ts';
 import { Mailbox, until } from './support/smtp.ts';
+import { checkEinvoice } from './support/einvoice-validate.ts';
 
 const PDF = 'application/pdf';
 const UBL = 'application/vnd.oasis.ubl+xml';
@@ -53,8 +54,8 @@ beforeAll(async () => {
   t = await startTestServer(env(smtp.port), { db });
   admin = client(t, await tokenFor(t, { email: 'a@mail.test', company: 'Mail A' }));
   other = client(t, await tokenFor(t, { email: 'b@mail.test', company: 'Mail B' }));
-  expect((await admin.patch('/api/company', { legalName: 'Mail A GmbH', email: 'office@mail-a.test', vatNumber: 'DE123456789', country: 'DE', city: 'Berlin', street1: 'Str. 1', zip: '10115' })).status).toBe(200);
-  const c = await admin.post('/api/clients', { name: 'Buyer <b>&Co</b>', vatNumber: 'NL999999999B01' });
+  expect((await admin.patch('/api/company', { legalName: 'Mail A GmbH', email: 'office@mail-a.test', vatNumber: 'DE123456789', country: 'DE', city: 'Berlin', street1: 'Str. 1', zip: '10115', peppolId: '9930:DE123456789' })).status).toBe(200);
+  const c = await admin.post('/api/clients', { name: 'Buyer <b>&Co</b>', vatNumber: 'NL999999999B01', peppolId: '9944:NL999999999B01' });
   clientIri = c.body['@id'];
   await admin.post('/api/addresses', { client: clientIri, city: 'Amsterdam', country: 'NL' });
   await admin.post('/api/contacts', { client: clientIri, firstName: 'Ann', email: 'ann@buyer.test' });
@@ -107,6 +108,7 @@ describe('sending a document', () => {
     expect(m.attachments.map((a) => a.filename)).toEqual([`${invoice.number}.pdf`, `${invoice.number}.xml`]);
     expect(Buffer.compare(m.attachments[0]!.content, Buffer.from(await pdf.arrayBuffer()))).toBe(0);
     expect(Buffer.compare(m.attachments[1]!.content, Buffer.from(await xml.arrayBuffer()))).toBe(0);
+    await checkEinvoice(UBL, m.attachments[1]!.content.toString('utf8'));
   }, 60_000);
 
   it('sends a draft quote (draft → sent) and lists e-mails by document, status and kind', async () => {
@@ -190,6 +192,28 @@ describe('sending a document', () => {
 });
 
 describe('one transaction', () => {
+  it('refuses an e-mail asking for an e-invoice the document cannot make before any byte: 422 on attach (CONTRACT §15, §18)', async () => {
+    const cases: [Record<string, unknown>, Record<string, unknown> | null, RegExp][] = [
+      [{ name: 'No Address GmbH', peppolId: '9930:DE111111111' }, null, /no address with a country/],
+      [{ name: 'No Peppol BV' }, { city: 'Utrecht', country: 'NL' }, /no electronic address \(peppolId\)/],
+      [{ name: 'Dinar WLL', currency: 'BHD', peppolId: '0088:4035811991014' }, { city: 'Manama', country: 'BH' }, /three decimals/],
+    ];
+    for (const [body, address, why] of cases) {
+      const cl = (await admin.post('/api/clients', body)).body['@id'];
+      if (address) await admin.post('/api/addresses', { client: cl, ...address });
+      await admin.post('/api/contacts', { client: cl, firstName: 'Ann', email: 'ann@buyer.test' });
+      const inv = await draftInvoice(admin, cl);
+      const queued = await queueRows();
+      const r = await admin.post('/api/emails', { document: inv.iri, attach: ['pdf', 'ubl'] });
+      expect(r.status, String(body.name)).toBe(422);
+      expect(r.body.violations[0]).toMatchObject({ propertyPath: 'attach', message: expect.stringMatching(why) });
+      expect((await admin.get(`/api/invoices/${inv.id}`, { accept: 'application/json' })).body.status).toBe('draft');
+      expect(await queueRows()).toBe(queued);
+      // The PDF alone is fine.
+      expect((await admin.post('/api/emails', { document: inv.iri, attach: ['pdf'] })).status).toBe(201);
+    }
+  });
+
   it('draft → pending together with the e-mail, or neither (no recipient: nothing changes, nothing queued)', async () => {
     const bare = await admin.post('/api/clients', { name: 'No Contacts Ltd' });
     const inv = await draftInvoice(admin, bare.body['@id']);

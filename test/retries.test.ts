@@ -279,15 +279,16 @@ describe('Idempotency-Key', () => {
     expect((await api.get(inv['@id'])).body.balance).toBe(3_000);
   });
 
-  it('adds one statement to the one-statement create, none when no key is sent', async () => {
+  // An invoice's create: its reference read, its write, and the company's VAT registration (CONTRACT §18).
+  it('adds one statement to the create, none when no key is sent', async () => {
     await api.get('/api/taxes');
     const body = (n: number) => ({ client: clientIri, lines: [{ description: `L${n}`, price: 100, tax: taxIri }] });
     const plain = await counted(() => api.post('/api/invoices', body(1)));
     expect(plain.result.status).toBe(201);
-    expect(plain.n).toBe(2);
+    expect(plain.n).toBe(3);
     const withKey = await counted(() => api.post('/api/invoices', body(2), keyed('count-1')));
     expect(withKey.result.status).toBe(201);
-    expect(withKey.n).toBe(3);
+    expect(withKey.n).toBe(4);
     const replay = await counted(() => api.post('/api/invoices', body(2), keyed('count-1')));
     expect(replay.result.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.result.text).toBe(withKey.result.text);

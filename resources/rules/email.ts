@@ -10,7 +10,8 @@
 // Reminders (the daily run, resources/rules/reminders.ts) are created through the same path with
 // kind `reminder`, the reminder template, and no hourly limit.
 import { randomUUID } from 'node:crypto';
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { currencyDigits } from './money.ts';
 import type { HookApi, HookSet } from '../../engine/hooks.ts';
 import { ApiError, ViolationCode, type Violation } from '../../engine/errors.ts';
 import type { FieldValues, Tx } from '../../engine/types.ts';
@@ -21,7 +22,7 @@ export interface MailService {
   /** False without SMTP_URL: e-mails are kept `held` and never sent. */
   readonly sending: boolean;
   /** The company's name, e-mail and e-mail settings as the profile holds them. */
-  company(tx: Tx, companyId: string): Promise<{ name: string; email: string | null; emailTemplates: unknown; reminders: number[]; locale?: string }>;
+  company(tx: Tx, companyId: string): Promise<{ name: string; email: string | null; emailTemplates: unknown; reminders: number[]; locale?: string; peppolId?: string | null; country?: string | null; vatNumber?: string | null }>;
   /** Puts e-mail `id` in the delivery queue, in `tx`; the worker sends it once `tx` has committed. */
   enqueue(tx: Tx, companyId: string, id: string): Promise<void>;
   /** A Message-ID made of `unique` (written with the e-mail: the same on every attempt). */
@@ -36,6 +37,29 @@ export interface MailService {
 declare module '../../engine/descriptor.ts' {
   interface OperationServices {
     mail: MailService;
+  }
+}
+
+/**
+ * An e-mail asking for the e-invoice of a document that cannot make one is refused before any
+ * byte (CONTRACT §15, §18): what the UBL would answer 422 for, checked here in the e-mail's
+ * transaction — the buyer's country and electronic address, the seller's, a currency with three
+ * decimals. (The UBL's own checks, server/documents/ubl.ts, stay the full list when it is made.)
+ */
+async function refuseImpossibleEinvoice(api: HookApi, doc: FieldValues): Promise<void> {
+  const reasons: string[] = [];
+  const currency = String(doc.currency ?? api.principal.company.currency);
+  if (currencyDigits(currency) > 2) reasons.push(`amounts in ${currency} have three decimals, EN 16931 allows two`);
+  const client = await api.read('Client', String(doc.client));
+  if (!client?.peppolId) reasons.push("the client has no electronic address (peppolId)");
+  const a = api.table('Address');
+  const [address] = await api.tx.select({ country: a.country }).from(a).where(eq(a.client, String(doc.client))).orderBy(asc(a.createdAt)).limit(1);
+  if (!address?.country) reasons.push('the client has no address with a country');
+  const company = await api.services.mail.company(api.tx, api.principal.company.id);
+  if (!company.peppolId) reasons.push('the company profile has no electronic address (peppolId)');
+  if (!company.country) reasons.push('the company profile has no country');
+  if (reasons.length) {
+    throw ApiError.validation([{ propertyPath: 'attach', message: `This document cannot be sent as an e-invoice (UBL): ${reasons.join('; ')}. Attach "pdf" only, or complete the data.`, code: ViolationCode.rule }]);
   }
 }
 
@@ -173,6 +197,7 @@ export const emailRules: HookSet = {
     if (doc.status === 'cancelled') throw ApiError.validation([{ propertyPath: 'document', message: `This ${type.kind === 'creditNote' ? 'credit note' : type.kind} is cancelled: it cannot be sent.`, code: ViolationCode.state }]);
     const attach = (d.attach as string[] | null | undefined)?.length ? [...new Set(d.attach as string[])] : ['pdf'];
     if (attach.includes('ubl') && !type.ubl) throw ApiError.validation([{ propertyPath: 'attach', message: 'A quote has no UBL document: attach "pdf" only.', code: ViolationCode.choice }]);
+    if (attach.includes('ubl')) await refuseImpossibleEinvoice(api, doc);
 
     if (kind === 'document') await checkHourlyLimit(api);
 

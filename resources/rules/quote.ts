@@ -1,7 +1,7 @@
 // Quote rules: currency and discount checks, and what accepting a quote does.
 import { eq } from 'drizzle-orm';
 import type { HookSet } from '../../engine/hooks.ts';
-import { checkDiscount, copyClientCurrency } from './documents.ts';
+import { checkDiscount, copyClientCurrency, keepParties } from './documents.ts';
 
 export const quoteRules: HookSet = {
   // On create: the client's currency (a checked reference) and the discount; a new quote is never accepted.
@@ -9,6 +9,7 @@ export const quoteRules: HookSet = {
   async beforeWrite(api, e) {
     await copyClientCurrency(api, e);
     checkDiscount(api, e);
+    await keepParties(api, e, ['sent', 'accepted', 'declined']);
   },
   /** Entering `accepted` creates the draft invoice and links both ways, in the same transaction. */
   async afterWrite(api, e) {

@@ -61,7 +61,8 @@ export function totalRows(d: DocumentData): { label: string; value: string; stro
   }
   const showTaxable = d.groups.length > 1 || d.groups.some((g) => g.discount !== 0);
   for (const g of d.groups) {
-    if (showTaxable) rows.push({ label: m.t('taxableAt', { rate: m.percent(plainDecimal(g.rate)) }), value: amount(g.taxable) });
+    const cat = g.category === 'S' || g.category === 'Z' ? '' : ` (${g.category})`;
+    if (showTaxable || cat) rows.push({ label: `${m.t('taxableAt', { rate: m.percent(plainDecimal(g.rate)) })}${cat}`, value: amount(g.taxable) });
     if (g.names.length || g.tax !== 0 || g.rate !== 0) {
       const label = taxLabel(g.names, g.rate, m);
       rows.push({ label: g.inclusive && g.discount === 0 ? m.t('taxIncluded', { label }) : label, value: amount(g.tax) });
@@ -74,4 +75,24 @@ export function totalRows(d: DocumentData): { label: string; value: string; stro
     rows.push({ label: m.t('balanceDue'), value: money(d.balance ?? 0), strong: true });
   }
   return rows;
+}
+
+/** The VAT categories other than S and Z, as a person reads them. */
+export const CATEGORY_NAMES: Record<string, string> = {
+  S: 'standard rate', Z: 'zero rated', E: 'exempt', AE: 'reverse charge', K: 'intra-community supply', G: 'export outside the EU', O: 'not subject to VAT',
+};
+
+/** One line per tax group with an exemption reason: "Reverse charge (AE): …" (CONTRACT §18). */
+export function vatNoteLines(d: Pick<DocumentData, 'groups'>): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const g of d.groups) {
+    if (!g.exemptionReason) continue;
+    const name = CATEGORY_NAMES[g.category]!;
+    const says = g.exemptionReason.toLowerCase().startsWith(name.toLowerCase());
+    const line = `${says ? '' : `${name[0]!.toUpperCase()}${name.slice(1)}: `}${g.exemptionReason}${g.exemptionReasonCode ? ` (${g.exemptionReasonCode})` : ''}`;
+    if (!seen.has(line)) out.push(line);
+    seen.add(line);
+  }
+  return out;
 }

@@ -10,7 +10,7 @@ import type { Font } from 'fontkit';
 import PDFDocument from 'pdfkit';
 import { readAsset } from '../assets.ts';
 import type { DocumentData } from './data.ts';
-import { addressLines, amountIn, groupIban, messagesOf, moneyIn, totalRows } from './labels.ts';
+import { addressLines, amountIn, groupIban, humanDate, messagesOf, moneyIn, taxLabel, totalRows, vatNoteLines } from './labels.ts';
 import { epcMatrix, epcPayload, epcPossible } from './epc.ts';
 import { plainDecimal } from './money.ts';
 
@@ -265,6 +265,9 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
       y = Math.max(y, y0 + side + 18);
     }
   }
+  // Why no VAT is charged, per group that says (CONTRACT §18): reverse charge, exemption, export …
+  const vatNotes = vatNoteLines(d);
+  if (vatNotes.length) section('VAT', vatNotes.join('\n'));
   if (d.reason) section(m.t('reason'), d.reason);
   if (d.terms) section(m.t('terms'), d.terms);
   if (d.notes) section(m.t('notes'), d.notes);

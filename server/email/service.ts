@@ -31,8 +31,14 @@ export function mailService(settings: Pick<MailSettings, 'smtpUrl' | 'from'>, o:
   return {
     sending: settings.smtpUrl !== undefined,
     async company(tx, companyId) {
-      const [row] = await tx.select({ name: companies.name, email: companies.email, emailTemplates: companies.emailTemplates, reminders: companies.reminders, locale: companies.locale }).from(companies).where(eq(companies.id, companyId));
-      return { name: row?.name ?? '', email: row?.email ?? null, emailTemplates: row?.emailTemplates ?? null, reminders: (row?.reminders as number[] | null) ?? [], locale: row?.locale ?? 'en' };
+      const [row] = await tx.select({
+        name: companies.name, email: companies.email, emailTemplates: companies.emailTemplates, reminders: companies.reminders, locale: companies.locale,
+        peppolId: companies.peppolId, country: companies.country, vatNumber: companies.vatNumber,
+      }).from(companies).where(eq(companies.id, companyId));
+      return {
+        name: row?.name ?? '', email: row?.email ?? null, emailTemplates: row?.emailTemplates ?? null, reminders: (row?.reminders as number[] | null) ?? [], locale: row?.locale ?? 'en',
+        peppolId: row?.peppolId ?? null, country: row?.country ?? null, vatNumber: row?.vatNumber ?? null,
+      };
     },
     async enqueue(tx, companyId, id) {
       await tx.insert(emailQueue).values({ id, companyId, attempts: 0, nextAttemptAt: sql`now()` as never });

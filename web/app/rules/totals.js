@@ -2,6 +2,8 @@
 const SCALE = 4;
 const ONE = 10n ** BigInt(SCALE);
 const HUNDRED = 100n * ONE;
+const TAX_CATEGORIES = ["S", "Z", "E", "AE", "K", "G", "O"];
+const defaultCategory = (rate) => rate !== null && rate !== void 0 && scaled(rate) > 0n ? "S" : "Z";
 class AmountTooLarge extends RangeError {
   constructor() {
     super("The amounts are too large.");
@@ -70,18 +72,40 @@ function splitFixed(amount, bases, rates = bases.map(() => 0n)) {
   }
   return shares;
 }
-function computeTotals(lines, discount) {
+const VATEX_TEXT = {
+  "VATEX-EU-AE": "Reverse charge: VAT to be accounted for by the recipient",
+  "VATEX-EU-IC": "Intra-community supply: exempt under Article 138 of Directive 2006/112/EC",
+  "VATEX-EU-G": "Export outside the EU: exempt under Article 146 of Directive 2006/112/EC",
+  "VATEX-EU-O": "Not subject to VAT",
+  "VATEX-EU-132": "Exempt under Article 132 of Directive 2006/112/EC",
+  "VATEX-EU-143": "Exempt under Article 143 of Directive 2006/112/EC",
+  "VATEX-EU-148": "Exempt under Article 148 of Directive 2006/112/EC",
+  "VATEX-EU-151": "Exempt under Article 151 of Directive 2006/112/EC",
+  "VATEX-EU-309": "Travel agents: VAT margin scheme, Article 309 of Directive 2006/112/EC",
+  "VATEX-EU-79-C": "Exempt under Article 79, point c of Directive 2006/112/EC",
+  "VATEX-FR-FRANCHISE": "TVA non applicable, art. 293 B du CGI"
+};
+function taxClassOf(tax, untaxed = {}) {
+  const c = tax ?? untaxed;
+  const category = c.category ?? (tax ? defaultCategory(tax.rate) : "Z");
+  const code = c.exemptionReasonCode ?? null;
+  const reason = c.exemptionReason ?? (code ? VATEX_TEXT[code.toUpperCase()] ?? code : null);
+  return { category, exemptionReason: category === "S" || category === "Z" ? null : reason, exemptionReasonCode: category === "S" || category === "Z" ? null : code };
+}
+function computeTotals(lines, discount, untaxed = {}) {
   const amounts = lines.map(lineBig);
-  const byRate = /* @__PURE__ */ new Map();
+  const byKey = /* @__PURE__ */ new Map();
   lines.forEach((line, i) => {
     const rate = line.tax ? scaled(line.tax.rate) : 0n;
-    let g = byRate.get(rate);
-    if (!g) byRate.set(rate, g = { rate, base: 0n, gross: 0n, inclusiveOnly: true });
+    const cls = taxClassOf(line.tax, untaxed);
+    const key = `${cls.category}|${rate}`;
+    let g = byKey.get(key);
+    if (!g) byKey.set(key, g = { rate, base: 0n, gross: 0n, inclusiveOnly: true, cls });
     g.base += amounts[i].net;
     g.gross += amounts[i].total;
     if (line.tax?.type !== "inclusive") g.inclusiveOnly = false;
   });
-  const groups = [...byRate.values()].sort((a, b) => a.rate < b.rate ? -1 : a.rate > b.rate ? 1 : 0);
+  const groups = [...byKey.values()].sort((a, b) => a.rate < b.rate ? -1 : a.rate > b.rate ? 1 : a.cls.category < b.cls.category ? -1 : a.cls.category > b.cls.category ? 1 : 0);
   const subtotal = groups.reduce((s, g) => s + g.base, 0n);
   let discounts = groups.map(() => 0n);
   let discountExceedsBase = false;
@@ -105,7 +129,16 @@ function computeTotals(lines, discount) {
     const tax = d === 0n && g.inclusiveOnly ? g.gross - g.base : divRound(taxable * g.rate, HUNDRED);
     taxTotal += tax;
     discountTotal += d;
-    return { rate: Number(unscaled(g.rate)), base: toSafe(g.base), discount: toSafe(d), taxable: toSafe(taxable), tax: toSafe(tax) };
+    return {
+      rate: Number(unscaled(g.rate)),
+      category: g.cls.category,
+      exemptionReason: g.cls.exemptionReason,
+      exemptionReasonCode: g.cls.exemptionReasonCode,
+      base: toSafe(g.base),
+      discount: toSafe(d),
+      taxable: toSafe(taxable),
+      tax: toSafe(tax)
+    };
   });
   return {
     lines: amounts.map((a) => ({ total: toSafe(a.total), net: toSafe(a.net) })),
@@ -125,11 +158,15 @@ function discountProblems(discount) {
 export {
   AmountTooLarge,
   SCALE,
+  TAX_CATEGORIES,
+  VATEX_TEXT,
   computeTotals,
+  defaultCategory,
   discountProblems,
   divRound,
   lineAmounts,
   scaled,
   splitFixed,
+  taxClassOf,
   unscaled
 };

@@ -12,6 +12,7 @@ import { readAsset } from '../assets.ts';
 import type { DocumentData } from './data.ts';
 import { addressLines, groupIban, humanDate, taxLabel, totalRows } from './labels.ts';
 import { epcMatrix, epcPayload, epcPossible } from './epc.ts';
+import { makeFacturX, PDFA_OPTIONS } from './facturx.ts';
 import { formatAmount, formatMoney, plainDecimal } from './money.ts';
 
 export { taxLabel };
@@ -58,7 +59,11 @@ const SHADE = '#f3f4f8';
 const MARGIN = 50;
 const FOOTER_SPACE = 36;
 
-export function renderPdf(d: DocumentData): Promise<Buffer> {
+/**
+ * The PDF of `d`; with `facturX`, the Factur-X hybrid (facturx.ts): PDF/A-3b embedding that CII
+ * document as `factur-x.xml`.
+ */
+export function renderPdf(d: DocumentData, facturX?: { cii: string }): Promise<Buffer> {
   const f = loadFonts();
   const title = d.kind === 'invoice' ? 'Invoice' : d.kind === 'creditNote' ? 'Credit note' : 'Quote';
   const seller = d.seller;
@@ -69,11 +74,17 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
     // No standard font: PDFKit would read its AFM files from disk, which the binary has not.
     font: null as unknown as string,
     info: { Title: `${title} ${d.number}`, Author: String(seller.legalName ?? seller.name), Creator: 'Invoicing', Producer: 'Invoicing', CreationDate: new Date(0) },
+    ...(facturX ? PDFA_OPTIONS : {}),
   });
-  // No creation date in the file, and an identifier that depends on the document only.
-  // (PDFKit also copies the date into XMP metadata, which a PDF 1.3 file does not carry: skipped.)
-  delete (doc.info as { CreationDate?: Date }).CreationDate;
-  (doc as unknown as { _addInfo(): void })._addInfo = () => {};
+  if (facturX) {
+    // PDF/A-3b with the CII attached; its dates are the document's (facturx.ts).
+    makeFacturX(doc, d, facturX.cii);
+  } else {
+    // No creation date in the file, and an identifier that depends on the document only.
+    // (PDFKit also copies the date into XMP metadata, which a PDF 1.3 file does not carry: skipped.)
+    delete (doc.info as { CreationDate?: Date }).CreationDate;
+    (doc as unknown as { _addInfo(): void })._addInfo = () => {};
+  }
   (doc as unknown as { _id: Buffer })._id = createHash('md5').update(`${d.kind}:${d.id}:${d.number}`).digest();
 
   const chunks: Buffer[] = [];

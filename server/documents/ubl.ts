@@ -21,13 +21,13 @@ const esc = (s: string) => s.replace(/[&<>"]/g, (c) => (c === '&' ? '&amp;' : c 
 type Node = string | null | undefined | false | Node[];
 
 /** One element: `el('cbc:ID', { schemeID: '0088' }, '123')`; null, undefined and false children are left out. */
-function el(name: string, attrs: Record<string, string> | null, ...children: Node[]): string {
+export function el(name: string, attrs: Record<string, string> | null, ...children: Node[]): string {
   const a = attrs ? Object.entries(attrs).map(([k, v]) => ` ${k}="${esc(v)}"`).join('') : '';
   const body = children.flat(Infinity as 1).filter((c): c is string => typeof c === 'string').join('');
   return `<${name}${a}>${body}</${name}>`;
 }
 /** A text element, or nothing for an empty value (Peppol refuses empty elements). */
-const txt = (name: string, value: unknown, attrs: Record<string, string> | null = null): string | null =>
+export const txt = (name: string, value: unknown, attrs: Record<string, string> | null = null): string | null =>
   value === null || value === undefined || String(value).trim() === '' ? null : el(name, attrs, esc(String(value).trim()));
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);

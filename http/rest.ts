@@ -17,6 +17,8 @@ import { negotiateType, type Formats } from '../formats/negotiate.ts';
 import { contentTypeOf, type CursorView, type Format, type ItemDocument, type Rendered } from '../formats/types.ts';
 import { contextDoc, declaredDoc, entrypointDoc, operationDoc, problems } from './openapi.ts';
 import { etagOf, ifMatch, ifNoneMatch, noneMatchHits } from '../engine/versions.ts';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,6 +26,8 @@ declare module 'fastify' {
     apiFormat: Format | null;
     /** A document representation (RestOptions.documents) chosen instead of a format. */
     apiDocument: ItemDocument | null;
+    /** The document variant the query asked for (DocumentDescriptor.variants). */
+    apiVariant: Readonly<Record<string, string>> | null;
   }
 }
 
@@ -84,6 +88,38 @@ function cursorParams(r: ModelResource, q: URLSearchParams, page: number, ipp: n
     );
   }
   return { after, before, side };
+}
+
+/**
+ * The query parameters a record's documents declare (DocumentDescriptor.variants) as one
+ * schema (the OpenAPI parameters, each value with what it gives), and the reading of a request's
+ * query against it: the parameters named, or a 400.
+ */
+function variantQuery(documents: readonly ItemDocument[]): { schema: TSchema; read(query: unknown): Record<string, string> } | null {
+  const params = new Map<string, Map<string, string[]>>();
+  for (const d of documents) {
+    for (const [name, values] of Object.entries(d.variants ?? {})) {
+      if (!params.has(name)) params.set(name, new Map());
+      for (const [value, what] of Object.entries(values)) params.get(name)!.set(value, [...(params.get(name)!.get(value) ?? []), `${what} (${d.mediaType})`]);
+    }
+  }
+  if (!params.size) return null;
+  const members = Object.fromEntries([...params].map(([name, values]) => [name, Type.Optional(Type.Union([...values.keys()].map((v) => Type.Literal(v)), {
+    description: `Chooses the document, whatever the record's own choice, among: ${[...values].map(([v, what]) => `\`${v}\`: ${what.join(', or ')}`).join('; ')}. Accept chooses among the media types of the value's documents.`,
+  }))]));
+  const schema = Type.Object(members);
+  const check = TypeCompiler.Compile(schema);
+  return {
+    schema,
+    read(query) {
+      const q = Object.fromEntries(Object.entries((query ?? {}) as Record<string, unknown>).filter(([k]) => params.has(k)));
+      if (!check.Check(q)) {
+        const [name] = Object.keys(q).filter((k) => !check.Check({ [k]: q[k] }));
+        throw ApiError.badRequest(`${name}: expected one of ${[...params.get(name!)!.keys()].join(', ')}.`);
+      }
+      return q as Record<string, string>;
+    },
+  };
 }
 
 /** Negotiation as a route's first hook: a 406 comes before body parsing and any query. */
@@ -154,6 +190,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
   const maxPerPage = o.maxItemsPerPage ?? 100;
   const negotiate = negotiation(app, formats);
   if (!app.hasRequestDecorator('apiDocument')) app.decorateRequest('apiDocument', null);
+  if (!app.hasRequestDecorator('apiVariant')) app.decorateRequest('apiVariant', null);
   const route = (r: ModelResource, op: RestOperation) => ({
     onRequest: negotiate,
     // A provider's writes keep no result with their change: their whole response is kept instead.
@@ -167,7 +204,11 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     keep: req.idempotency?.keep(status, format.mediaType),
   });
 
-  /** The read route of a resource with documents: Accept chooses among the formats and them. */
+  /**
+   * The read route of a resource with documents: Accept chooses among the formats and them. The
+   * query parameters the documents declare (`variants`) choose among the documents that take
+   * their value, checked against their declared schema (400).
+   */
   function documentRoute(r: ModelResource, documents: readonly ItemDocument[]) {
     const types = [...formats.mediaTypes, ...documents.map((d) => d.mediaType)];
     const base = route(r, 'read');
@@ -176,10 +217,17 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     for (const d of documents) ok.content[d.mediaType] = { schema: { type: 'string', format: 'binary', description: d.description } };
     Object.assign(doc.response, problems(422));
     doc.description += `\n\nAlso as a document: ${documents.map((d) => `\`${d.mediaType}\` (${d.description})`).join('; ')}.`;
+    const variants = variantQuery(documents);
+    if (variants) doc.querystring = variants.schema;
     const onRequest: onRequestHookHandler = (req, _reply, done) => {
       try {
-        const type = negotiateType(req.headers.accept, types);
-        req.apiDocument = documents.find((d) => d.mediaType === type) ?? null;
+        const asked = variants ? variants.read(req.query) : {};
+        const names = Object.keys(asked);
+        // A variant asked for: the documents that take it, whatever the formats.
+        const candidates = names.length ? documents.filter((d) => names.every((n) => d.variants?.[n]?.[asked[n]!] !== undefined)) : documents;
+        const type = negotiateType(req.headers.accept, names.length ? candidates.map((d) => d.mediaType) : types);
+        req.apiDocument = candidates.find((d) => d.mediaType === type) ?? null;
+        req.apiVariant = asked;
         if (!req.apiDocument) req.apiFormat = formats.negotiate(req.headers.accept);
       } catch (e) {
         return done(e as Error);
@@ -285,7 +333,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       const services = o.services;
       // The documents the descriptor declares (PDF, e-invoice), next to the formats.
       const documents: ItemDocument[] = services
-        ? r.documents.map((d) => ({ mediaType: d.mediaType, description: d.def.description, render: (principal, id) => d.def.render({ principal, resource: r, id, services }) }))
+        ? r.documents.map((d) => ({ mediaType: d.mediaType, description: d.def.description, variants: d.def.variants, render: (principal, id, variant) => d.def.render({ principal, resource: r, id, services, variant }) }))
         : [];
       app.get<{ Params: { id: string } }>(itemUrl, documents.length ? documentRoute(r, documents) : route(r, 'read'), async (req, reply) => {
         const document = req.apiDocument;
@@ -297,7 +345,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
             await engine.version(o.principal(req), r, req.params.id);
             return reply.code(304).header('vary', 'Accept').send();
           }
-          const out = await document.render(o.principal(req), req.params.id);
+          const out = await document.render(o.principal(req), req.params.id, req.apiVariant ?? {});
           reply.code(200).header('content-type', out.contentType ?? document.mediaType).header('vary', 'Accept');
           if (out.headers) reply.headers(out.headers);
           return reply.send(out.body);

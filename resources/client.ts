@@ -10,6 +10,11 @@ export default defineResource({
     currency: text({ format: 'currency', filter: 'exact', description: "ISO 4217 code; defaults to the company's currency" }),
     website: text({ format: 'url', max: 255 }),
     vatNumber: text({ max: 64 }),
+    eInvoiceFormat: oneOf(['peppol', 'xrechnung', 'facturx'], {
+      default: 'peppol', filter: 'exact',
+      description: "The e-invoice this client's invoices and credit notes are made as (CONTRACT §19): `peppol` (Peppol BIS Billing 3 UBL), `xrechnung` (XRechnung 3.0 UBL, needs a buyerReference) or `facturx` (Factur-X / ZUGFeRD: the PDF is a PDF/A-3 carrying the CII invoice)",
+    }),
+    buyerReference: text({ max: 200, description: "BT-10, the buyer's reference (for German public buyers the Leitweg-ID) written on this client's e-invoices; an invoice's own buyerReference overrides it" }),
     status: oneOf(['active', 'archived'], { default: 'active', filter: 'exact' }),
     notes: text(),
     contacts: children('Contact', 'client'),

@@ -1,4 +1,4 @@
-import { children, date, defineResource, money, oneOf, ref, timestamp } from '../engine/descriptor.ts';
+import { children, date, defineResource, money, oneOf, ref, text, timestamp } from '../engine/descriptor.ts';
 import { pdfDocument, ublDocument } from './rules/document-files.ts';
 import { billedClient, currencyAndDiscount, documentComputed, documentNumber, documentTotals, remarks } from './fragments.ts';
 import { invoiceRules } from './rules/invoice.ts';
@@ -22,6 +22,7 @@ export default defineResource({
     amountCredited: money({ readOnly: true, description: 'Σ total of the issued credit notes linked to this invoice' }),
     balance: money({ readOnly: true, description: 'total − amountPaid − amountCredited' }),
     ...remarks,
+    buyerReference: text({ max: 200, description: "BT-10, the buyer's reference (a Leitweg-ID for German public buyers) on this invoice's e-invoice; when empty, the client's" }),
     lines: children('InvoiceLine', 'invoice', { embedded: true, orderBy: 'position' }),
     payments: children('Payment', 'invoice'),
     creditNotes: children('CreditNote', 'invoice'),

@@ -9,10 +9,13 @@
 import { ApiError, ViolationCode, type Violation } from '../../engine/errors.ts';
 import { scaled, SCALE } from '../../resources/rules/totals.ts';
 import type { DocumentData, DocumentLine } from './data.ts';
+import type { UblProfile } from '../../resources/rules/document-files.ts';
 import { currencyDigits, decimalOf, plainDecimal } from './money.ts';
 
 export const CUSTOMIZATION_ID = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
 export const PROFILE_ID = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
+/** XRechnung 3.0 (CONTRACT §19); its ProfileID is Peppol's billing process, as KoSIT's examples write it. */
+export const XRECHNUNG_CUSTOMIZATION_ID = 'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0';
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&quot;'))
   // Characters XML 1.0 cannot carry at all.
@@ -85,7 +88,7 @@ const groupCategory = (rate: number): { id: 'S' | 'Z'; percent: string } =>
   scaled(rate) === 0n ? { id: 'Z', percent: '0' } : { id: 'S', percent: plainDecimal(rate) };
 
 /** The UBL document (an Invoice, or a CreditNote for a credit note); call ublProblems first. */
-export function renderUbl(d: DocumentData): string {
+export function renderUbl(d: DocumentData, profile: UblProfile = 'peppol'): string {
   const credit = d.kind === 'creditNote';
   const digits = currencyDigits(d.currency);
   const cur = { currencyID: d.currency };
@@ -129,7 +132,7 @@ export function renderUbl(d: DocumentData): string {
     'xmlns:cac': 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2',
     'xmlns:cbc': 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2',
   },
-  el('cbc:CustomizationID', null, CUSTOMIZATION_ID),
+  el('cbc:CustomizationID', null, profile === 'xrechnung' ? XRECHNUNG_CUSTOMIZATION_ID : CUSTOMIZATION_ID),
   el('cbc:ProfileID', null, PROFILE_ID),
   txt('cbc:ID', d.number),
   el('cbc:IssueDate', null, d.issueDate),
@@ -137,8 +140,9 @@ export function renderUbl(d: DocumentData): string {
   credit ? el('cbc:CreditNoteTypeCode', null, '381') : el('cbc:InvoiceTypeCode', null, '380'),
   txt('cbc:Note', d.notes),
   el('cbc:DocumentCurrencyCode', null, d.currency),
-  // Peppol asks for a buyer reference or an order reference; the document's number serves.
-  txt('cbc:BuyerReference', d.number),
+  // BT-10: the document's or its client's buyer reference; Peppol asks for a buyer reference or
+  // an order reference, and without one the document's number serves (XRechnung needs a real one).
+  txt('cbc:BuyerReference', d.buyerReference ?? d.number),
   credit && d.invoiceNumber ? el('cac:BillingReference', null, el('cac:InvoiceDocumentReference', null, txt('cbc:ID', d.invoiceNumber))) : null,
   el('cac:AccountingSupplierParty', null, party({
     endpoint: String(s.email), name: String(s.name), legalName: sellerName, address: s, vat: str(s.vatNumber),

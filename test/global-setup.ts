@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../server/db.ts';
+import { artefactsAvailable, prepareEinvoiceArtefacts } from './support/einvoice-validate.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,6 +23,9 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The official e-invoice artefacts compiled once (cached by checksum across runs), before any
+  // test needs them; missing ones are an error in CI and a skip elsewhere (einvoice-validate.ts).
+  if (artefactsAvailable()) prepareEinvoiceArtefacts();
   const admin = process.env.DATABASE_URL;
   if (admin) {
     const name = `test_template_${randomBytes(6).toString('hex')}`;

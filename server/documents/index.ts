@@ -21,7 +21,7 @@ export const PDF_TYPE = 'application/pdf';
  * collector does not walk them at every major collection.
  */
 let pdfModule: Promise<{ renderPdf: typeof RenderPdf }> | undefined;
-const renderPdf: typeof RenderPdf = async (d) => (await (pdfModule ??= import('./pdf.ts'))).renderPdf(d);
+const renderPdf: typeof RenderPdf = async (d, facturX) => (await (pdfModule ??= import('./pdf.ts'))).renderPdf(d, facturX);
 
 /** A file name from a document number: letters, digits, dot, dash and underscore. */
 export const fileName = (number: string, ext: string): string => `${number.replace(/[^A-Za-z0-9._-]+/g, '_') || 'document'}.${ext}`;

@@ -15,7 +15,7 @@ export default defineResource({
     bcc: textList({ maxItems: MAX_RECIPIENTS, itemMax: 320, writeOnce: true }),
     subject: text({ max: 500, writeOnce: true, description: "Literal text when given; otherwise the company's template filled in" }),
     body: text({ max: 100_000, trim: false, writeOnce: true, description: "Plain text, literal when given; otherwise the company's template filled in. Sent as a text part and an HTML part (escaped)" }),
-    attach: textList({ maxItems: 2, itemMax: 3, writeOnce: true, choices: () => ['pdf', 'ubl'], description: 'Attachments: `pdf` (<number>.pdf), `ubl` (<number>.xml, invoices and credit notes); default ["pdf"]' }),
+    attach: textList({ maxItems: 2, itemMax: 3, writeOnce: true, choices: () => ['pdf', 'ubl'], description: "Attachments: `pdf` (<number>.pdf; for a client whose eInvoiceFormat is `facturx`, the Factur-X PDF/A-3 with the CII inside), `ubl` (<number>.xml, invoices and credit notes: Peppol BIS 3, or XRechnung for an `xrechnung` client); default [\"pdf\"], and [\"pdf\", \"ubl\"] for an `xrechnung` client's invoice or credit note" }),
     kind: oneOf(['document', 'reminder'], { readOnly: true, filter: 'exact', description: '`reminder`: sent by the daily run from the company profile\'s `reminders`' }),
     reminder: text({ readOnly: true, description: 'For a reminder: the offset in days from the due date it was sent for ("-3", "7"); null otherwise' }),
     status: oneOf(['held', 'queued', 'sent', 'failed'], { readOnly: true, filter: 'exact', description: '`held`: the server has no SMTP_URL, it is never sent' }),

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { expectValidCii, expectValidUbl } from './support/einvoice-validate.ts';
+import { Mailbox, until } from './support/smtp.ts';
 import { createEngine } from '../engine/operations.ts';
 import { model, tables } from '../server/model.ts';
 import { systemPrincipals } from '../server/commands.ts';
@@ -95,8 +96,12 @@ async function invoiceFor(clientIri: string, extra: Record<string, unknown> = {}
   return issued.body;
 }
 
+let smtp: Mailbox;
+
 beforeAll(async () => {
-  t = await startTestServer();
+  smtp = new Mailbox();
+  await smtp.start();
+  t = await startTestServer({ SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'Billing <billing@atelier.test>', MAIL_POLL_INTERVAL: '100ms', MAIL_TIMEOUT: '3s' });
   admin = client(t, await tokenFor(t, { email: 'admin@fx.test', company: 'FX Co', currency: 'EUR' }));
   const profile = await admin.patch('/api/company', {
     legalName: 'Atelier Müller GmbH', email: 'billing@atelier.test', phone: '+49 30 123456', vatNumber: 'DE123456789', registrationNumber: 'HRB 12345',
@@ -111,7 +116,8 @@ beforeAll(async () => {
   clients.peppol = await clientWith('Peppol Buyer BV', { country: 'DE', vat: 'DE111111111' });
 });
 afterAll(async () => {
-  await t.close();
+  await t?.close();
+  await smtp?.stop();
   if (!process.env.EINVOICE_PAGES_DIR) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -283,4 +289,39 @@ describe('the profile parameter', () => {
     expect(JSON.stringify(param.schema)).toMatch(/peppol[\s\S]*xrechnung[\s\S]*facturx|pdf/);
     for (const v of ['peppol', 'xrechnung', 'facturx', 'pdf']) expect(JSON.stringify(param)).toContain(v);
   });
+});
+
+describe("e-mails attach what the client's format asks", () => {
+  async function sent(clientIri: string) {
+    const draft = await admin.post('/api/invoices', { client: clientIri, invoiceDate: '2026-05-04', dueDate: '2026-06-03', lines: [{ description: 'Wartung', qty: 1, price: 50000, tax: taxes.std }] });
+    expect(draft.status, draft.text).toBe(201);
+    const before = smtp.arrived.length;
+    const e = await admin.post('/api/emails', { document: draft.body['@id'] });
+    expect(e.status, e.text).toBe(201);
+    await until(async () => (await admin.get(`/api/emails/${e.body.id}`, { accept: 'application/json' })).body.status === 'sent', 20_000, 'the e-mail sent');
+    const m = smtp.arrived.slice(before)[0]!.parsed;
+    const invoice = (await admin.get(draft.body['@id'], { accept: 'application/json' })).body;
+    return { email: e.body, m, invoice, iri: draft.body['@id'] as string };
+  }
+
+  it('facturx: the hybrid PDF, byte for byte what GET returns, with factur-x.xml inside', async () => {
+    const { email, m, invoice, iri } = await sent(clients.facturx);
+    expect(email.attach).toEqual(['pdf']);
+    expect(m.attachments.map((a) => [a.filename, a.contentType])).toEqual([[`${invoice.number}.pdf`, PDF]]);
+    const pdf = await get(iri, PDF);
+    expect(m.attachments[0]!.content.equals(pdf.bytes)).toBe(true);
+    const fx = readFacturX(pdf.bytes, 'facturx-email');
+    expect(fx.files).toEqual(['factur-x.xml']);
+    await expectValidCii(fx.xml!.toString('utf8'));
+  }, 60_000);
+
+  it('xrechnung: the XRechnung XML with the PDF', async () => {
+    const { email, m, invoice, iri } = await sent(clients.xrechnung);
+    expect(email.attach).toEqual(['pdf', 'ubl']);
+    expect(m.attachments.map((a) => a.filename)).toEqual([`${invoice.number}.pdf`, `${invoice.number}.xml`]);
+    const xml = await get(iri, UBL);
+    expect(m.attachments[1]!.content.equals(xml.bytes)).toBe(true);
+    expect(xml.text).toContain('xrechnung_3.0</cbc:CustomizationID>');
+    expect(m.attachments[0]!.content.equals((await get(iri, PDF)).bytes)).toBe(true);
+  }, 60_000);
 });

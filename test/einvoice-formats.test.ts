@@ -325,3 +325,29 @@ describe("e-mails attach what the client's format asks", () => {
     expect(m.attachments[0]!.content.equals((await get(iri, PDF)).bytes)).toBe(true);
   }, 60_000);
 });
+
+describe("the client page offers the client's format", () => {
+  async function linkTo(iri: string) {
+    const res = await admin.post('/api/document-links', { document: iri });
+    expect(res.status, res.text).toBe(201);
+    const url = new URL(res.body.url as string);
+    const page = await (await fetch(t.url + url.pathname)).text();
+    const downloads = [...page.matchAll(/<a class="cl-btn" href="([^"]+)" download="([^"]+)">([^<]+)<\/a>/g)].map((m) => [m[1]!.replace(url.pathname, ''), m[2], m[3]]);
+    const file = async (suffix: string) => Buffer.from(await (await fetch(t.url + url.pathname + suffix)).arrayBuffer());
+    return { downloads, file };
+  }
+
+  it('facturx: one download, the Factur-X PDF; xrechnung: the PDF and the XRechnung XML', async () => {
+    const fxInv = await invoiceFor(clients.facturx);
+    const fx = await linkTo(fxInv['@id']);
+    expect(fx.downloads).toEqual([['/pdf', `${fxInv.number}.pdf`, 'Download PDF (Factur-X e-invoice)']]);
+    const pdf = await fx.file('/pdf');
+    expect(pdf.equals((await get(fxInv['@id'], PDF)).bytes)).toBe(true);
+    expect(readFacturX(pdf, 'facturx-link').files).toEqual(['factur-x.xml']);
+
+    const xrInv = await invoiceFor(clients.xrechnung);
+    const xr = await linkTo(xrInv['@id']);
+    expect(xr.downloads).toEqual([['/pdf', `${xrInv.number}.pdf`, 'Download PDF'], ['/ubl', `${xrInv.number}.xml`, 'E-invoice (XRechnung)']]);
+    expect((await xr.file('/ubl')).equals((await get(xrInv['@id'], UBL)).bytes)).toBe(true);
+  });
+});

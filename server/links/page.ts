@@ -70,6 +70,18 @@ const STATUS: Record<string, string> = {
   sent: 'Awaiting your answer', accepted: 'Accepted', declined: 'Declined', issued: 'Issued',
 };
 
+/**
+ * The downloads: what an e-mail to the client attaches (CONTRACT §19). A Factur-X client gets
+ * the PDF that carries its e-invoice; an XRechnung client the PDF and the XRechnung XML; others
+ * the PDF and the Peppol UBL, where the document has one.
+ */
+function downloads(d: DocumentData, o: Pick<PageOptions, 'base' | 'ubl'>): [href: string, file: string, label: string][] {
+  const pdf: [string, string, string] = [`${o.base}/pdf`, `${d.number}.pdf`, 'Download PDF'];
+  if (!o.ubl) return [pdf];
+  if (d.eInvoiceFormat === 'facturx') return [[pdf[0], pdf[1], 'Download PDF (Factur-X e-invoice)']];
+  return [pdf, [`${o.base}/ubl`, `${d.number}.xml`, d.eInvoiceFormat === 'xrechnung' ? 'E-invoice (XRechnung)' : 'E-invoice (UBL)']];
+}
+
 export function documentPage(d: DocumentData, o: PageOptions): string {
   const title = TITLES[d.kind];
   const seller = d.seller;
@@ -150,8 +162,7 @@ export function documentPage(d: DocumentData, o: PageOptions): string {
     <div class="cl-head-side">
       ${headline}
       <p class="cl-downloads">
-        <a class="cl-btn" href="${esc(o.base)}/pdf" download="${esc(d.number)}.pdf">Download PDF</a>
-        ${o.ubl ? `<a class="cl-btn" href="${esc(o.base)}/ubl" download="${esc(d.number)}.xml">E-invoice (UBL)</a>` : ''}
+        ${downloads(d, o).map(([href, file, label]) => `<a class="cl-btn" href="${esc(href)}" download="${esc(file)}">${esc(label)}</a>`).join('\n        ')}
       </p>
     </div>
   </header>

@@ -49,9 +49,9 @@ const data: DocumentData = {
   seller: {
     id: 'x', name: 'Acme', legalName: 'Acme GmbH', email: 'billing@acme.test', phone: null, website: null, vatNumber: 'DE123456789', registrationNumber: null,
     street1: 'Hauptstraße 1', street2: null, city: 'Berlin', state: null, zip: '10115', country: 'DE', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX',
-    invoiceFooter: 'Acme GmbH · Berlin', currency: 'EUR', createdAt: new Date(0), updatedAt: new Date(0),
+    invoiceFooter: 'Acme GmbH · Berlin', currency: 'EUR', peppolId: '9930:DE123456789', contactName: 'Anna Acme', vatRegistered: true, vatExemptionNote: null, createdAt: new Date(0), updatedAt: new Date(0),
   },
-  buyer: { name: 'Client Ltd', vatNumber: null, address: { country: 'NL', city: 'Amsterdam' }, contact: { firstName: 'Ann', email: 'ann@client.test' } },
+  buyer: { name: 'Client Ltd', vatNumber: null, peppolId: '0106:12345678', address: { country: 'NL', city: 'Amsterdam' }, contact: { firstName: 'Ann', email: 'ann@client.test' } },
 };
 
 console.log(`10-line invoice, ${seconds} s per measure`);
@@ -64,9 +64,9 @@ await rate('Factur-X PDF/A-3 with its CII, rendering', async () => renderPdf(dat
 const t = await startTestServer({ RATE_LIMIT_MAX: '100000000' });
 try {
   const c = client(t, await tokenFor(t, { email: 'bench@docs.test', company: 'Bench', currency: 'EUR' }));
-  await c.patch('/api/company', { legalName: 'Bench GmbH', email: 'billing@bench.test', vatNumber: 'DE123456789', country: 'DE', city: 'Berlin', iban: 'DE89370400440532013000' });
+  await c.patch('/api/company', { legalName: 'Bench GmbH', email: 'billing@bench.test', vatNumber: 'DE123456789', country: 'DE', city: 'Berlin', iban: 'DE89370400440532013000', peppolId: '9930:DE123456789' });
   const vat = (await c.post('/api/taxes', { name: 'VAT', rate: 20 })).body['@id'];
-  const cl = (await c.post('/api/clients', { name: 'Client Ltd' })).body['@id'];
+  const cl = (await c.post('/api/clients', { name: 'Client Ltd', peppolId: '0106:12345678' })).body['@id'];
   await c.post('/api/addresses', { client: cl, city: 'Amsterdam', country: 'NL' });
   await c.post('/api/contacts', { client: cl, firstName: 'Ann', email: 'ann@client.test' });
   const inv = (await c.post('/api/invoices', { client: cl, lines: lines.map((l) => ({ description: l.description, qty: Number(l.qty), price: l.price, tax: vat })) })).body['@id'];

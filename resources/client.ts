@@ -1,5 +1,6 @@
 import { children, defineResource, oneOf, text } from '../engine/descriptor.ts';
 import { clientRules } from './rules/client.ts';
+import { normalisePeppolId, peppolIdProblem } from './rules/peppol.ts';
 
 export default defineResource({
   name: 'Client',
@@ -10,6 +11,7 @@ export default defineResource({
     currency: text({ format: 'currency', filter: 'exact', description: "ISO 4217 code; defaults to the company's currency" }),
     website: text({ format: 'url', max: 255 }),
     vatNumber: text({ max: 64 }),
+    peppolId: text({ max: 110, normalise: normalisePeppolId, check: peppolIdProblem, description: "The buyer's electronic address (BT-49): <scheme>:<id> with a scheme of Peppol's EAS code list, e.g. 0208:0123456749" }),
     eInvoiceFormat: oneOf(['peppol', 'xrechnung', 'facturx'], {
       default: 'peppol', filter: 'exact',
       description: "The e-invoice this client's invoices and credit notes are made as (CONTRACT §19): `peppol` (Peppol BIS Billing 3 UBL), `xrechnung` (XRechnung 3.0 UBL, needs a buyerReference) or `facturx` (Factur-X / ZUGFeRD: the PDF is a PDF/A-3 carrying the CII invoice)",

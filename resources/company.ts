@@ -6,9 +6,10 @@
 // in index.ts: /api serves it from a model of its own.
 import type { Processor, Provider } from '../engine/custom.ts';
 import { Type } from '@sinclair/typebox';
-import { defineResource, json, text } from '../engine/descriptor.ts';
+import { boolean, defineResource, json, text } from '../engine/descriptor.ts';
 import { CLIENT_LINKS_AVAILABLE, PLACEHOLDERS, templateProblems } from './rules/email-templates.ts';
 import { bicProblem, compact, ibanProblem, vatProblem } from './rules/company.ts';
+import { normalisePeppolId, peppolIdProblem } from './rules/peppol.ts';
 
 const template = Type.Object(
   { subject: Type.Optional(Type.String({ maxLength: 500 })), body: Type.Optional(Type.String({ maxLength: 20_000 })) },
@@ -52,6 +53,11 @@ export const company = (storage?: { provider: Provider; processor: Processor }) 
         default: [],
         description: 'Reminders of pending and overdue invoices: day offsets from the due date (e.g. [-3, 1, 7, 14]); [] sends none',
       }),
+      // E-invoices the networks accept (CONTRACT §18).
+      peppolId: text({ max: 110, normalise: normalisePeppolId, check: peppolIdProblem, description: "The seller's electronic address (BT-34): <scheme>:<id> with a scheme of Peppol's EAS code list, e.g. 0208:0123456749, 9930:DE123456789, 0088:4035811991014" }),
+      contactName: text({ max: 100, description: "The seller's contact point (BT-41), written with the profile's phone and e-mail" }),
+      vatRegistered: boolean({ default: true, description: 'False for a business not registered for VAT (below a national threshold): every line is then category O, not subject to VAT' }),
+      vatExemptionNote: text({ max: 300, description: 'Why no VAT is charged when not VAT-registered, shown on every document, e.g. "TVA non applicable, art. 293 B du CGI"' }),
     },
     operations: { rest: ['read', 'update'], graphql: ['query', 'update'] },
     writers: ['admin'],

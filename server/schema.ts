@@ -1,5 +1,5 @@
 // Tables that are not API resources: tenancy, users, tokens, request history, settings.
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date', precision: 3 });
@@ -28,6 +28,11 @@ export const companies = pgTable('companies', {
   // the reminders' day offsets from the due date.
   emailTemplates: jsonb('email_templates'),
   reminders: jsonb('reminders').notNull().default([]),
+  // E-invoices (CONTRACT §18): electronic address, seller contact, VAT registration.
+  peppolId: text('peppol_id'),
+  contactName: text('contact_name'),
+  vatRegistered: boolean('vat_registered').notNull().default(true),
+  vatExemptionNote: text('vat_exemption_note'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [uniqueIndex('companies_name_unique').on(sql`lower(${t.name})`)]);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { freePort } from './helpers.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { en16931Violations } from './support/en16931.ts';
+import { checkEinvoice } from './support/einvoice-validate.ts';
 
 const root = join(import.meta.dirname, '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
@@ -145,13 +146,16 @@ describe.concurrent('CLI on the embedded database', { timeout: 240_000 }, () => 
       const xml = await ubl.text();
       expect(ubl.status, xml).toBe(200);
       expect(en16931Violations(xml)).toEqual([]);
+      await checkEinvoice(ubl.headers.get('content-type'), xml);
       expect(xml.match(/<cac:AllowanceCharge>/g)?.length).toBe(2);
       const notes = await get(token, '/api/credit-notes');
       expect(notes.items.map((n) => [n.status, n.invoice])).toEqual([['issued', `/api/invoices/${String(twoRates!.id)}`]]);
       expect(twoRates!.amountCredited).toBe(notes.items[0]!.total);
       const noteUbl = await fetch(`http://127.0.0.1:${port}/api/credit-notes/${String(notes.items[0]!.id)}`, { headers: { 'x-api-token': token, accept: 'application/vnd.oasis.ubl+xml' } });
       expect(noteUbl.status).toBe(200);
-      expect(en16931Violations(await noteUbl.text())).toEqual([]);
+      const noteXml = await noteUbl.text();
+      expect(en16931Violations(noteXml)).toEqual([]);
+      await checkEinvoice(noteUbl.headers.get('content-type'), noteXml);
 
       const quotes = await get(token, '/api/quotes');
       expect(new Set(quotes.items.map((q) => q.status))).toEqual(new Set(['draft', 'sent', 'accepted', 'declined']));

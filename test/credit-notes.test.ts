@@ -24,8 +24,8 @@ beforeAll(async () => {
   admin = client(t, await tokenFor(t, { email: 'a@cn.test', company: 'CN Co', currency: 'EUR' }));
   viewer = client(t, await tokenFor(t, { email: 'v@cn.test', company: 'CN Co', role: 'viewer' }));
   other = client(t, await tokenFor(t, { email: 'o@other.test', company: 'Other' }));
-  await admin.patch('/api/company', { legalName: 'CN Company GmbH', email: 'billing@cn.test', vatNumber: 'DE123456789', country: 'DE', city: 'Berlin', street1: 'Str. 1', zip: '10115' });
-  clientIri = (await admin.post('/api/clients', { name: 'Buyer BV', vatNumber: 'NL999999999B01' })).body['@id'];
+  await admin.patch('/api/company', { legalName: 'CN Company GmbH', email: 'billing@cn.test', vatNumber: 'DE123456789', country: 'DE', city: 'Berlin', street1: 'Str. 1', zip: '10115', peppolId: '9930:DE123456789' });
+  clientIri = (await admin.post('/api/clients', { name: 'Buyer BV', vatNumber: 'NL999999999B01', peppolId: '9944:NL999999999B01' })).body['@id'];
   await admin.post('/api/addresses', { client: clientIri, city: 'Amsterdam', country: 'NL' });
   await admin.post('/api/contacts', { client: clientIri, firstName: 'Ann', email: 'ann@buyer.test' });
   tax.s20 = (await admin.post('/api/taxes', { name: 'VAT', rate: 20 })).body['@id'];

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../server/config.ts';
 import { rowsOf } from '../server/db.ts';
 import { call, client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
+import { checkEinvoice } from './support/einvoice-validate.ts';
 
 let t: TestServer;
 let admin: Client;
@@ -216,6 +217,7 @@ describe('the page', () => {
     if (apiUbl.status === 200) {
       expect(ubl.headers.get('content-type')).toBe(apiUbl.headers.get('content-type'));
       expect(ubl.bytes.equals(Buffer.from(await apiUbl.arrayBuffer()))).toBe(true);
+      await checkEinvoice(ubl.headers.get('content-type'), ubl.bytes.toString('utf8'));
     }
     const quote = (await admin.post('/api/quotes', { client: clientIri, lines: [{ description: 'Offer', price: 1000 }] })).body;
     const qurl = (await link(quote['@id'])).body.url as string;

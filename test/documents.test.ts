@@ -8,6 +8,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { assertEn16931, en16931Violations } from './support/en16931.ts';
+import { checkEinvoice, testGln } from './support/einvoice-validate.ts';
 
 let t: TestServer;
 let admin: Client;
@@ -20,8 +21,8 @@ const UBL = 'application/vnd.oasis.ubl+xml';
 async function getBytes(c: Client, path: string, accept: string) {
   const res = await fetch(t.url + path, { headers: { 'x-api-token': c.token, accept } });
   const bytes = Buffer.from(await res.arrayBuffer());
-  // Every e-invoice this file gets must obey the EN 16931 business rules (test/support/en16931.ts).
-  if (res.status === 200 && (res.headers.get('content-type') ?? '').startsWith(UBL)) assertEn16931(bytes.toString('utf8'));
+  // Every e-invoice this file gets must pass the official artefacts and our checker (test/support/einvoice-validate.ts).
+  if (res.status === 200) await checkEinvoice(res.headers.get('content-type'), bytes.toString('utf8'));
   return { status: res.status, headers: res.headers, bytes };
 }
 
@@ -35,8 +36,9 @@ function pdfText(bytes: Buffer): string {
 
 const taxes: Record<string, string> = {};
 
+let glns = 0;
 async function clientWith(name: string, currency: string, country: string) {
-  const iri = (await admin.post('/api/clients', { name, currency, vatNumber: `${country === 'GR' ? 'EL' : country}999999999` })).body['@id'];
+  const iri = (await admin.post('/api/clients', { name, currency, vatNumber: `${country === 'GR' ? 'EL' : country}999999999`, peppolId: `0088:${testGln(++glns)}` })).body['@id'];
   await admin.post('/api/addresses', { client: iri, street1: 'Main street 1', city: 'Capital', zip: '12345', country });
   await admin.post('/api/contacts', { client: iri, firstName: 'Ann', email: `ann@${country.toLowerCase()}.test` });
   return iri;
@@ -50,6 +52,7 @@ beforeAll(async () => {
   const profile = await admin.patch('/api/company', {
     legalName: 'Docs Company Ltd', email: 'billing@docs.test', vatNumber: 'DE123456789', street1: 'Seller street 2', city: 'Berlin', zip: '10115',
     country: 'DE', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', invoiceFooter: 'Registered in Berlin, HRB 1',
+    peppolId: '9930:DE123456789', contactName: 'Dora Docs', phone: '+49 30 1234567',
   });
   expect(profile.status).toBe(200);
   taxes.vat = (await admin.post('/api/taxes', { name: 'VAT', rate: 20 })).body['@id'];
@@ -296,7 +299,7 @@ describe('UBL e-invoice', () => {
     expect((doc.InvoiceLine as X[]).length).toBe(4);
   });
 
-  it('writes JPY without decimals and BHD with three, payments as prepaid', async () => {
+  it('writes JPY without decimals, payments as prepaid; a currency with three decimals (BHD) is a 422 on currency (CONTRACT §18)', async () => {
     const jpy = await ubl('JPY', [{ description: 'Translation', qty: 3, price: 12000, tax: 'vat' }]);
     checkInvoice(jpy.res.bytes.toString('utf8'), 0, jpy.inv);
     expect(jpy.res.bytes.toString('utf8')).toContain('<cbc:PayableAmount currencyID="JPY">43200</cbc:PayableAmount>');
@@ -304,11 +307,18 @@ describe('UBL e-invoice', () => {
     const bhd = await ubl('BHD', [{ description: 'Consulting', qty: 1.5, price: 123457, tax: 'vat' }]);
     await admin.patch(bhd.inv['@id'], { status: 'pending' });
     expect((await admin.post('/api/payments', { invoice: bhd.inv['@id'], amount: 100000 })).status).toBe(201);
-    const paid = (await admin.get(bhd.inv['@id'])).body;
-    const xml = (await getBytes(admin, bhd.inv['@id'], UBL)).bytes.toString('utf8');
-    checkInvoice(xml, 3, paid);
-    expect(xml).toContain('<cbc:PrepaidAmount currencyID="BHD">100.000</cbc:PrepaidAmount>');
-    expect(xml).toContain('<cbc:PayableAmount currencyID="BHD">122.223</cbc:PayableAmount>');
+    expect(bhd.res.status).toBe(422);
+    const problem = JSON.parse(bhd.res.bytes.toString('utf8'));
+    expect(problem.violations).toEqual([expect.objectContaining({ propertyPath: 'currency', message: expect.stringMatching(/two decimals.*BHD has 3/) })]);
+
+    const eur = await ubl('EUR', [{ description: 'Consulting', qty: 1.5, price: 123457, tax: 'vat' }]);
+    await admin.patch(eur.inv['@id'], { status: 'pending' });
+    expect((await admin.post('/api/payments', { invoice: eur.inv['@id'], amount: 100000 })).status).toBe(201);
+    const paid = (await admin.get(eur.inv['@id'])).body;
+    const xml = (await getBytes(admin, eur.inv['@id'], UBL)).bytes.toString('utf8');
+    checkInvoice(xml, 2, paid);
+    expect(xml).toContain('<cbc:PrepaidAmount currencyID="EUR">1000.00</cbc:PrepaidAmount>');
+    expect(xml).toContain('<cbc:PayableAmount currencyID="EUR">1222.23</cbc:PayableAmount>');
   });
 
   it('carries a discount as one allowance per tax group, and a VAT breakdown of the groups (CONTRACT §13)', async () => {
@@ -364,7 +374,15 @@ describe('UBL e-invoice', () => {
     const res = await getBytes(admin, inv.body['@id'], UBL);
     expect(res.status).toBe(422);
     const paths = JSON.parse(res.bytes.toString('utf8')).violations.map((v: X) => v.propertyPath);
-    expect(paths).toEqual(['client.addresses', 'client.contacts']);
+    expect(paths).toEqual(['client.addresses', 'client.peppolId']);
+    // No other scheme is invented for a missing electronic address (CONTRACT §18).
+    await admin.patch('/api/company', { peppolId: null });
+    try {
+      const noSeller = await getBytes(admin, inv.body['@id'], UBL);
+      expect(JSON.parse(noSeller.bytes.toString('utf8')).violations.map((v: X) => v.propertyPath)).toContain('company.peppolId');
+    } finally {
+      await admin.patch('/api/company', { peppolId: '9930:DE123456789' });
+    }
 
     await admin.patch('/api/company', { vatNumber: null });
     try {

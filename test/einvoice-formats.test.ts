@@ -72,8 +72,10 @@ function readFacturX(pdf: Buffer, name: string) {
 const clients = {} as Record<'facturx' | 'xrechnung' | 'peppol', string>;
 const taxes: Record<string, string> = {};
 
-async function clientWith(name: string, o: { country: string; vat: string; format?: string; buyerReference?: string; currency?: string }): Promise<string> {
-  const res = await admin.post('/api/clients', { name, currency: o.currency ?? 'EUR', vatNumber: o.vat, ...(o.format ? { eInvoiceFormat: o.format } : {}), ...(o.buyerReference ? { buyerReference: o.buyerReference } : {}) });
+async function clientWith(name: string, o: { country: string; vat: string; peppolId?: string; format?: string; buyerReference?: string; currency?: string }): Promise<string> {
+  const res = await admin.post('/api/clients', {
+    name, currency: o.currency ?? 'EUR', vatNumber: o.vat, ...(o.peppolId ? { peppolId: o.peppolId } : {}), ...(o.format ? { eInvoiceFormat: o.format } : {}), ...(o.buyerReference ? { buyerReference: o.buyerReference } : {}),
+  });
   expect(res.status, res.text).toBe(201);
   const iri = res.body['@id'];
   await admin.post('/api/addresses', { client: iri, street1: 'Rue du Client 4', city: 'Lyon', zip: '69001', country: o.country });
@@ -104,16 +106,18 @@ beforeAll(async () => {
   t = await startTestServer({ SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'Billing <billing@atelier.test>', MAIL_POLL_INTERVAL: '100ms', MAIL_TIMEOUT: '3s' });
   admin = client(t, await tokenFor(t, { email: 'admin@fx.test', company: 'FX Co', currency: 'EUR' }));
   const profile = await admin.patch('/api/company', {
-    legalName: 'Atelier Müller GmbH', email: 'billing@atelier.test', phone: '+49 30 123456', vatNumber: 'DE123456789', registrationNumber: 'HRB 12345',
+    legalName: 'Atelier Müller GmbH', email: 'billing@atelier.test', phone: '+49 30 123456', contactName: 'Jana Müller', peppolId: '9930:DE123456789', vatNumber: 'DE123456789', registrationNumber: 'HRB 12345',
     street1: 'Hauptstraße 5', city: 'Berlin', zip: '10115', country: 'DE', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', invoiceFooter: 'Atelier Müller GmbH · Berlin',
   });
   expect(profile.status, profile.text).toBe(200);
   companyId = (await t.db.database.db.select({ id: companies.id }).from(companies).where(eq(companies.name, 'FX Co')))[0]!.id;
   taxes.std = (await admin.post('/api/taxes', { name: 'MwSt 19%', rate: 19 })).body['@id'];
   taxes.reduced = (await admin.post('/api/taxes', { name: 'MwSt 7%', rate: 7 })).body['@id'];
+  // A French business without an electronic address (Factur-X needs none), a German public buyer
+  // reached by its Leitweg-ID (scheme 0204), a German business on Peppol.
   clients.facturx = await clientWith('Boulangerie Dupont', { country: 'FR', vat: 'FR12345678901', format: 'facturx' });
-  clients.xrechnung = await clientWith('Stadt Beispielhausen', { country: 'DE', vat: 'DE987654321', format: 'xrechnung', buyerReference: LEITWEG });
-  clients.peppol = await clientWith('Peppol Buyer BV', { country: 'DE', vat: 'DE111111111' });
+  clients.xrechnung = await clientWith('Stadt Beispielhausen', { country: 'DE', vat: 'DE987654321', peppolId: `0204:${LEITWEG}`, format: 'xrechnung', buyerReference: LEITWEG });
+  clients.peppol = await clientWith('Peppol Buyer GmbH', { country: 'DE', vat: 'DE111111111', peppolId: '9930:DE111111111' });
 });
 afterAll(async () => {
   await t?.close();
@@ -237,6 +241,19 @@ describe('XRechnung 3.0 UBL', () => {
     // The PDF stays the PDF of §13 for such a client.
     const pdf = await get(inv['@id'], PDF);
     expect(run('pdfdetach', '-list', file(pdf.bytes, 'pdf'))).toMatch(/^0 embedded files/m);
+  });
+
+  it("is the UBL of its credit notes too (CreditNote 381, payment instructions, the invoice's buyer reference)", async () => {
+    const inv = await invoiceFor(clients.xrechnung, { buyerReference: '991-77777-01' });
+    const note = await admin.post(`${inv['@id']}/credit`, {});
+    expect(note.status, note.text).toBe(201);
+    expect((await admin.patch(note.body['@id'], { status: 'issued' })).status).toBe(200);
+    const res = await get(note.body['@id'], UBL);
+    expect(res.status, res.text).toBe(200);
+    expect(res.text).toContain('<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>');
+    expect(res.text).toContain('xrechnung_3.0</cbc:CustomizationID>');
+    expect(res.text).toContain('<cbc:BuyerReference>991-77777-01</cbc:BuyerReference>');
+    await expectValidUbl(res.text, { xrechnung: true });
   });
 
   it("takes the invoice's own buyerReference over the client's", async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../server/db.ts';
 import { client, freshDatabase, startTestServer, tokenFor, type Client, type TestDatabase, type TestServer } from './helpers.ts';
 import { Mailbox, until } from './support/smtp.ts';
+import { checkEinvoice } from './support/einvoice-validate.ts';
 
 const PDF = 'application/pdf';
 const UBL = 'application/vnd.oasis.ubl+xml';
@@ -53,8 +54,8 @@ beforeAll(async () => {
   t = await startTestServer(env(smtp.port), { db });
   admin = client(t, await tokenFor(t, { email: 'a@mail.test', company: 'Mail A' }));
   other = client(t, await tokenFor(t, { email: 'b@mail.test', company: 'Mail B' }));
-  expect((await admin.patch('/api/company', { legalName: 'Mail A GmbH', email: 'office@mail-a.test', vatNumber: 'DE123456789', country: 'DE', city: 'Berlin', street1: 'Str. 1', zip: '10115' })).status).toBe(200);
-  const c = await admin.post('/api/clients', { name: 'Buyer <b>&Co</b>', vatNumber: 'NL999999999B01' });
+  expect((await admin.patch('/api/company', { legalName: 'Mail A GmbH', email: 'office@mail-a.test', vatNumber: 'DE123456789', country: 'DE', city: 'Berlin', street1: 'Str. 1', zip: '10115', peppolId: '9930:DE123456789' })).status).toBe(200);
+  const c = await admin.post('/api/clients', { name: 'Buyer <b>&Co</b>', vatNumber: 'NL999999999B01', peppolId: '9944:NL999999999B01' });
   clientIri = c.body['@id'];
   await admin.post('/api/addresses', { client: clientIri, city: 'Amsterdam', country: 'NL' });
   await admin.post('/api/contacts', { client: clientIri, firstName: 'Ann', email: 'ann@buyer.test' });
@@ -107,6 +108,7 @@ describe('sending a document', () => {
     expect(m.attachments.map((a) => a.filename)).toEqual([`${invoice.number}.pdf`, `${invoice.number}.xml`]);
     expect(Buffer.compare(m.attachments[0]!.content, Buffer.from(await pdf.arrayBuffer()))).toBe(0);
     expect(Buffer.compare(m.attachments[1]!.content, Buffer.from(await xml.arrayBuffer()))).toBe(0);
+    await checkEinvoice(UBL, m.attachments[1]!.content.toString('utf8'));
   }, 60_000);
 
   it('sends a draft quote (draft → sent) and lists e-mails by document, status and kind', async () => {

@@ -30,8 +30,8 @@ function migrationData(): string[] {
 beforeAll(async () => {
   t = await startTestServer();
   api = client(t, await tokenFor(t, { email: 'm@m.test', company: 'M', currency: 'EUR' }));
-  await api.patch('/api/company', { legalName: 'M GmbH', email: 'billing@m.test', vatNumber: 'DE123456789', country: 'DE', city: 'Berlin' });
-  clientIri = (await api.post('/api/clients', { name: 'Buyer', vatNumber: 'NL999999999B01' })).body['@id'];
+  await api.patch('/api/company', { legalName: 'M GmbH', email: 'billing@m.test', vatNumber: 'DE123456789', country: 'DE', city: 'Berlin', peppolId: '9930:DE123456789' });
+  clientIri = (await api.post('/api/clients', { name: 'Buyer', vatNumber: 'NL999999999B01', peppolId: '9944:NL999999999B01' })).body['@id'];
   await api.post('/api/addresses', { client: clientIri, city: 'Amsterdam', country: 'NL' });
   await api.post('/api/contacts', { client: clientIri, firstName: 'Ann', email: 'ann@buyer.test' });
   tax.s20 = (await api.post('/api/taxes', { name: 'VAT 20', rate: 20 })).body['@id'];

@@ -11,6 +11,7 @@ import { scaled, SCALE } from '../../resources/rules/totals.ts';
 import type { DocumentData } from './data.ts';
 import { currencyDigits, decimalOf, plainDecimal } from './money.ts';
 import { categoryOf, el, txt } from './ubl.ts';
+import { splitPeppolId } from '../../resources/rules/peppol.ts';
 
 /** BT-24 of Factur-X's EN 16931 profile (also ZUGFeRD 2.3's "COMFORT"). */
 export const CII_GUIDELINE = 'urn:cen.eu:en16931:2017';
@@ -73,6 +74,14 @@ function address(a: Record<string, unknown> | null | undefined): string {
     txt('ram:CountrySubDivisionName', o.state));
 }
 
+/** The electronic address (BT-34, BT-49) of a party with a peppolId (CONTRACT §18); none is invented. */
+function endpoint(peppolId: unknown): string | null {
+  const v = str(peppolId);
+  if (!v) return null;
+  const { scheme, id } = splitPeppolId(v);
+  return el('ram:URIUniversalCommunication', null, txt('ram:URIID', id, { schemeID: scheme }));
+}
+
 /** BT-30 (the legal registration) and BT-28 (the trading name), when there is either. */
 const legalOrganization = (id: string | null, tradingName: string | null): string | null =>
   id || tradingName ? el('ram:SpecifiedLegalOrganization', null, txt('ram:ID', id), txt('ram:TradingBusinessName', tradingName)) : null;
@@ -83,6 +92,23 @@ function contact(name: string | null, phone: string | null, email: string | null
     txt('ram:PersonName', name),
     phone ? el('ram:TelephoneUniversalCommunication', null, txt('ram:CompleteNumber', phone)) : null,
     email ? el('ram:EmailURIUniversalCommunication', null, txt('ram:URIID', email)) : null);
+}
+
+/**
+ * Payment instructions (BG-16), as the UBL gives them (CONTRACT §18): on every invoice a credit
+ * transfer (30) to the profile's IBAN, or "instrument not defined" (1) without one; on a German
+ * seller's credit note "instrument not defined".
+ */
+function paymentMeans(d: DocumentData, sellerName: string): string | null {
+  const s = d.seller;
+  if (d.kind === 'creditNote') {
+    return String(s.country ?? '').toUpperCase() === 'DE' ? el('ram:SpecifiedTradeSettlementPaymentMeans', null, el('ram:TypeCode', null, '1')) : null;
+  }
+  if (!str(s.iban)) return el('ram:SpecifiedTradeSettlementPaymentMeans', null, el('ram:TypeCode', null, '1'));
+  return el('ram:SpecifiedTradeSettlementPaymentMeans', null,
+    el('ram:TypeCode', null, '30'),
+    el('ram:PayeePartyCreditorFinancialAccount', null, txt('ram:IBANID', String(s.iban).replace(/\s+/g, '')), txt('ram:AccountName', sellerName)),
+    str(s.bic) ? el('ram:PayeeSpecifiedCreditorFinancialInstitution', null, txt('ram:BICID', s.bic)) : null);
 }
 
 /** The CII document (an invoice 380, or a credit note 381); call ciiProblems first. */
@@ -120,15 +146,15 @@ export function renderCii(d: DocumentData): string {
     el('ram:SellerTradeParty', null,
       txt('ram:Name', sellerName),
       legalOrganization(str(s.registrationNumber), str(s.name) !== sellerName ? str(s.name) : null),
-      contact(null, str(s.phone), str(s.email)),
+      contact(str(s.contactName), str(s.phone), str(s.email)),
       address(s),
-      str(s.email) ? el('ram:URIUniversalCommunication', null, txt('ram:URIID', s.email, { schemeID: 'EM' })) : null,
+      endpoint(s.peppolId),
       str(s.vatNumber) ? el('ram:SpecifiedTaxRegistration', null, txt('ram:ID', s.vatNumber, { schemeID: 'VA' })) : null),
     el('ram:BuyerTradeParty', null,
       txt('ram:Name', d.buyer.name),
       contact(buyerPerson, null, str(buyerContact.email)),
       address(d.buyer.address),
-      str(buyerContact.email) ? el('ram:URIUniversalCommunication', null, txt('ram:URIID', buyerContact.email, { schemeID: 'EM' })) : null,
+      endpoint(d.buyer.peppolId),
       d.buyer.vatNumber ? el('ram:SpecifiedTaxRegistration', null, txt('ram:ID', d.buyer.vatNumber, { schemeID: 'VA' })) : null));
 
   // One allowance per group with a discount (reason code 95: discount), in the group's category.
@@ -157,12 +183,7 @@ export function renderCii(d: DocumentData): string {
   const settlement = el('ram:ApplicableHeaderTradeSettlement', null,
     credit ? null : txt('ram:PaymentReference', d.number),
     el('ram:InvoiceCurrencyCode', null, d.currency),
-    !credit && str(s.iban)
-      ? el('ram:SpecifiedTradeSettlementPaymentMeans', null,
-        el('ram:TypeCode', null, '30'),
-        el('ram:PayeePartyCreditorFinancialAccount', null, txt('ram:IBANID', String(s.iban).replace(/\s+/g, '')), txt('ram:AccountName', sellerName)),
-        str(s.bic) ? el('ram:PayeeSpecifiedCreditorFinancialInstitution', null, txt('ram:BICID', s.bic)) : null)
-      : null,
+    paymentMeans(d, sellerName),
     d.groups.map((g) => {
       const c = groupCategory(g.rate);
       return el('ram:ApplicableTradeTax', null,

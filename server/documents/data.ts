@@ -80,6 +80,8 @@ export interface DocumentData {
   buyer: {
     name: string;
     vatNumber: string | null;
+    /** The buyer's electronic address (`<scheme>:<id>`, CONTRACT §18). */
+    peppolId: string | null;
     address: FieldValues | null;
     contact: FieldValues | null;
   };
@@ -169,6 +171,6 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
     eInvoiceFormat: (str(client.eInvoiceFormat) ?? 'peppol') as EInvoiceFormat,
     buyerReference: str(doc.buyerReference) ?? str(credited?.buyerReference) ?? str(client.buyerReference),
     seller,
-    buyer: { name: String(client.name), vatNumber: str(client.vatNumber), address, contact },
+    buyer: { name: String(client.name), vatNumber: str(client.vatNumber), peppolId: str(client.peppolId), address, contact },
   };
 }

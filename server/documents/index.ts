@@ -9,7 +9,7 @@ import type { DocumentRenderers } from '../../resources/rules/document-files.ts'
 import { loadDocument } from './data.ts';
 import type { renderPdf as RenderPdf } from './pdf.ts';
 import { renderUbl, ublProblems } from './ubl.ts';
-import { ciiProblems, renderCii, twoDecimalProblem } from './cii.ts';
+import { ciiProblems, renderCii } from './cii.ts';
 import { xrechnungProblems } from './xrechnung.ts';
 import { UBL_TYPE } from '../../resources/rules/document-files.ts';
 
@@ -43,7 +43,7 @@ export function documentRenderers(engine: Engine, db: Db): DocumentRenderers {
     async ubl(p, r, kind, id, profile) {
       const d = await loadDocument(engine, db, p, r, kind, id);
       const ubl = profile ?? (d.eInvoiceFormat === 'xrechnung' ? 'xrechnung' : 'peppol');
-      const problem = ublProblems(d) ?? (ubl === 'xrechnung' ? twoDecimalProblem(d.currency) ?? xrechnungProblems(d) : null);
+      const problem = ublProblems(d) ?? (ubl === 'xrechnung' ? xrechnungProblems(d) : null);
       if (problem) throw problem;
       return { body: renderUbl(d, ubl), contentType: `${UBL_TYPE}; charset=utf-8`, headers: { 'content-disposition': `inline; filename="${fileName(d.number, 'xml')}"` } };
     },

@@ -11,6 +11,7 @@ import { scaled, SCALE } from '../../resources/rules/totals.ts';
 import type { DocumentData, DocumentLine } from './data.ts';
 import type { UblProfile } from '../../resources/rules/document-files.ts';
 import { currencyDigits, decimalOf, plainDecimal } from './money.ts';
+import { splitPeppolId } from '../../resources/rules/peppol.ts';
 
 export const CUSTOMIZATION_ID = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
 export const PROFILE_ID = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
@@ -56,20 +57,38 @@ export function ublProblems(d: DocumentData): ApiError | null {
   }
   const v: Violation[] = [];
   const s = d.seller;
+  // EN 16931 allows amounts with two decimals at most (BR-DEC-*): a currency with three cannot be written.
+  if (currencyDigits(d.currency) > 2) {
+    v.push({ propertyPath: 'currency', message: `An EN 16931 e-invoice writes amounts with at most two decimals; ${d.currency} has ${currencyDigits(d.currency)}, so this document cannot be one.`, code: ViolationCode.rule });
+  }
   need(v, s.legalName ?? s.name, 'company.legalName', "the seller's name (BT-27): set it in the company profile");
   need(v, s.vatNumber, 'company.vatNumber', "the seller's VAT identifier (BT-31): set it in the company profile");
   need(v, s.country, 'company.country', "the seller's country (BT-40): set it in the company profile");
-  need(v, s.email, 'company.email', "the seller's electronic address (BT-34): set the email of the company profile");
+  need(v, s.peppolId, 'company.peppolId', "the seller's electronic address (BT-34): set the peppolId of the company profile, e.g. 0208:0123456749");
   need(v, d.buyer.address?.country, 'client.addresses', "the buyer's country (BT-55): give the client an address with a country");
-  need(v, d.buyer.contact?.email, 'client.contacts', "the buyer's electronic address (BT-49): give the client a contact with an email");
+  need(v, d.buyer.peppolId, 'client.peppolId', "the buyer's electronic address (BT-49): set the client's peppolId, e.g. 9930:DE123456789");
+  // Peppol's German rules (DE-R-002…009), for a German seller invoicing a German buyer.
+  if (germanPair(d)) {
+    need(v, s.contactName, 'company.contactName', "the seller's contact point (BT-41, German rule DE-R-005): set contactName in the company profile");
+    need(v, s.phone, 'company.phone', "the seller's contact telephone (BT-42, DE-R-006): set the phone of the company profile");
+    need(v, s.email, 'company.email', "the seller's contact e-mail (BT-43, DE-R-007): set the email of the company profile");
+    need(v, s.city, 'company.city', "the seller's city (BT-37, DE-R-003)");
+    need(v, s.zip, 'company.zip', "the seller's post code (BT-38, DE-R-004)");
+    need(v, d.buyer.address?.city, 'client.addresses', "the buyer's city (BT-52, DE-R-008): give the client's address a city");
+    need(v, d.buyer.address?.zip, 'client.addresses', "the buyer's post code (BT-53, DE-R-009): give the client's address a post code");
+  }
   if (!d.lines.length) v.push({ propertyPath: 'lines', message: 'An EN 16931 e-invoice needs at least one line (BG-25).', code: ViolationCode.blank });
   return v.length ? ApiError.validation(v) : null;
 }
 
-function party(o: { endpoint: string; name: string; legalName: string; address: Record<string, unknown> | null | undefined; vat: string | null; registration?: string | null; phone?: string | null; email?: string | null }): string {
+/** Seller and buyer are both in Germany: Peppol's German rules apply (DE-R-*). */
+const germanPair = (d: DocumentData) => String(d.seller.country ?? '').toUpperCase() === 'DE' && String(d.buyer.address?.country ?? '').toUpperCase() === 'DE';
+
+function party(o: { peppolId: string; name: string; legalName: string; address: Record<string, unknown> | null | undefined; vat: string | null; registration?: string | null; contactName?: string | null; phone?: string | null; email?: string | null }): string {
   const a = o.address ?? {};
+  const endpoint = splitPeppolId(o.peppolId);
   return el('cac:Party', null,
-    txt('cbc:EndpointID', o.endpoint, { schemeID: 'EM' }),
+    txt('cbc:EndpointID', endpoint.id, { schemeID: endpoint.scheme }),
     el('cac:PartyName', null, txt('cbc:Name', o.name)),
     el('cac:PostalAddress', null,
       txt('cbc:StreetName', a.street1),
@@ -80,12 +99,32 @@ function party(o: { endpoint: string; name: string; legalName: string; address: 
       el('cac:Country', null, txt('cbc:IdentificationCode', String(a.country ?? '').toUpperCase()))),
     o.vat ? el('cac:PartyTaxScheme', null, txt('cbc:CompanyID', o.vat), el('cac:TaxScheme', null, el('cbc:ID', null, 'VAT'))) : null,
     el('cac:PartyLegalEntity', null, txt('cbc:RegistrationName', o.legalName), txt('cbc:CompanyID', o.registration)),
-    o.phone || o.email ? el('cac:Contact', null, txt('cbc:Telephone', o.phone), txt('cbc:ElectronicMail', o.email)) : null);
+    o.contactName || o.phone || o.email ? el('cac:Contact', null, txt('cbc:Name', o.contactName), txt('cbc:Telephone', o.phone), txt('cbc:ElectronicMail', o.email)) : null);
 }
 
 /** The category of a tax group: S with its rate, or Z (0 %). */
 const groupCategory = (rate: number): { id: 'S' | 'Z'; percent: string } =>
   scaled(rate) === 0n ? { id: 'Z', percent: '0' } : { id: 'S', percent: plainDecimal(rate) };
+
+const contactName = (c: Record<string, unknown>): string | null => str([c.firstName, c.lastName].filter((x) => typeof x === 'string' && x.trim()).join(' '));
+
+/**
+ * Payment instructions (BG-16): every invoice carries them — a credit transfer (30) to the
+ * profile's IBAN, or "instrument not defined" (1) without one; a credit note where the rules ask
+ * (German seller: DE-R-001, BR-DE-1), as "instrument not defined".
+ */
+function paymentMeans(d: DocumentData, sellerName: string, profile: UblProfile): string | null {
+  const s = d.seller;
+  if (d.kind === 'creditNote') {
+    // XRechnung asks for them on every document (BR-DE-1), whoever the seller.
+    return String(s.country ?? '').toUpperCase() === 'DE' || profile === 'xrechnung' ? el('cac:PaymentMeans', null, el('cbc:PaymentMeansCode', null, '1')) : null;
+  }
+  if (!str(s.iban)) return el('cac:PaymentMeans', null, el('cbc:PaymentMeansCode', null, '1'), txt('cbc:PaymentID', d.number));
+  return el('cac:PaymentMeans', null,
+    el('cbc:PaymentMeansCode', null, '30'),
+    txt('cbc:PaymentID', d.number),
+    el('cac:PayeeFinancialAccount', null, txt('cbc:ID', s.iban), txt('cbc:Name', sellerName), str(s.bic) ? el('cac:FinancialInstitutionBranch', null, txt('cbc:ID', s.bic)) : null));
+}
 
 /** The UBL document (an Invoice, or a CreditNote for a credit note); call ublProblems first. */
 export function renderUbl(d: DocumentData, profile: UblProfile = 'peppol'): string {
@@ -99,13 +138,16 @@ export function renderUbl(d: DocumentData, profile: UblProfile = 'peppol'): stri
     el(name, null, el('cbc:ID', null, c.id), el('cbc:Percent', null, c.percent), el('cac:TaxScheme', null, el('cbc:ID', null, 'VAT')));
 
   // One allowance per group with a discount (reason code 95: discount), in the group's category.
+  const percentage = d.discountType === 'percentage' && digits >= 2;
   const allowances = d.groups.filter((g) => g.discount !== 0).map((g) => el('cac:AllowanceCharge', null,
     el('cbc:ChargeIndicator', null, 'false'),
     el('cbc:AllowanceChargeReasonCode', null, '95'),
     el('cbc:AllowanceChargeReason', null, 'Discount'),
-    d.discountType === 'percentage' ? el('cbc:MultiplierFactorNumeric', null, plainDecimal(d.discountValue)) : null,
+    // Percentage and base only where the rounded amount stays within PEPPOL-EN16931-R040's 0.02:
+    // not in a currency without decimals, where rounding to the unit can miss by up to 0.5.
+    percentage ? el('cbc:MultiplierFactorNumeric', null, plainDecimal(d.discountValue)) : null,
     amount('cbc:Amount', g.discount),
-    d.discountType === 'percentage' ? amount('cbc:BaseAmount', g.base) : null,
+    percentage ? amount('cbc:BaseAmount', g.base) : null,
     taxCategory('cac:TaxCategory', groupCategory(g.rate))));
 
   const lineName = credit ? 'cac:CreditNoteLine' : 'cac:InvoiceLine';
@@ -145,19 +187,14 @@ export function renderUbl(d: DocumentData, profile: UblProfile = 'peppol'): stri
   txt('cbc:BuyerReference', d.buyerReference ?? d.number),
   credit && d.invoiceNumber ? el('cac:BillingReference', null, el('cac:InvoiceDocumentReference', null, txt('cbc:ID', d.invoiceNumber))) : null,
   el('cac:AccountingSupplierParty', null, party({
-    endpoint: String(s.email), name: String(s.name), legalName: sellerName, address: s, vat: str(s.vatNumber),
-    registration: str(s.registrationNumber), phone: str(s.phone), email: str(s.email),
+    peppolId: String(s.peppolId), name: String(s.name), legalName: sellerName, address: s, vat: str(s.vatNumber),
+    registration: str(s.registrationNumber), contactName: str(s.contactName), phone: str(s.phone), email: str(s.email),
   })),
   el('cac:AccountingCustomerParty', null, party({
-    endpoint: String(contact.email), name: d.buyer.name, legalName: d.buyer.name, address: d.buyer.address, vat: d.buyer.vatNumber,
-    email: str(contact.email),
+    peppolId: String(d.buyer.peppolId), name: d.buyer.name, legalName: d.buyer.name, address: d.buyer.address, vat: d.buyer.vatNumber,
+    contactName: contactName(contact), email: str(contact.email),
   })),
-  !credit && str(s.iban)
-    ? el('cac:PaymentMeans', null,
-      el('cbc:PaymentMeansCode', null, '30'),
-      txt('cbc:PaymentID', d.number),
-      el('cac:PayeeFinancialAccount', null, txt('cbc:ID', s.iban), txt('cbc:Name', sellerName), str(s.bic) ? el('cac:FinancialInstitutionBranch', null, txt('cbc:ID', s.bic)) : null))
-    : null,
+  paymentMeans(d, sellerName, profile),
   d.terms ? el('cac:PaymentTerms', null, txt('cbc:Note', d.terms)) : null,
   allowances,
   el('cac:TaxTotal', null,

@@ -14,6 +14,7 @@ export function xrechnungProblems(d: DocumentData): ApiError | null {
   };
   const s = d.seller;
   need(d.buyerReference, 'buyerReference', "a buyer reference (BT-10, BR-DE-15; for a German public buyer its Leitweg-ID): set the client's buyerReference, or the invoice's");
+  need(s.contactName, 'company.contactName', "the seller's contact point (BT-41, BR-DE-5): set contactName in the company profile");
   need(s.phone, 'company.phone', "the seller contact's telephone number (BT-42, BR-DE-6): set the phone of the company profile");
   need(s.email, 'company.email', "the seller contact's e-mail address (BT-43, BR-DE-7): set the email of the company profile");
   need(s.city, 'company.city', "the seller's city (BT-37, BR-DE-3): set it in the company profile");

@@ -460,3 +460,33 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && pro
   writeFileSync(MANIFEST_PATH, `${JSON.stringify(m, null, 2)}\n`);
   console.log(`wrote ${MANIFEST_PATH}`);
 }
+
+// ---- every e-invoice a test gets -----------------------------------------------------------------
+
+const UBL_TYPE = 'application/vnd.oasis.ubl+xml';
+
+/**
+ * The check every test applies to an e-invoice it receives (test/helpers.ts `call`, and the files
+ * that fetch documents themselves): an XML body whose root is a UBL Invoice or CreditNote, or a CII
+ * CrossIndustryInvoice, must pass the official artefacts with no fatal assertion; a UBL one must
+ * also pass our own EN 16931 arithmetic checker, whose messages carry the numbers.
+ */
+export async function checkEinvoice(contentType: string | null, body: string): Promise<void> {
+  const type = contentType ?? '';
+  if (!type.startsWith(UBL_TYPE) && !/xml/.test(type)) return;
+  const root = rootName(body);
+  if (root === 'Invoice' || root === 'CreditNote') {
+    const { assertEn16931 } = await import('./en16931.ts');
+    assertEn16931(body);
+    await expectValidUbl(body);
+  } else if (root === 'CrossIndustryInvoice') {
+    await expectValidCii(body);
+  }
+}
+
+/** The n-th valid GLN of a test range (a GS1 check digit): for clients' electronic addresses `0088:<gln>`. */
+export function testGln(n: number): string {
+  const base = `4${String(n).padStart(11, '0')}`;
+  const sum = [...base].reverse().reduce((s, d, i) => s + Number(d) * (i % 2 === 0 ? 3 : 1), 0);
+  return `${base}${(10 - (sum % 10)) % 10}`;
+}

@@ -60,6 +60,8 @@ export function sampleScalar(d: ScalarField, name: string, ref: (target: string)
       let s = `${name} ${unique()}`;
       if (d.max !== undefined) s = s.slice(-d.max);
       while (d.min !== undefined && s.length < d.min) s += 'x';
+      // A value with a rule of its own (an electronic address, an IBAN …) the generic text fails: none, unless required.
+      if (d.check && d.check(d.normalise ? d.normalise(s) : s) !== null && !d.required) return null;
       return s;
     }
     case 'integer':

@@ -23,9 +23,10 @@ Commands:
                               for that day (default today, UTC), in every company
   counts:rebuild              recounts the collection sizes kept for totalItems/totalCount
   demo [--email demo@example.com] [--company "Demo Company"] [--currency USD] [--password P]
-                              seeds a demo company (clients, taxes, invoices in every state,
+       [--profile us|de|be]   seeds a demo company (clients, taxes, invoices in every state,
                               quotes, a recurring invoice, payments) once, and prints only a
-                              new token for it
+                              new token for it; --profile de or be makes the seller a German
+                              or Belgian company (national e-invoice rules; default currency EUR)
 Environment: PORT, HOST, DATABASE_URL, DATA_DIR, REDIS_URL, APP_SECRET, LOG_LEVEL, TRUST_PROXY
 `;
 
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
       options: {
         email: { type: 'string' }, password: { type: 'string' }, company: { type: 'string' }, role: { type: 'string' },
         currency: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' }, date: { type: 'string' },
+        profile: { type: 'string' },
       },
       strict: true,
     }).values as Args;

@@ -17,10 +17,34 @@ export const DEMO_DEFAULTS = { email: 'demo@example.com', company: 'Demo Company
 
 type Line = { description: string; qty: number; price: number; tax?: string | null };
 
+/**
+ * The seller's profile by `--profile`: a US company (the default), or a German or a Belgian one, so
+ * that the demo's e-invoices also meet Peppol's national rules (DE-R-*, a Belgian buyer over 0208).
+ */
+const PROFILES: Record<string, FieldValues> = {
+  us: {
+    legalName: 'Demo Company Inc.', email: 'billing@demo.example', phone: '+1 555 0199', vatNumber: 'US-1234-99', peppolId: '0088:0614141000005', contactName: 'Dana Demo',
+    street1: '100 Main Street', city: 'Springfield', state: 'IL', zip: '62701', country: 'US',
+    iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', invoiceFooter: 'Demo Company Inc. · made by invoicing demo',
+  },
+  de: {
+    legalName: 'Demo Company GmbH', email: 'rechnung@demo.example', phone: '+49 30 1234567', vatNumber: 'DE287654321', peppolId: '9930:DE287654321', contactName: 'Dana Demo',
+    registrationNumber: 'HRB 123456 B', street1: 'Friedrichstraße 100', city: 'Berlin', zip: '10117', country: 'DE',
+    iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', invoiceFooter: 'Demo Company GmbH · Amtsgericht Charlottenburg HRB 123456 B',
+  },
+  be: {
+    legalName: 'Demo Company BV', email: 'facturen@demo.example', phone: '+32 2 123 45 67', vatNumber: 'BE0876543270', peppolId: '0208:0876543270', contactName: 'Dana Demo',
+    registrationNumber: '0876.543.270', street1: 'Wetstraat 16', city: 'Brussel', zip: '1000', country: 'BE',
+    iban: 'BE68539007547034', bic: 'GKCCBEBB', invoiceFooter: 'Demo Company BV · RPR Brussel 0876.543.270',
+  },
+};
+
 export async function demo(ctx: CommandContext, args: Args): Promise<string> {
   const email = (args.email?.trim() || DEMO_DEFAULTS.email).toLowerCase();
   const company = args.company?.trim() || DEMO_DEFAULTS.company;
-  const currency = (args.currency?.trim() || DEMO_DEFAULTS.currency).toUpperCase();
+  const profile = (args.profile?.trim() || 'us').toLowerCase();
+  if (!PROFILES[profile]) throw new CommandError(`--profile is one of ${Object.keys(PROFILES).join(', ')}.`);
+  const currency = (args.currency?.trim() || (profile === 'us' ? DEMO_DEFAULTS.currency : 'EUR')).toUpperCase();
   // Without --password the user can use the API with the token but cannot sign in on the pages.
   const password = args.password ?? randomBytes(18).toString('base64url');
   await userCreate(ctx, { email, password, company, currency, role: 'admin' });
@@ -31,14 +55,14 @@ export async function demo(ctx: CommandContext, args: Args): Promise<string> {
 
   const clientTable = tables.get('Client');
   const [existing] = await ctx.db.select({ id: clientTable.id }).from(clientTable).where(eq(clientTable.companyId, m.companyId)).limit(1);
-  if (!existing) await seed(ctx, principal);
+  if (!existing) await seed(ctx, principal, PROFILES[profile]!);
 
   const name = `demo ${new Date().toISOString().replace('T', ' ').slice(0, 19)}`;
   return tokenCreate(ctx, { email, company, name, description: 'Made by invoicing demo' });
 }
 
 /** The demo data, dated around today, written through the engine one operation at a time. */
-async function seed(ctx: CommandContext, p: Principal): Promise<void> {
+async function seed(ctx: CommandContext, p: Principal, profile: FieldValues): Promise<void> {
   const engine = ctx.engine ?? createEngine(ctx.db, model, tables);
   const create = async (resource: string, input: FieldValues): Promise<string> => String((await engine.create(p, model.get(resource), input)).id);
   const update = (resource: string, id: string, input: FieldValues) => engine.update(p, model.get(resource), id, input, 'update');
@@ -49,8 +73,11 @@ async function seed(ctx: CommandContext, p: Principal): Promise<void> {
   const reduced = await create('Tax', { name: 'VAT 5.5%', rate: 5.5, type: 'exclusive' });
   const included = await create('Tax', { name: 'VAT 10% incl.', rate: 10, type: 'inclusive' });
 
-  const acme = await create('Client', { name: 'Acme Corporation', website: 'https://acme.example', vatNumber: 'US-4581-22', notes: 'Pays by bank transfer.' });
-  const globex = await create('Client', { name: 'Globex GmbH', currency: 'EUR', website: 'https://globex.example', vatNumber: 'DE123456789' });
+  const acme = await create('Client', { name: 'Acme Corporation', website: 'https://acme.example', vatNumber: 'US-4581-22', peppolId: '0088:0614141000012', notes: 'Pays by bank transfer.' });
+  const globex = await create('Client', { name: 'Globex GmbH', currency: 'EUR', website: 'https://globex.example', vatNumber: 'DE123456789', peppolId: '9930:DE123456789' });
+  // A Belgian buyer, reached over its enterprise number (0208).
+  const brabant = await create('Client', { name: 'Brabant Trading NV', currency: 'EUR', vatNumber: 'BE0417497106', peppolId: '0208:0417497106' });
+  await create('Address', { client: brabant, street1: 'Grote Markt 1', city: 'Antwerpen', zip: '2000', country: 'BE' });
   const initech = await create('Client', { name: 'Initech Ltd', currency: 'GBP' });
   const umbrella = await create('Client', { name: 'Umbrella Studio' });
   await create('Client', { name: 'Hooli (former client)', status: 'archived' });
@@ -61,11 +88,7 @@ async function seed(ctx: CommandContext, p: Principal): Promise<void> {
   await create('Address', { client: globex, street1: 'Hauptstraße 5', city: 'Berlin', zip: '10115', country: 'DE' });
 
   // The seller's profile: what an e-invoice (UBL, EN 16931) names besides the company's name.
-  await updateCompany(ctx.db, p, {
-    legalName: 'Demo Company Inc.', email: 'billing@demo.example', phone: '+1 555 0199', vatNumber: 'US-1234-99',
-    street1: '100 Main Street', city: 'Springfield', state: 'IL', zip: '62701', country: 'US',
-    iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', invoiceFooter: 'Demo Company Inc. · made by invoicing demo',
-  });
+  await updateCompany(ctx.db, p, profile);
 
   const design: Line[] = [
     { description: 'Design workshop (day)', qty: 2, price: 120000, tax: vat },
@@ -95,6 +118,7 @@ async function seed(ctx: CommandContext, p: Principal): Promise<void> {
     discountType: 'percentage', discountValue: 5,
   });
   await update('CreditNote', note, { status: 'issued' });
+  await invoice(brabant, 'pending', 2, 30, [{ description: 'Market study, Flanders', qty: 1, price: 320000, tax: vat }]);
 
   const totalOf = async (id: string) => Number((await engine.read(p, model.get('Invoice'), id)).total);
   await create('Payment', { invoice: paid, amount: await totalOf(paid), method: 'bank_transfer', reference: 'TRX-20931', paidAt: `${ago(12)}T10:00:00Z` });

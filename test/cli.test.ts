@@ -179,6 +179,30 @@ describe.concurrent('CLI on the embedded database', { timeout: 240_000 }, () => 
       const otherClients = await get(other.stdout.trim(), '/api/clients');
       expect(otherClients.total).toBe(clients);
       expect(otherClients.items.map((c) => c.id)).not.toContain((await get(token, '/api/clients')).items[0]!.id);
+      // A German and a Belgian seller: every e-invoice the demo can make passes the official
+      // artefacts, Peppol's national rules included (DE→DE: DE-R-*; BE→BE over 0208 identifiers).
+      for (const [profile, domestic] of [['de', 'Globex GmbH'], ['be', 'Brabant Trading NV']] as const) {
+        const made = await cli(dir, ['demo', '--email', `${profile}@example.com`, '--company', `Demo ${profile}`, '--profile', profile]);
+        expect(made.code, made.stderr).toBe(0);
+        const tok = made.stdout.trim();
+        const byId = new Map((await get(tok, '/api/clients?itemsPerPage=100')).items.map((c) => [`/api/clients/${String(c.id)}`, String(c.name)]));
+        let checked = 0;
+        for (const [path, items] of [['/api/invoices', (await get(tok, '/api/invoices?itemsPerPage=100')).items], ['/api/credit-notes', (await get(tok, '/api/credit-notes')).items]] as const) {
+          for (const i of items) {
+            if (i.status === 'draft') continue;
+            const res = await fetch(`http://127.0.0.1:${port}${path}/${String(i.id)}`, { headers: { 'x-api-token': tok, accept: 'application/vnd.oasis.ubl+xml' } });
+            const body = await res.text();
+            if (byId.get(String(i.client)) === domestic) expect(res.status, `${profile}: ${body}`).toBe(200);
+            if (res.status !== 200) continue;
+            await checkEinvoice(res.headers.get('content-type'), body);
+            checked++;
+          }
+        }
+        expect(checked, `${profile}: e-invoices checked`).toBeGreaterThanOrEqual(3);
+      }
+      const badProfile = await cli(dir, ['demo', '--company', 'Fourth', '--profile', 'xx']);
+      expect(badProfile.code).toBe(1);
+      expect(badProfile.stderr).toContain('--profile is one of us, de, be');
       const bad = await cli(dir, ['demo', '--currency', 'XYZ', '--company', 'Third']);
       expect(bad.code).toBe(1);
       expect(bad.stdout).toBe('');

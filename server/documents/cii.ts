@@ -10,7 +10,7 @@ import { ApiError, ViolationCode, type Violation } from '../../engine/errors.ts'
 import { scaled, SCALE } from '../../resources/rules/totals.ts';
 import type { DocumentData } from './data.ts';
 import { currencyDigits, decimalOf, plainDecimal } from './money.ts';
-import { categoryOf, el, txt } from './ubl.ts';
+import { categoryOf, el, need, txt } from './ubl.ts';
 import { splitPeppolId } from '../../resources/rules/peppol.ts';
 
 /** BT-24 of Factur-X's EN 16931 profile (also ZUGFeRD 2.3's "COMFORT"). */
@@ -34,10 +34,6 @@ export function twoDecimalProblem(currency: string): ApiError | null {
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
-
-function need(violations: Violation[], value: unknown, path: string, what: string): void {
-  if (str(value) === null) violations.push({ propertyPath: path, message: `An EN 16931 e-invoice needs ${what}.`, code: ViolationCode.blank });
-}
 
 /** What EN 16931 (as CII) requires that this document, its client or the company profile lacks. */
 export function ciiProblems(d: DocumentData): ApiError | null {

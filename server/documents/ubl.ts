@@ -42,7 +42,7 @@ export function categoryOf(line: Pick<DocumentLine, 'taxRate'>): { id: 'S' | 'Z'
   return { id: 'S', percent: plainDecimal(line.taxRate) };
 }
 
-function need(violations: Violation[], value: unknown, path: string, what: string): void {
+export function need(violations: Violation[], value: unknown, path: string, what: string): void {
   if (str(value) === null) violations.push({ propertyPath: path, message: `An EN 16931 e-invoice needs ${what}.`, code: ViolationCode.blank });
 }
 

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { expectValidCii, expectValidUbl } from './support/einvoice-validate.ts';
@@ -367,4 +368,60 @@ describe("the client page offers the client's format", () => {
     expect(xr.downloads).toEqual([['/pdf', `${xrInv.number}.pdf`, 'Download PDF'], ['/ubl', `${xrInv.number}.xml`, 'E-invoice (XRechnung)']]);
     expect((await xr.file('/ubl')).equals((await get(xrInv['@id'], UBL)).bytes)).toBe(true);
   });
+});
+
+describe('random documents', () => {
+  it('make a CII (inside the Factur-X PDF) that passes EN 16931 and an XRechnung that passes KoSIT, or a 422 naming a field', async () => {
+    taxes.zero ??= (await admin.post('/api/taxes', { name: 'Nullsatz', rate: 0 })).body['@id'];
+    taxes.incl ??= (await admin.post('/api/taxes', { name: 'MwSt inkl.', rate: 19, type: 'inclusive' })).body['@id'];
+    const yen = await clientWith('Tokyo Trading KK', { country: 'JP', vat: 'JP1234567890123', peppolId: '0088:4035811991014', currency: 'JPY' });
+    const line = fc.record({
+      description: fc.constantFrom('Beratung', 'Ελληνικά & <b>', 'Кириллица', 'Line "quoted"'),
+      qty: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 9999 }).map((n) => n / 1000)),
+      price: fc.integer({ min: 0, max: 250_000 }),
+      tax: fc.constantFrom('std', 'reduced', 'zero', 'incl', null),
+    });
+    const doc = fc.record({
+      kind: fc.constantFrom('invoices', 'credit-notes'),
+      client: fc.constantFrom('peppol', 'yen'),
+      lines: fc.array(line, { minLength: 1, maxLength: 4 }),
+      discount: fc.oneof(
+        fc.constant({ discountType: 'none' }),
+        fc.integer({ min: 1, max: 50 }).map((v) => ({ discountType: 'percentage', discountValue: v })),
+        fc.integer({ min: 1, max: 5_000 }).map((v) => ({ discountType: 'fixed', discountValue: v })),
+      ),
+    });
+    let made = 0;
+    await fc.assert(fc.asyncProperty(doc, async (o) => {
+      const body = {
+        client: o.client === 'yen' ? yen : clients.peppol, buyerReference: o.kind === 'invoices' ? 'PO-1' : undefined, ...o.discount,
+        lines: o.lines.map((l) => ({ ...l, tax: l.tax ? taxes[l.tax] : null })),
+      };
+      const created = await admin.post(`/api/${o.kind}`, body);
+      if (created.status === 422) return;
+      expect(created.status, created.text).toBe(201);
+      const issued = await admin.patch(created.body['@id'], { status: o.kind === 'invoices' ? 'pending' : 'issued' });
+      if (issued.status === 422) return;
+      expect(issued.status, issued.text).toBe(200);
+      const pdf = await get(`${created.body['@id']}?profile=facturx`, PDF);
+      if (pdf.status === 422) {
+        expect(JSON.parse(pdf.text).violations.length).toBeGreaterThan(0);
+        return;
+      }
+      expect(pdf.status, pdf.text).toBe(200);
+      const cii = readFacturX(pdf.bytes, `random-${made}`).xml!.toString('utf8');
+      expect(cii).toBe(await ciiOf(created.body['@id']));
+      await expectValidCii(cii);
+      if (o.kind === 'invoices') {
+        const xr = await get(`${created.body['@id']}?profile=xrechnung`, UBL);
+        if (xr.status === 422) expect(JSON.parse(xr.text).violations.length).toBeGreaterThan(0);
+        else {
+          expect(xr.status, xr.text).toBe(200);
+          await expectValidUbl(xr.text, { xrechnung: true });
+        }
+      }
+      made++;
+    }), { numRuns: Number(process.env.EINVOICE_RUNS ?? 8), seed: process.env.EINVOICE_SEED ? Number(process.env.EINVOICE_SEED) : undefined });
+    expect(made).toBeGreaterThan(0);
+  }, 300_000);
 });

@@ -104,11 +104,13 @@ function variantQuery(documents: readonly ItemDocument[]): { schema: TSchema; re
     }
   }
   if (!params.size) return null;
-  const members = Object.fromEntries([...params].map(([name, values]) => [name, Type.Optional(Type.Union([...values.keys()].map((v) => Type.Literal(v)), {
+  // Documented as one string enum; checked as the union of its literals.
+  const schema = Type.Object(Object.fromEntries([...params].map(([name, values]) => [name, Type.Optional(Type.Unsafe<string>({
+    type: 'string',
+    enum: [...values.keys()],
     description: `Chooses the document, whatever the record's own choice, among: ${[...values].map(([v, what]) => `\`${v}\`: ${what.join(', or ')}`).join('; ')}. Accept chooses among the media types of the value's documents.`,
-  }))]));
-  const schema = Type.Object(members);
-  const check = TypeCompiler.Compile(schema);
+  }))])));
+  const check = TypeCompiler.Compile(Type.Object(Object.fromEntries([...params].map(([name, values]) => [name, Type.Optional(Type.Union([...values.keys()].map((v) => Type.Literal(v))))]))));
   return {
     schema,
     read(query) {

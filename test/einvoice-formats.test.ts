@@ -263,6 +263,10 @@ describe('XRechnung 3.0 UBL', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.text).toContain('<cbc:BuyerReference>991-01234-56</cbc:BuyerReference>');
     await expectValidUbl(res.text, { xrechnung: true });
+    // The PDF states it too.
+    const pdf = file((await get(inv['@id'], PDF)).bytes, 'pdf');
+    run('pdftoppm', '-png', '-r', '70', pdf, join(pagesDir, 'xrechnung-reference'));
+    expect(run('pdftotext', '-layout', pdf, '-').replace(/\s+/g, ' ')).toContain('Your reference 991-01234-56');
   });
 
   it('without a buyer reference is a 422 naming buyerReference; profile=xrechnung asks for it for any client', async () => {

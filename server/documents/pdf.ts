@@ -137,6 +137,8 @@ export function renderPdf(d: DocumentData, facturX?: { cii: string }): Promise<B
     [d.kind === 'invoice' ? 'Invoice date' : 'Date', humanDate(d.issueDate)],
     ...(d.dueDate ? [[d.kind === 'invoice' ? 'Due date' : 'Valid until', humanDate(d.dueDate)] as [string, string]] : []),
     ...(d.invoiceNumber ? [['Credits invoice', d.invoiceNumber] as [string, string]] : []),
+    // BT-10, as the e-invoice states it (a Leitweg-ID, a purchase order).
+    ...(d.buyerReference && d.kind !== 'quote' ? [['Your reference', d.buyerReference] as [string, string]] : []),
     ['Currency', d.currency],
   ];
   const labelX = right - 230;

@@ -39,12 +39,12 @@ async function rate(label: string, one: () => Promise<unknown>, parallel = 1): P
 
 const lines = Array.from({ length: 10 }, (_, i) => ({
   description: `Line ${i + 1}: consulting, Ελληνικά, Кириллица`, qty: i % 2 ? '1.5' : 2, price: 12345 + i, total: 24690, net: 24690,
-  taxRate: i % 3 ? '20' : '0', taxType: 'exclusive' as const, taxName: i % 3 ? 'VAT' : 'Zero',
+  taxRate: i % 3 ? '20' : '0', taxType: 'exclusive' as const, taxName: i % 3 ? 'VAT' : 'Zero', taxCategory: i % 3 ? 'S' as const : 'Z' as const,
 }));
 const data: DocumentData = {
-  kind: 'invoice', id: '0190a0a0-0000-7000-8000-000000000001', number: 'INV-000001', status: 'pending', issueDate: '2026-11-24', dueDate: '2026-12-08', currency: 'EUR',
+  kind: 'invoice', id: '0190a0a0-0000-7000-8000-000000000001', number: 'INV-000001', status: 'pending', issueDate: '2026-11-24', dueDate: '2026-12-08', deliveryDate: null, currency: 'EUR',
   lines, legacyAmounts: false, invoiceNumber: null, reason: null, eInvoiceFormat: 'peppol', buyerReference: null,
-  groups: [{ names: ['Zero'], rate: 0, inclusive: false, base: 98760, discount: 0, taxable: 98760, tax: 0 }, { names: ['VAT'], rate: 20, inclusive: false, base: 148140, discount: 0, taxable: 148140, tax: 29628 }],
+  groups: [{ names: ['Zero'], rate: 0, category: 'Z', exemptionReason: null, exemptionReasonCode: null, inclusive: false, base: 98760, discount: 0, taxable: 98760, tax: 0 }, { names: ['VAT'], rate: 20, category: 'S', exemptionReason: null, exemptionReasonCode: null, inclusive: false, base: 148140, discount: 0, taxable: 148140, tax: 29628 }],
   subtotal: 246900, taxTotal: 29628, discountType: 'none', discountValue: 0, discountTotal: 0, total: 276528, amountPaid: 0, amountCredited: 0, balance: 276528, terms: 'Net 14', notes: null,
   seller: {
     id: 'x', name: 'Acme', legalName: 'Acme GmbH', email: 'billing@acme.test', phone: null, website: null, vatNumber: 'DE123456789', registrationNumber: null,

@@ -6,6 +6,7 @@ import { decimal, defineResource, integer, list, money, oneOf, ref, text, type C
 import type { HookApi } from '../engine/hooks.ts';
 import { computeNewDocument, recomputeDocument } from './rules/documents.ts';
 import { lineRules } from './rules/lines.ts';
+import { TAX_CATEGORIES } from './rules/totals.ts';
 
 /** `number`: unique per company; when omitted, the next of the company's sequence (prefix + 6 digits). */
 export const documentNumber = (prefix: string) => ({
@@ -32,11 +33,14 @@ export const documentTotals = {
   total: money({ readOnly: true, order: true, description: 'subtotal − discountTotal + taxTotal' }),
   taxGroups: list({
     rate: decimal({ scale: 4, required: true, description: 'The tax rate (a percentage); lines without a tax are the 0 % group' }),
+    category: oneOf(TAX_CATEGORIES, { description: 'The VAT category (EN 16931 BT-118): S, Z, E, AE, K, G or O' }),
+    exemptionReason: text({ description: 'Why no VAT is charged (BT-120), for E, AE, K, G and O' }),
+    exemptionReasonCode: text({ description: 'The VATEX code of the exemption (BT-121), when the tax has one' }),
     base: money({ required: true, description: 'Σ net of the lines at this rate' }),
     discount: money({ required: true, description: "This group's share of the discount" }),
     taxable: money({ required: true, description: 'base − discount' }),
     tax: money({ required: true, description: 'round(taxable × rate / 100); for lines all tax-inclusive without discount, what their prices contain' }),
-  }, { readOnly: true, typeName: 'TaxGroup', description: 'One entry per tax rate, ascending by rate (EN 16931 VAT breakdown)' }),
+  }, { readOnly: true, typeName: 'TaxGroup', description: 'One entry per tax category and rate, ascending by rate then category (EN 16931 VAT breakdown)' }),
 };
 
 /** Free text printed on the document. */
@@ -87,6 +91,9 @@ export function documentLine<const V extends string>(o: { name: string; plural: 
       net: money({ readOnly: true, description: 'total, less the tax an inclusive price contains: round(total × 100 / (100 + rate))' }),
       taxRate: decimal({ scale: 4, readOnly: true, description: 'The tax rate this line was computed with; kept once the document leaves draft' }),
       taxType: oneOf(['exclusive', 'inclusive'], { readOnly: true, description: 'The tax type this line was computed with; kept once the document leaves draft' }),
+      taxCategory: oneOf(TAX_CATEGORIES, { readOnly: true, description: 'The VAT category this line was computed with (CONTRACT §18); kept once the document leaves draft' }),
+      taxExemptionReason: text({ readOnly: true, description: "The tax's exemption reason when the line was computed; kept once the document leaves draft" }),
+      taxExemptionReasonCode: text({ readOnly: true, description: "The tax's VATEX code when the line was computed; kept once the document leaves draft" }),
     },
     operations: { rest: 'none', graphql: 'all' },
     hooks: lineRules,

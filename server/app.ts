@@ -24,7 +24,7 @@ import { settleHistory, tokenActivity } from './token-storage.ts';
 import { TOKEN, tokenModel } from './token-service.ts';
 import { openapiComponents } from '../http/openapi.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
-import { COMPANY, companyModel } from './company.ts';
+import { COMPANY, companyModel, vatRegistration } from './company.ts';
 import { customEngine } from '../engine/custom.ts';
 import { mergeSchemas } from '../engine/graphql/merge.ts';
 import { documentRenderers } from './documents/index.ts';
@@ -116,6 +116,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   const outbox = webhookOutbox(model, o.config.webhooks.worker ? webhooks : undefined);
   // What hooks and declared operations use of the server, filled in below (its parts use the engine).
   const services = {} as OperationServices;
+  services.vatRegistration = (companyId) => vatRegistration(o.database.db, companyId);
   const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw, outbox, services });
   // A delivery recorded without a body whose body was never saved gets it from the record as it is.
   webhooks.bodies = async (c) => (c.record_id ? engine.eventBody(c.type, c.company_id, c.record_id, new Date(c.created_at).toISOString()) : null);

@@ -73,3 +73,9 @@ export async function readCompany(db: Db, companyId: string): Promise<CompanyPro
 export async function updateCompany(db: Db, principal: Pick<Principal, 'role' | 'company'>, input: FieldValues): Promise<CompanyProfile> {
   return (await customEngine(db, companyModel).update(principal as Principal, COMPANY, principal.company.id, input, 'update')) as CompanyProfile;
 }
+
+/** The company's VAT registration (CONTRACT §18), for the totals of a new document (resources/rules/documents.ts). */
+export async function vatRegistration(db: Db, companyId: string): Promise<{ registered: boolean; note: string | null }> {
+  const [row] = await db.select({ registered: companies.vatRegistered, note: companies.vatExemptionNote }).from(companies).where(eq(companies.id, companyId));
+  return { registered: row?.registered !== false, note: row?.note ?? null };
+}

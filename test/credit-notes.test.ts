@@ -123,7 +123,7 @@ describe('credit notes', () => {
 
   it('credits through GraphQL, and keeps tenancy and roles', async () => {
     const inv = await pendingInvoice();
-    const q = `mutation($id: ID!) { creditInvoice(input: {id: $id, clientMutationId: "x"}) { clientMutationId creditNote { id number status total invoice { id } taxGroups { rate base discount taxable tax } lines { edges { node { description price } } } } } }`;
+    const q = `mutation($id: ID!) { creditInvoice(input: {id: $id, clientMutationId: "x"}) { clientMutationId creditNote { id number status total invoice { id } taxGroups { rate category exemptionReason exemptionReasonCode base discount taxable tax } lines { edges { node { description price } } } } } }`;
     const res = await gql(admin, q, { id: inv['@id'] });
     expect(res.body.errors).toBeUndefined();
     const note = res.body.data.creditInvoice.creditNote;

@@ -229,6 +229,32 @@ describe('Factur-X / ZUGFeRD (profile EN 16931)', () => {
   });
 });
 
+describe('tax categories in the CII (CONTRACT §18)', () => {
+  it('reverse charge, intra-community supply, export and exemption pass EN 16931 with their reasons', async () => {
+    const cats = {
+      AE: { name: 'Reverse charge', rate: 0, category: 'AE', exemptionReasonCode: 'VATEX-EU-AE' },
+      K: { name: 'Intra-community supply', rate: 0, category: 'K', exemptionReasonCode: 'VATEX-EU-IC' },
+      G: { name: 'Export', rate: 0, category: 'G', exemptionReasonCode: 'VATEX-EU-G' },
+      E: { name: 'Exempt', rate: 0, category: 'E', exemptionReason: 'Exempt under § 4 Nr. 21 UStG' },
+    };
+    for (const [cat, tax] of Object.entries(cats)) {
+      const created = await admin.post('/api/taxes', tax);
+      expect(created.status, created.text).toBe(201);
+      const inv = await invoiceFor(clients.facturx, { lines: [{ description: `Service (${cat})`, qty: 2, price: 40000, tax: created.body['@id'] }], discountType: 'none', discountValue: 0 });
+      const res = await get(inv['@id'], PDF);
+      expect(res.status, res.text).toBe(200);
+      const cii = readFacturX(res.bytes, `facturx-${cat}`).xml!.toString('utf8');
+      expect(cii).toBe(await ciiOf(inv['@id']));
+      expect(cii).toContain(`<ram:CategoryCode>${cat}</ram:CategoryCode>`);
+      if ('exemptionReasonCode' in tax) expect(cii).toContain(`<ram:ExemptionReasonCode>${tax.exemptionReasonCode}</ram:ExemptionReasonCode>`);
+      else expect(cii).toContain(`<ram:ExemptionReason>${tax.exemptionReason}</ram:ExemptionReason>`);
+      // An intra-community supply states the delivery date and the deliver-to country.
+      if (cat === 'K') expect(cii).toMatch(/<ram:ShipToTradeParty><ram:PostalTradeAddress>.*<ram:CountryID>FR<\/ram:CountryID>.*<ram:ActualDeliverySupplyChainEvent><ram:OccurrenceDateTime><udt:DateTimeString format="102">20260401</);
+      await expectValidCii(cii);
+    }
+  });
+});
+
 describe('XRechnung 3.0 UBL', () => {
   it("is the UBL of an xrechnung client's invoice, with the client's Leitweg-ID, and passes KoSIT's rules", async () => {
     const inv = await invoiceFor(clients.xrechnung);

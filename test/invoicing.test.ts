@@ -69,7 +69,9 @@ describe('totals (CONTRACT §6)', () => {
     expect(res.body).toMatchObject({ subtotal: 2499, taxTotal: 500, total: 2999 }); // 2497.5 → 2498; 2498 × 20 % = 499.6 → 500
     expect(res.body.lines.map((l: any) => l.total)).toEqual([2498, 1]);
     expect(res.body.lines.map((l: any) => l.net)).toEqual([2498, 1]);
-    expect(res.body.taxGroups).toEqual([{ rate: 0, base: 1, discount: 0, taxable: 1, tax: 0 }, { rate: 20, base: 2498, discount: 0, taxable: 2498, tax: 500 }]);
+    // §18: each group names its category (S at the same rates gives §6's figures); Z and S have no exemption reason.
+    const plain = { exemptionReason: null, exemptionReasonCode: null };
+    expect(res.body.taxGroups).toEqual([{ rate: 0, category: 'Z', ...plain, base: 1, discount: 0, taxable: 1, tax: 0 }, { rate: 20, category: 'S', ...plain, base: 2498, discount: 0, taxable: 2498, tax: 500 }]);
     // The discount comes off each rate's net before tax (EN 16931): 10 % of 2498 is 249.8 → 250.
     res = await api.patch(inv['@id'], { discountType: 'percentage', discountValue: 10 });
     expect(res.body).toMatchObject({ discountTotal: 250, taxTotal: 450, total: 2699, balance: 2699 });

@@ -4,7 +4,60 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { FieldValues } from '../../engine/types.ts';
 import { ApiError, ViolationCode } from '../../engine/errors.ts';
 import type { HookApi, WriteEvent } from '../../engine/hooks.ts';
-import { AmountTooLarge, computeTotals, discountProblems, type DiscountType, type LineInput, type TaxType, type Totals } from './totals.ts';
+import { AmountTooLarge, computeTotals, discountProblems, type DiscountType, type LineInput, type TaxCategory, type TaxClass, type TaxType, type Totals } from './totals.ts';
+
+/**
+ * The company's VAT registration (CONTRACT §18), read with the document: a company not registered
+ * for VAT makes every line category O, without tax, with the profile's note as the reason. The
+ * profile's row is the company's own (server/schema.ts `companies`), read here as SQL.
+ */
+export interface Registration {
+  registered: boolean;
+  note: string | null;
+}
+declare module '../../engine/descriptor.ts' {
+  interface OperationServices {
+    /**
+     * The company's VAT registration, read outside the transaction (a new document's totals are
+     * computed before it opens); absent (a command's engine): registered.
+     */
+    vatRegistration?: (companyId: string) => Promise<Registration>;
+  }
+}
+
+const registrationSql = (companyId: unknown) =>
+  sql<string>`(select json_build_array(vat_registered, vat_exemption_note)::text from companies where id = ${companyId})`;
+const registrationOf = (v: unknown): Registration => {
+  const [registered, note] = (typeof v === 'string' ? JSON.parse(v) : v ?? [true, null]) as [boolean | null, string | null];
+  return { registered: registered !== false, note: note ?? null };
+};
+/**
+ * The registration for a new document: in the operation's transaction when it has one (a quote's
+ * acceptance creating its invoice; on PGlite the only connection), else through the service.
+ */
+async function newRegistration(api: HookApi): Promise<Registration> {
+  let tx: HookApi['tx'] | undefined;
+  try {
+    tx = api.tx;
+  } catch {
+    tx = undefined; // a create that runs before its transaction (create: 'references')
+  }
+  if (tx) {
+    const res = (await tx.execute(sql`select ${registrationSql(api.principal.company.id)} as registration`)) as unknown;
+    // postgres.js gives the rows, PGlite an object holding them.
+    const rows = (Array.isArray(res) ? res : (res as { rows: unknown[] }).rows) as { registration: unknown }[];
+    return registrationOf(rows[0]?.registration);
+  }
+  return (await api.services.vatRegistration?.(api.principal.company.id)) ?? { registered: true, note: null };
+}
+
+/** The class of lines without a tax, and a line's tax as the registration has it. */
+const notSubject = (r: Registration): TaxClass => ({ category: 'O', exemptionReason: r.note, exemptionReasonCode: r.note ? null : 'VATEX-EU-O' });
+type AppliedTax = { rate: string | number; type: TaxType } & TaxClass;
+function underRegistration(tax: AppliedTax | null, r: Registration): AppliedTax | null {
+  if (r.registered || !tax) return tax;
+  return { rate: '0', type: 'exclusive', ...notSubject(r) };
+}
 
 /** A document's currency is its client's. */
 export async function copyClientCurrency(api: HookApi, e: WriteEvent): Promise<void> {
@@ -27,10 +80,10 @@ export interface ComputeOptions {
   strict?: boolean;
 }
 
-function totalsOrRefuse(lines: LineInput[], discount: { type: DiscountType; value: string | number }, strict: boolean): Totals {
+function totalsOrRefuse(lines: LineInput[], discount: { type: DiscountType; value: string | number }, strict: boolean, reg: Registration = { registered: true, note: null }): Totals {
   let totals: Totals;
   try {
-    totals = computeTotals(lines, discount);
+    totals = computeTotals(lines.map((l) => ({ ...l, tax: underRegistration(l.tax, reg) })), discount, reg.registered ? {} : notSubject(reg));
   } catch (e) {
     if (e instanceof AmountTooLarge) throw ApiError.validation([{ propertyPath: 'lines', message: 'The amounts of these lines are too large.', code: ViolationCode.range }]);
     throw e;
@@ -76,49 +129,61 @@ export async function recomputeDocument(api: HookApi, name: string, id: string, 
 
   const [d] = (await api.tx
     .select({
-      status: t.status, discountType: t.discountType, discountValue: t.discountValue,
+      status: t.status, discountType: t.discountType, discountValue: t.discountValue, registration: registrationSql(t.companyId),
       ...(hasBalance ? { amountPaid: t.amountPaid } : {}), ...(hasCredited ? { amountCredited: t.amountCredited } : {}),
     })
     .from(t)
     .where(eq(t.id, id))
-    .for('update')) as { status: string; discountType: DiscountType; discountValue: string; amountPaid?: number; amountCredited?: number }[];
+    .for('update')) as { status: string; discountType: DiscountType; discountValue: string; registration: unknown; amountPaid?: number; amountCredited?: number }[];
   if (!d) return;
+  const reg = registrationOf(d.registration);
   const rows = (await api.tx
     .select({
       id: lt.id, price: lt.price, qty: lt.qty, total: lt.total, net: lt.net, tax: lt.tax,
       taxRate: lt.taxRate, taxType: lt.taxType, currentRate: tt.rate, currentType: tt.type,
+      taxCategory: lt.taxCategory, taxExemptionReason: lt.taxExemptionReason, taxExemptionReasonCode: lt.taxExemptionReasonCode,
+      currentCategory: tt.category, currentReason: tt.exemptionReason, currentCode: tt.exemptionReasonCode,
     })
     .from(lt)
     .leftJoin(tt, eq(tt.id, lt.tax))
     .where(eq(lt[via], id))) as {
       id: string; price: number; qty: string; total: number; net: number | null; tax: string | null;
       taxRate: string | null; taxType: TaxType | null; currentRate: string | null; currentType: TaxType | null;
+      taxCategory: TaxCategory | null; taxExemptionReason: string | null; taxExemptionReasonCode: string | null;
+      currentCategory: TaxCategory | null; currentReason: string | null; currentCode: string | null;
     }[];
 
   const draft = d.status === 'draft';
-  const applied = rows.map((row) => {
+  const applied = rows.map((row): AppliedTax | null => {
     if (!row.tax) return null;
     // A line that has never been computed takes the current tax even outside draft.
-    if (draft || row.taxRate === null) return { rate: row.currentRate!, type: row.currentType! };
-    return { rate: row.taxRate, type: row.taxType! };
+    if (draft || row.taxRate === null) {
+      return underRegistration({ rate: row.currentRate!, type: row.currentType!, category: row.currentCategory, exemptionReason: row.currentReason, exemptionReasonCode: row.currentCode }, reg);
+    }
+    return { rate: row.taxRate, type: row.taxType!, category: row.taxCategory, exemptionReason: row.taxExemptionReason, exemptionReasonCode: row.taxExemptionReasonCode };
   });
+  // Outside draft the stored classes stand: the registration applied when the lines were computed.
   const totals = totalsOrRefuse(
     rows.map((row, i) => ({ price: row.price, qty: row.qty, tax: applied[i]! })),
     { type: d.discountType, value: d.discountValue },
     o.strict ?? true,
+    draft ? reg : { registered: true, note: null },
   );
+  const classOf = (t: AppliedTax | null | undefined) => (t ? { category: t.category ?? null, reason: t.exemptionReason ?? null, code: t.exemptionReasonCode ?? null } : { category: null, reason: null, code: null });
 
   const changed = rows
-    .map((row, i) => ({ row, tax: applied[i], total: totals.lines[i]!.total, net: totals.lines[i]!.net }))
-    .filter(({ row, tax, total, net }) => Number(row.total) !== total || row.net === null || Number(row.net) !== net || row.taxRate !== (tax?.rate ?? null) || row.taxType !== (tax?.type ?? null));
+    .map((row, i) => ({ row, tax: applied[i], cls: classOf(applied[i]), total: totals.lines[i]!.total, net: totals.lines[i]!.net }))
+    .filter(({ row, tax, cls, total, net }) => Number(row.total) !== total || row.net === null || Number(row.net) !== net || row.taxRate !== (tax?.rate ?? null) || row.taxType !== (tax?.type ?? null)
+      || row.taxCategory !== cls.category || row.taxExemptionReason !== cls.reason || row.taxExemptionReasonCode !== cls.code);
   if (changed.length) {
     const col = (field: string) => sql.identifier(lineResource.byName.get(field)!.column);
     const values = sql.join(
-      changed.map((c) => sql`(${c.row.id}::uuid, ${c.total}::bigint, ${c.net}::bigint, ${c.tax?.rate ?? null}::numeric, ${c.tax?.type ?? null}::text)`),
+      changed.map((c) => sql`(${c.row.id}::uuid, ${c.total}::bigint, ${c.net}::bigint, ${c.tax?.rate ?? null}::numeric, ${c.tax?.type ?? null}::text, ${c.cls.category}::text, ${c.cls.reason}::text, ${c.cls.code}::text)`),
       sql`, `,
     );
-    await api.tx.execute(sql`update ${lt} set ${col('total')} = v.total, ${col('net')} = v.net, ${col('taxRate')} = v.rate, ${col('taxType')} = v.type, "updated_at" = now()
-      from (values ${values}) as v(id, total, net, rate, type) where ${lt.id} = v.id`);
+    await api.tx.execute(sql`update ${lt} set ${col('total')} = v.total, ${col('net')} = v.net, ${col('taxRate')} = v.rate, ${col('taxType')} = v.type,
+      ${col('taxCategory')} = v.category, ${col('taxExemptionReason')} = v.reason, ${col('taxExemptionReasonCode')} = v.code, "updated_at" = now()
+      from (values ${values}) as v(id, total, net, rate, type, category, reason, code) where ${lt.id} = v.id`);
   }
   const set: FieldValues = { ...money(totals), updatedAt: new Date() };
   if (hasBalance) set.balance = balanceOf(totals.total, d);
@@ -130,22 +195,26 @@ export async function recomputeTemplate(api: HookApi, id: string, o: ComputeOpti
   const t = api.table('RecurringInvoice');
   const tt = api.table('Tax');
   const [d] = (await api.tx
-    .select({ lines: t.lines, discountType: t.discountType, discountValue: t.discountValue })
+    .select({ lines: t.lines, discountType: t.discountType, discountValue: t.discountValue, registration: registrationSql(t.companyId) })
     .from(t)
     .where(eq(t.id, id))
-    .for('update')) as { lines: FieldValues[] | null; discountType: DiscountType; discountValue: string }[];
+    .for('update')) as { lines: FieldValues[] | null; discountType: DiscountType; discountValue: string; registration: unknown }[];
   if (!d) return;
   const lines = d.lines ?? [];
   const taxIds = [...new Set(lines.map((l) => l.tax).filter((x): x is string => typeof x === 'string'))];
-  const taxes = new Map<string, { rate: string; type: TaxType }>();
+  const taxes = new Map<string, AppliedTax>();
   if (taxIds.length) {
-    const rows = (await api.tx.select({ id: tt.id, rate: tt.rate, type: tt.type }).from(tt).where(and(eq(tt.companyId, api.principal.company.id), inArray(tt.id, taxIds)))) as { id: string; rate: string; type: TaxType }[];
+    const rows = (await api.tx
+      .select({ id: tt.id, rate: tt.rate, type: tt.type, category: tt.category, exemptionReason: tt.exemptionReason, exemptionReasonCode: tt.exemptionReasonCode })
+      .from(tt)
+      .where(and(eq(tt.companyId, api.principal.company.id), inArray(tt.id, taxIds)))) as ({ id: string } & AppliedTax)[];
     for (const r of rows) taxes.set(r.id, r);
   }
   const totals = totalsOrRefuse(
     lines.map((l) => ({ price: Number(l.price), qty: (l.qty as number | undefined) ?? 1, tax: typeof l.tax === 'string' ? taxes.get(l.tax) ?? null : null })),
     { type: d.discountType, value: d.discountValue },
     o.strict ?? true,
+    registrationOf(d.registration),
   );
   await api.tx.update(t).set(money(totals)).where(eq(t.id, id));
 }
@@ -158,7 +227,7 @@ export async function recomputeTemplate(api: HookApi, id: string, o: ComputeOpti
  */
 export async function computeNewDocument(api: HookApi, data: FieldValues, children: ReadonlyMap<string, FieldValues[]>): Promise<void> {
   const lines = children.get('lines') ?? [];
-  const taxes: ({ rate: number; type: TaxType } | null)[] = [];
+  const taxes: (AppliedTax | null)[] = [];
   for (const line of lines) {
     if (line.tax === null || line.tax === undefined) {
       taxes.push(null);
@@ -167,18 +236,25 @@ export async function computeNewDocument(api: HookApi, data: FieldValues, childr
     const tax = await api.read('Tax', String(line.tax));
     // Checked as a reference before: gone only if another request deleted it meanwhile.
     if (!tax) throw ApiError.validation([{ propertyPath: 'lines', message: 'Item not found: it was deleted meanwhile.', code: ViolationCode.notFound }]);
-    taxes.push({ rate: tax.rate as number, type: tax.type as TaxType });
+    taxes.push({ rate: tax.rate as number, type: tax.type as TaxType, category: tax.category as TaxCategory | null, exemptionReason: tax.exemptionReason as string | null, exemptionReasonCode: tax.exemptionReasonCode as string | null });
   }
+  const reg = await newRegistration(api);
+  const applied = taxes.map((t) => underRegistration(t, reg));
   const totals = totalsOrRefuse(
-    lines.map((line, i) => ({ price: line.price as number, qty: (line.qty as number | undefined) ?? 1, tax: taxes[i]! })),
+    lines.map((line, i) => ({ price: line.price as number, qty: (line.qty as number | undefined) ?? 1, tax: applied[i]! })),
     { type: data.discountType as DiscountType, value: data.discountValue as number },
     true,
+    reg,
   );
   lines.forEach((line, i) => {
+    const t = applied[i];
     line.total = totals.lines[i]!.total;
     line.net = totals.lines[i]!.net;
-    line.taxRate = taxes[i]?.rate ?? null;
-    line.taxType = taxes[i]?.type ?? null;
+    line.taxRate = t?.rate ?? null;
+    line.taxType = t?.type ?? null;
+    line.taxCategory = t?.category ?? null;
+    line.taxExemptionReason = t?.exemptionReason ?? null;
+    line.taxExemptionReasonCode = t?.exemptionReasonCode ?? null;
   });
   Object.assign(data, money(totals));
   if (api.resource.byName.has('balance')) data.balance = totals.total;

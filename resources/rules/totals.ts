@@ -9,6 +9,20 @@ const ONE = 10n ** BigInt(SCALE);
 const HUNDRED = 100n * ONE;
 
 export type TaxType = 'exclusive' | 'inclusive';
+/** EN 16931 VAT category codes (UNCL5305) the service uses (CONTRACT §18). */
+export const TAX_CATEGORIES = ['S', 'Z', 'E', 'AE', 'K', 'G', 'O'] as const;
+export type TaxCategory = (typeof TAX_CATEGORIES)[number];
+
+/** What a line's tax says besides its rate: its category (default S above 0 %, else Z) and exemption reason. */
+export interface TaxClass {
+  category?: TaxCategory | null;
+  exemptionReason?: string | null;
+  exemptionReasonCode?: string | null;
+}
+
+/** The category a tax of `rate` has when none is given: S above 0 %, else Z. */
+export const defaultCategory = (rate: string | number | bigint | null | undefined): TaxCategory =>
+  rate !== null && rate !== undefined && scaled(rate) > 0n ? 'S' : 'Z';
 export type DiscountType = 'none' | 'percentage' | 'fixed';
 
 export interface LineInput {
@@ -17,7 +31,7 @@ export interface LineInput {
   /** Quantity: a decimal as text ("1.5", "2.0000") or as a JSON number with at most 4 places. */
   qty: string | number;
   /** The tax applied, or null. `rate` is a percentage (decimal text or number). */
-  tax: { rate: string | number; type: TaxType } | null;
+  tax: ({ rate: string | number; type: TaxType } & TaxClass) | null;
 }
 
 export interface LineAmounts {
@@ -32,10 +46,15 @@ export interface Discount {
   value: string | number;
 }
 
-/** The lines at one tax rate (CONTRACT §6.2–4); lines without a tax form the 0 % group. */
+/** The lines of one tax category at one rate (CONTRACT §6.2–4, §18); lines without a tax form the Z 0 % group. */
 export interface TaxGroup {
   /** The rate as a decimal number (at most 4 places). */
   rate: number;
+  category: TaxCategory;
+  /** Why no VAT is charged (E, AE, K, G, O): the text, or the VATEX code's meaning. */
+  exemptionReason: string | null;
+  /** The VATEX code, when the tax has one. */
+  exemptionReasonCode: string | null;
   /** Σ net of the group's lines. */
   base: number;
   /** The group's share of the document's discount. */
@@ -47,7 +66,7 @@ export interface TaxGroup {
 
 export interface Totals {
   lines: LineAmounts[];
-  /** Ascending by rate. */
+  /** Ascending by rate, then category. */
   groups: TaxGroup[];
   subtotal: number;
   taxTotal: number;
@@ -147,20 +166,50 @@ export function splitFixed(amount: bigint, bases: readonly bigint[], rates: read
   return shares;
 }
 
-/** A document's totals from its lines and discount (CONTRACT §6). */
-export function computeTotals(lines: readonly LineInput[], discount: Discount): Totals {
+/** The meaning of the VATEX codes most used, for a group whose tax gives a code without a text. */
+export const VATEX_TEXT: Record<string, string> = {
+  'VATEX-EU-AE': 'Reverse charge: VAT to be accounted for by the recipient',
+  'VATEX-EU-IC': 'Intra-community supply: exempt under Article 138 of Directive 2006/112/EC',
+  'VATEX-EU-G': 'Export outside the EU: exempt under Article 146 of Directive 2006/112/EC',
+  'VATEX-EU-O': 'Not subject to VAT',
+  'VATEX-EU-132': 'Exempt under Article 132 of Directive 2006/112/EC',
+  'VATEX-EU-143': 'Exempt under Article 143 of Directive 2006/112/EC',
+  'VATEX-EU-148': 'Exempt under Article 148 of Directive 2006/112/EC',
+  'VATEX-EU-151': 'Exempt under Article 151 of Directive 2006/112/EC',
+  'VATEX-EU-309': 'Travel agents: VAT margin scheme, Article 309 of Directive 2006/112/EC',
+  'VATEX-EU-79-C': 'Exempt under Article 79, point c of Directive 2006/112/EC',
+  'VATEX-FR-FRANCHISE': 'TVA non applicable, art. 293 B du CGI',
+};
+
+/** A tax's class with its defaults: the category from the rate, the reason's text from the code. */
+export function taxClassOf(tax: ({ rate: string | number } & TaxClass) | null, untaxed: TaxClass = {}): { category: TaxCategory; exemptionReason: string | null; exemptionReasonCode: string | null } {
+  const c = tax ?? untaxed;
+  const category = c.category ?? (tax ? defaultCategory(tax.rate) : 'Z');
+  const code = c.exemptionReasonCode ?? null;
+  const reason = c.exemptionReason ?? (code ? VATEX_TEXT[code.toUpperCase()] ?? code : null);
+  return { category, exemptionReason: category === 'S' || category === 'Z' ? null : reason, exemptionReasonCode: category === 'S' || category === 'Z' ? null : code };
+}
+
+/**
+ * A document's totals from its lines and discount (CONTRACT §6, §18). `untaxed` is the class of
+ * lines without a tax (Z by default; O for a company not registered for VAT).
+ */
+export function computeTotals(lines: readonly LineInput[], discount: Discount, untaxed: TaxClass = {}): Totals {
   const amounts = lines.map(lineBig);
-  // §6.2: one group per rate.
-  const byRate = new Map<bigint, { rate: bigint; base: bigint; gross: bigint; inclusiveOnly: boolean }>();
+  // §6.2, §18: one group per (category, rate).
+  type G = { rate: bigint; base: bigint; gross: bigint; inclusiveOnly: boolean; cls: ReturnType<typeof taxClassOf> };
+  const byKey = new Map<string, G>();
   lines.forEach((line, i) => {
     const rate = line.tax ? scaled(line.tax.rate) : 0n;
-    let g = byRate.get(rate);
-    if (!g) byRate.set(rate, (g = { rate, base: 0n, gross: 0n, inclusiveOnly: true }));
+    const cls = taxClassOf(line.tax, untaxed);
+    const key = `${cls.category}|${rate}`;
+    let g = byKey.get(key);
+    if (!g) byKey.set(key, (g = { rate, base: 0n, gross: 0n, inclusiveOnly: true, cls }));
     g.base += amounts[i]!.net;
     g.gross += amounts[i]!.total;
     if (line.tax?.type !== 'inclusive') g.inclusiveOnly = false;
   });
-  const groups = [...byRate.values()].sort((a, b) => (a.rate < b.rate ? -1 : a.rate > b.rate ? 1 : 0));
+  const groups = [...byKey.values()].sort((a, b) => (a.rate < b.rate ? -1 : a.rate > b.rate ? 1 : a.cls.category < b.cls.category ? -1 : a.cls.category > b.cls.category ? 1 : 0));
   const subtotal = groups.reduce((s, g) => s + g.base, 0n);
 
   // §6.3: each group's discount.
@@ -188,7 +237,10 @@ export function computeTotals(lines: readonly LineInput[], discount: Discount): 
     const tax = d === 0n && g.inclusiveOnly ? g.gross - g.base : divRound(taxable * g.rate, HUNDRED);
     taxTotal += tax;
     discountTotal += d;
-    return { rate: Number(unscaled(g.rate)), base: toSafe(g.base), discount: toSafe(d), taxable: toSafe(taxable), tax: toSafe(tax) };
+    return {
+      rate: Number(unscaled(g.rate)), category: g.cls.category, exemptionReason: g.cls.exemptionReason, exemptionReasonCode: g.cls.exemptionReasonCode,
+      base: toSafe(g.base), discount: toSafe(d), taxable: toSafe(taxable), tax: toSafe(tax),
+    };
   });
   return {
     lines: amounts.map((a) => ({ total: toSafe(a.total), net: toSafe(a.net) })),

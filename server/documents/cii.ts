@@ -6,11 +6,11 @@
 // document-level allowance per group with a discount, and the totals, all the document's own
 // integers written with the currency's decimals. Elements follow the order of the CII D16B
 // schema; what EN 16931 requires and the data lacks is a 422 naming the field (ciiProblems).
-import { ApiError, ViolationCode, type Violation } from '../../engine/errors.ts';
+import { ApiError } from '../../engine/errors.ts';
 import { scaled, SCALE } from '../../resources/rules/totals.ts';
 import type { DocumentData } from './data.ts';
 import { currencyDigits, decimalOf, plainDecimal } from './money.ts';
-import { categoryOf, el, need, txt } from './ubl.ts';
+import { categoryOf, el, en16931Violations, groupCategory, txt, type Category } from './ubl.ts';
 import { splitPeppolId } from '../../resources/rules/peppol.ts';
 
 /** BT-24 of Factur-X's EN 16931 profile (also ZUGFeRD 2.3's "COMFORT"). */
@@ -23,36 +23,12 @@ const NS = {
   'xmlns:udt': 'urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100',
 };
 
-/** Currencies whose minor unit has three decimals: EN 16931 amounts have at most two (BR-DEC-*). */
-export function twoDecimalProblem(currency: string): ApiError | null {
-  if (currencyDigits(currency) <= 2) return null;
-  return ApiError.validation([{
-    propertyPath: 'currency',
-    message: `An EN 16931 e-invoice writes amounts with at most two decimals; ${currency} has ${currencyDigits(currency)}. Make this document in a currency with two decimals or none.`,
-    code: ViolationCode.rule,
-  }]);
-}
-
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
-/** What EN 16931 (as CII) requires that this document, its client or the company profile lacks. */
+/** What EN 16931 requires that this document, its client or the company profile lacks (CII needs no electronic address). */
 export function ciiProblems(d: DocumentData): ApiError | null {
-  if (d.legacyAmounts) {
-    return ApiError.validation([{
-      propertyPath: 'discountType',
-      message: 'This invoice has a discount on its amount after tax, which an EN 16931 e-invoice cannot express (its allowances reduce the taxed amount). Remove the discount or reduce the lines instead.',
-      code: ViolationCode.rule,
-    }]);
-  }
-  const decimals = twoDecimalProblem(d.currency);
-  if (decimals) return decimals;
-  const v: Violation[] = [];
-  const s = d.seller;
-  need(v, s.legalName ?? s.name, 'company.legalName', "the seller's name (BT-27): set it in the company profile");
-  need(v, s.vatNumber, 'company.vatNumber', "the seller's VAT identifier (BT-31): set it in the company profile");
-  need(v, s.country, 'company.country', "the seller's country (BT-40): set it in the company profile");
-  need(v, d.buyer.address?.country, 'client.addresses', "the buyer's country (BT-55): give the client an address with a country");
-  if (!d.lines.length) v.push({ propertyPath: 'lines', message: 'An EN 16931 e-invoice needs at least one line (BG-25).', code: ViolationCode.blank });
+  const v = en16931Violations(d);
+  if (v instanceof ApiError) return v;
   return v.length ? ApiError.validation(v) : null;
 }
 
@@ -114,9 +90,13 @@ export function renderCii(d: DocumentData): string {
   const amount = (name: string, minor: number) => el(name, null, decimalOf(minor, digits));
   const s = d.seller;
   const sellerName = str(s.legalName) ?? String(s.name);
-  const tradeTax = (c: { id: string; percent: string }) =>
-    el('ram:ApplicableTradeTax', null, el('ram:TypeCode', null, 'VAT'), el('ram:CategoryCode', null, c.id), el('ram:RateApplicablePercent', null, c.percent));
-  const groupCategory = (rate: number) => categoryOf({ taxRate: String(rate) });
+  // A category with its rate (none for O, BR-O-05).
+  const tradeTax = (name: string, c: Category) =>
+    el(name, null, el('ram:TypeCode', null, 'VAT'), el('ram:CategoryCode', null, c.id), c.percent !== null ? el('ram:RateApplicablePercent', null, c.percent) : null);
+  // Not subject to VAT (O): no VAT identifiers (BR-O-02…04); an intra-community supply (K): the
+  // delivery date and the deliver-to country (BR-IC-11, BR-IC-12).
+  const notSubject = d.groups.some((g) => g.category === 'O');
+  const intraCommunity = d.groups.some((g) => g.category === 'K');
 
   const lines = d.lines.map((line, i) => {
     const qty = plainDecimal(line.qty);
@@ -131,7 +111,7 @@ export function renderCii(d: DocumentData): string {
         el('ram:NetPriceProductTradePrice', null, exact ? amount('ram:ChargeAmount', line.price) : [amount('ram:ChargeAmount', line.net), el('ram:BasisQuantity', { unitCode: 'C62' }, qty)])),
       el('ram:SpecifiedLineTradeDelivery', null, el('ram:BilledQuantity', { unitCode: 'C62' }, qty)),
       el('ram:SpecifiedLineTradeSettlement', null,
-        tradeTax(categoryOf(line)),
+        tradeTax('ram:ApplicableTradeTax', categoryOf(line)),
         el('ram:SpecifiedTradeSettlementLineMonetarySummation', null, amount('ram:LineTotalAmount', line.net))));
   });
 
@@ -145,20 +125,19 @@ export function renderCii(d: DocumentData): string {
       contact(str(s.contactName), str(s.phone), str(s.email)),
       address(s),
       endpoint(s.peppolId),
-      str(s.vatNumber) ? el('ram:SpecifiedTaxRegistration', null, txt('ram:ID', s.vatNumber, { schemeID: 'VA' })) : null),
+      !notSubject && str(s.vatNumber) ? el('ram:SpecifiedTaxRegistration', null, txt('ram:ID', s.vatNumber, { schemeID: 'VA' })) : null),
     el('ram:BuyerTradeParty', null,
       txt('ram:Name', d.buyer.name),
       contact(buyerPerson, null, str(buyerContact.email)),
       address(d.buyer.address),
       endpoint(d.buyer.peppolId),
-      d.buyer.vatNumber ? el('ram:SpecifiedTaxRegistration', null, txt('ram:ID', d.buyer.vatNumber, { schemeID: 'VA' })) : null));
+      !notSubject && d.buyer.vatNumber ? el('ram:SpecifiedTaxRegistration', null, txt('ram:ID', d.buyer.vatNumber, { schemeID: 'VA' })) : null));
 
   // One allowance per group with a discount (reason code 95: discount), in the group's category.
   // A percentage's rate and base are left out in a currency without decimals, where the rounded
   // amount cannot equal them exactly (CONTRACT §18: conformance wins over detail).
   const percentage = d.discountType === 'percentage' && digits > 0;
   const allowances = d.groups.filter((g) => g.discount !== 0).map((g) => {
-    const c = groupCategory(g.rate);
     return el('ram:SpecifiedTradeAllowanceCharge', null,
       el('ram:ChargeIndicator', null, el('udt:Indicator', null, 'false')),
       percentage ? el('ram:CalculationPercent', null, plainDecimal(d.discountValue)) : null,
@@ -166,7 +145,7 @@ export function renderCii(d: DocumentData): string {
       amount('ram:ActualAmount', g.discount),
       el('ram:ReasonCode', null, '95'),
       el('ram:Reason', null, 'Discount'),
-      el('ram:CategoryTradeTax', null, el('ram:TypeCode', null, 'VAT'), el('ram:CategoryCode', null, c.id), el('ram:RateApplicablePercent', null, c.percent)));
+      tradeTax('ram:CategoryTradeTax', groupCategory(g)));
   });
 
   const taxExclusive = d.subtotal - d.discountTotal;
@@ -181,13 +160,15 @@ export function renderCii(d: DocumentData): string {
     el('ram:InvoiceCurrencyCode', null, d.currency),
     paymentMeans(d, sellerName),
     d.groups.map((g) => {
-      const c = groupCategory(g.rate);
+      const c = groupCategory(g, true);
       return el('ram:ApplicableTradeTax', null,
         amount('ram:CalculatedAmount', g.tax),
         el('ram:TypeCode', null, 'VAT'),
+        txt('ram:ExemptionReason', c.reason),
         amount('ram:BasisAmount', g.taxable),
         el('ram:CategoryCode', null, c.id),
-        el('ram:RateApplicablePercent', null, c.percent));
+        txt('ram:ExemptionReasonCode', c.reasonCode),
+        c.percent !== null ? el('ram:RateApplicablePercent', null, c.percent) : null);
     }),
     allowances,
     termsText || dueDate ? el('ram:SpecifiedTradePaymentTerms', null, txt('ram:Description', termsText), dueDate ? date('ram:DueDateDateTime', dueDate) : null) : null,
@@ -214,7 +195,10 @@ export function renderCii(d: DocumentData): string {
     el('rsm:SupplyChainTradeTransaction', null,
       lines,
       agreement,
-      el('ram:ApplicableHeaderTradeDelivery', null),
+      el('ram:ApplicableHeaderTradeDelivery', null,
+        intraCommunity ? el('ram:ShipToTradeParty', null, el('ram:PostalTradeAddress', null,
+          txt('ram:PostcodeCode', d.buyer.address?.zip), txt('ram:CityName', d.buyer.address?.city), txt('ram:CountryID', String(d.buyer.address?.country ?? '').toUpperCase()))) : null,
+        intraCommunity ? el('ram:ActualDeliverySupplyChainEvent', null, date('ram:OccurrenceDateTime', d.deliveryDate ?? d.issueDate)) : null),
       settlement));
   return `<?xml version="1.0" encoding="UTF-8"?>\n${xml}\n`;
 }

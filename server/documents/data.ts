@@ -7,7 +7,7 @@ import type { Principal, FieldValues } from '../../engine/types.ts';
 import type { ModelResource } from '../../engine/model.ts';
 import type { Engine } from '../../engine/operations.ts';
 import { condition } from '../../engine/query.ts';
-import { lineAmounts, scaled, type TaxGroup, type TaxType } from '../../resources/rules/totals.ts';
+import { lineAmounts, scaled, taxClassOf, type TaxCategory, type TaxGroup, type TaxType } from '../../resources/rules/totals.ts';
 import type { Db } from '../../engine/types.ts';
 import { readCompany, type CompanyProfile } from '../company.ts';
 
@@ -27,6 +27,8 @@ export interface DocumentLine {
   taxRate: string | null;
   taxType: TaxType | null;
   taxName: string | null;
+  /** The VAT category the line was computed with (CONTRACT §18). */
+  taxCategory: TaxCategory;
 }
 
 /** One tax group (§6) with the names of the taxes its lines use, e.g. "VAT". */
@@ -44,6 +46,8 @@ export interface DocumentData {
   issueDate: string;
   /** Due date (invoices) or validity (quotes). */
   dueDate: string | null;
+  /** The date of delivery (BT-72) when the document has one. */
+  deliveryDate: string | null;
   currency: string;
   lines: DocumentLine[];
   /** The tax groups, ascending by rate. */
@@ -124,16 +128,21 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
       taxRate,
       taxType,
       taxName: typeof l.tax === 'string' ? taxNames.get(l.tax) ?? null : null,
+      // Lines computed before categories existed: the default of their rate.
+      taxCategory: (l.taxCategory as TaxCategory | null) ?? (taxRate !== null ? taxClassOf({ rate: taxRate }).category : 'Z'),
     };
   });
 
   // The stored groups, with the names of the taxes their lines use.
   const groups = ((doc.taxGroups as TaxGroup[] | undefined) ?? []).map((g): TaxRow => {
     const rate = scaled(g.rate);
-    const members = lines.filter((l) => (l.taxRate === null ? 0n : scaled(l.taxRate)) === rate);
+    // Groups stored before categories existed: the default of their rate.
+    const category = g.category ?? taxClassOf({ rate: g.rate }).category;
+    const members = lines.filter((l) => (l.taxRate === null ? 0n : scaled(l.taxRate)) === rate && l.taxCategory === category);
     const names = [...new Set(members.map((l) => l.taxName).filter((n): n is string => n !== null))];
     return {
-      rate: Number(g.rate), base: Number(g.base), discount: Number(g.discount), taxable: Number(g.taxable), tax: Number(g.tax),
+      rate: Number(g.rate), category, exemptionReason: g.exemptionReason ?? null, exemptionReasonCode: g.exemptionReasonCode ?? null,
+      base: Number(g.base), discount: Number(g.discount), taxable: Number(g.taxable), tax: Number(g.tax),
       names, inclusive: members.length > 0 && members.every((l) => l.taxType === 'inclusive'),
     };
   });
@@ -151,6 +160,7 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
     status: String(doc.status),
     issueDate: String(dated),
     dueDate: str(invoice ? doc.dueDate : doc.validUntil),
+    deliveryDate: str(doc.deliveryDate),
     currency: String(doc.currency ?? client.currency ?? p.company.currency),
     lines,
     groups,

@@ -45,7 +45,8 @@ export function totalRows(d: DocumentData): { label: string; value: string; stro
   }
   const showTaxable = d.groups.length > 1 || d.groups.some((g) => g.discount !== 0);
   for (const g of d.groups) {
-    if (showTaxable) rows.push({ label: `Taxable at ${plainDecimal(g.rate)}%`, value: formatAmount(g.taxable, d.currency) });
+    const cat = g.category === 'S' || g.category === 'Z' ? '' : ` (${CATEGORY_NAMES[g.category]})`;
+    if (showTaxable || cat) rows.push({ label: `Taxable at ${plainDecimal(g.rate)}%${cat}`, value: formatAmount(g.taxable, d.currency) });
     if (g.names.length || g.tax !== 0 || g.rate !== 0) rows.push({ label: `${taxLabel(g.names, g.rate)}${g.inclusive && g.discount === 0 ? ' (included)' : ''}`, value: formatAmount(g.tax, d.currency) });
   }
   rows.push({ label: 'Total', value: formatMoney(d.total, d.currency), strong: true });
@@ -55,4 +56,22 @@ export function totalRows(d: DocumentData): { label: string; value: string; stro
     rows.push({ label: 'Balance due', value: formatMoney(d.balance ?? 0, d.currency), strong: true });
   }
   return rows;
+}
+
+/** The VAT categories other than S and Z, as a person reads them. */
+export const CATEGORY_NAMES: Record<string, string> = {
+  S: 'standard rate', Z: 'zero rated', E: 'exempt', AE: 'reverse charge', K: 'intra-community supply', G: 'export outside the EU', O: 'not subject to VAT',
+};
+
+/** One line per tax group with an exemption reason: "Reverse charge (AE): …" (CONTRACT §18). */
+export function vatNoteLines(d: Pick<DocumentData, 'groups'>): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const g of d.groups) {
+    if (!g.exemptionReason) continue;
+    const line = `${CATEGORY_NAMES[g.category]![0]!.toUpperCase()}${CATEGORY_NAMES[g.category]!.slice(1)}${g.exemptionReasonCode ? ` (${g.exemptionReasonCode})` : ''}: ${g.exemptionReason}`;
+    if (!seen.has(line)) out.push(line);
+    seen.add(line);
+  }
+  return out;
 }

@@ -10,7 +10,7 @@ import type { Font } from 'fontkit';
 import PDFDocument from 'pdfkit';
 import { readAsset } from '../assets.ts';
 import type { DocumentData } from './data.ts';
-import { addressLines, groupIban, humanDate, taxLabel, totalRows } from './labels.ts';
+import { addressLines, groupIban, humanDate, taxLabel, totalRows, vatNoteLines } from './labels.ts';
 import { epcMatrix, epcPayload, epcPossible } from './epc.ts';
 import { makeFacturX, PDFA_OPTIONS } from './facturx.ts';
 import { formatAmount, formatMoney, plainDecimal } from './money.ts';
@@ -267,6 +267,9 @@ export function renderPdf(d: DocumentData, facturX?: { cii: string }): Promise<B
       y = Math.max(y, y0 + side + 18);
     }
   }
+  // Why no VAT is charged, per group that says (CONTRACT §18): reverse charge, exemption, export …
+  const vatNotes = vatNoteLines(d);
+  if (vatNotes.length) section('VAT', vatNotes.join('\n'));
   if (d.reason) section('Reason', d.reason);
   if (d.terms) section('Terms', d.terms);
   if (d.notes) section('Notes', d.notes);

@@ -36,18 +36,24 @@ export const txt = (name: string, value: unknown, attrs: Record<string, string> 
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
-/** The tax category of a line: S (standard, a positive rate) or Z (zero rate, or no tax at all). */
-export function categoryOf(line: Pick<DocumentLine, 'taxRate'>): { id: 'S' | 'Z'; percent: string } {
-  if (line.taxRate === null || scaled(line.taxRate) === 0n) return { id: 'Z', percent: '0' };
-  return { id: 'S', percent: plainDecimal(line.taxRate) };
+export type Category = { id: string; percent: string | null; reasonCode?: string | null; reason?: string | null };
+
+/** The tax category of a line (CONTRACT §18): its stored category; O has no rate (BR-O-05). */
+export function categoryOf(line: Pick<DocumentLine, 'taxRate' | 'taxCategory'>): Category {
+  const id = line.taxCategory;
+  if (id === 'O') return { id, percent: null };
+  return { id, percent: id === 'S' && line.taxRate !== null ? plainDecimal(line.taxRate) : '0' };
 }
 
 export function need(violations: Violation[], value: unknown, path: string, what: string): void {
   if (str(value) === null) violations.push({ propertyPath: path, message: `An EN 16931 e-invoice needs ${what}.`, code: ViolationCode.blank });
 }
 
-/** What the standard requires that this invoice, its client or the company profile lacks. */
-export function ublProblems(d: DocumentData): ApiError | null {
+/**
+ * What EN 16931 itself requires (in UBL and CII alike) that this document, its client or the
+ * company profile lacks: the violations (none: []), or at once a 422 for amounts it cannot express.
+ */
+export function en16931Violations(d: DocumentData): ApiError | Violation[] {
   if (d.legacyAmounts) {
     return ApiError.validation([{
       propertyPath: 'discountType',
@@ -62,10 +68,30 @@ export function ublProblems(d: DocumentData): ApiError | null {
     v.push({ propertyPath: 'currency', message: `An EN 16931 e-invoice writes amounts with at most two decimals; ${d.currency} has ${currencyDigits(d.currency)}, so this document cannot be one.`, code: ViolationCode.rule });
   }
   need(v, s.legalName ?? s.name, 'company.legalName', "the seller's name (BT-27): set it in the company profile");
-  need(v, s.vatNumber, 'company.vatNumber', "the seller's VAT identifier (BT-31): set it in the company profile");
+  const categories = new Set(d.groups.map((g) => g.category));
+  if (categories.has('O') && categories.size > 1) {
+    v.push({ propertyPath: 'lines', message: `An EN 16931 e-invoice with lines not subject to VAT (O) cannot have lines of other categories (${[...categories].filter((c) => c !== 'O').join(', ')}) (BR-O-11…14): invoice them separately.`, code: ViolationCode.rule });
+  }
+  if (categories.has('O')) {
+    need(v, s.registrationNumber, 'company.registrationNumber', "the seller's legal registration identifier (BT-30), since a document not subject to VAT carries no VAT number (BR-CO-26): set it in the company profile");
+  } else {
+    need(v, s.vatNumber, 'company.vatNumber', "the seller's VAT identifier (BT-31): set it in the company profile");
+  }
+  if (categories.has('AE') || categories.has('K')) {
+    need(v, d.buyer.vatNumber, 'client.vatNumber', "the buyer's VAT identifier (BT-48) for reverse charge (AE) or an intra-community supply (K): set the client's vatNumber");
+  }
   need(v, s.country, 'company.country', "the seller's country (BT-40): set it in the company profile");
-  need(v, s.peppolId, 'company.peppolId', "the seller's electronic address (BT-34): set the peppolId of the company profile, e.g. 0208:0123456749");
   need(v, d.buyer.address?.country, 'client.addresses', "the buyer's country (BT-55): give the client an address with a country");
+  if (!d.lines.length) v.push({ propertyPath: 'lines', message: 'An EN 16931 e-invoice needs at least one line (BG-25).', code: ViolationCode.blank });
+  return v;
+}
+
+/** What the standard, as Peppol BIS Billing 3 uses it, requires that this invoice, its client or the company profile lacks. */
+export function ublProblems(d: DocumentData): ApiError | null {
+  const v = en16931Violations(d);
+  if (v instanceof ApiError) return v;
+  const s = d.seller;
+  need(v, s.peppolId, 'company.peppolId', "the seller's electronic address (BT-34): set the peppolId of the company profile, e.g. 0208:0123456749");
   need(v, d.buyer.peppolId, 'client.peppolId', "the buyer's electronic address (BT-49): set the client's peppolId, e.g. 9930:DE123456789");
   // Peppol's German rules (DE-R-002…009), for a German seller invoicing a German buyer.
   if (germanPair(d)) {
@@ -77,7 +103,6 @@ export function ublProblems(d: DocumentData): ApiError | null {
     need(v, d.buyer.address?.city, 'client.addresses', "the buyer's city (BT-52, DE-R-008): give the client's address a city");
     need(v, d.buyer.address?.zip, 'client.addresses', "the buyer's post code (BT-53, DE-R-009): give the client's address a post code");
   }
-  if (!d.lines.length) v.push({ propertyPath: 'lines', message: 'An EN 16931 e-invoice needs at least one line (BG-25).', code: ViolationCode.blank });
   return v.length ? ApiError.validation(v) : null;
 }
 
@@ -102,9 +127,12 @@ function party(o: { peppolId: string; name: string; legalName: string; address: 
     o.contactName || o.phone || o.email ? el('cac:Contact', null, txt('cbc:Name', o.contactName), txt('cbc:Telephone', o.phone), txt('cbc:ElectronicMail', o.email)) : null);
 }
 
-/** The category of a tax group: S with its rate, or Z (0 %). */
-const groupCategory = (rate: number): { id: 'S' | 'Z'; percent: string } =>
-  scaled(rate) === 0n ? { id: 'Z', percent: '0' } : { id: 'S', percent: plainDecimal(rate) };
+/** The category of a tax group, with its exemption reason when `reasons` (the VAT breakdown only). */
+export const groupCategory = (g: DocumentData['groups'][number], reasons = false): Category => ({
+  id: g.category,
+  percent: g.category === 'O' ? null : g.category === 'S' ? plainDecimal(g.rate) : '0',
+  ...(reasons ? { reasonCode: g.exemptionReasonCode, reason: g.exemptionReason } : {}),
+});
 
 const contactName = (c: Record<string, unknown>): string | null => str([c.firstName, c.lastName].filter((x) => typeof x === 'string' && x.trim()).join(' '));
 
@@ -134,8 +162,12 @@ export function renderUbl(d: DocumentData, profile: UblProfile = 'peppol'): stri
   const amount = (name: string, minor: number) => el(name, cur, decimalOf(minor, digits));
   const s = d.seller;
   const contact = d.buyer.contact ?? {};
-  const taxCategory = (name: string, c: { id: string; percent: string }) =>
-    el(name, null, el('cbc:ID', null, c.id), el('cbc:Percent', null, c.percent), el('cac:TaxScheme', null, el('cbc:ID', null, 'VAT')));
+  const taxCategory = (name: string, c: Category) =>
+    el(name, null, el('cbc:ID', null, c.id), c.percent !== null ? el('cbc:Percent', null, c.percent) : null,
+      txt('cbc:TaxExemptionReasonCode', c.reasonCode), txt('cbc:TaxExemptionReason', c.reason), el('cac:TaxScheme', null, el('cbc:ID', null, 'VAT')));
+  // Not subject to VAT (O): no VAT identifiers at all (BR-O-02…04).
+  const notSubject = d.groups.some((g) => g.category === 'O');
+  const intraCommunity = d.groups.some((g) => g.category === 'K');
 
   // One allowance per group with a discount (reason code 95: discount), in the group's category.
   const percentage = d.discountType === 'percentage' && digits >= 2;
@@ -148,7 +180,7 @@ export function renderUbl(d: DocumentData, profile: UblProfile = 'peppol'): stri
     percentage ? el('cbc:MultiplierFactorNumeric', null, plainDecimal(d.discountValue)) : null,
     amount('cbc:Amount', g.discount),
     percentage ? amount('cbc:BaseAmount', g.base) : null,
-    taxCategory('cac:TaxCategory', groupCategory(g.rate))));
+    taxCategory('cac:TaxCategory', groupCategory(g))));
 
   const lineName = credit ? 'cac:CreditNoteLine' : 'cac:InvoiceLine';
   const lines = d.lines.map((line, i) => {
@@ -187,19 +219,25 @@ export function renderUbl(d: DocumentData, profile: UblProfile = 'peppol'): stri
   txt('cbc:BuyerReference', d.buyerReference ?? d.number),
   credit && d.invoiceNumber ? el('cac:BillingReference', null, el('cac:InvoiceDocumentReference', null, txt('cbc:ID', d.invoiceNumber))) : null,
   el('cac:AccountingSupplierParty', null, party({
-    peppolId: String(s.peppolId), name: String(s.name), legalName: sellerName, address: s, vat: str(s.vatNumber),
+    peppolId: String(s.peppolId), name: String(s.name), legalName: sellerName, address: s, vat: notSubject ? null : str(s.vatNumber),
     registration: str(s.registrationNumber), contactName: str(s.contactName), phone: str(s.phone), email: str(s.email),
   })),
   el('cac:AccountingCustomerParty', null, party({
-    peppolId: String(d.buyer.peppolId), name: d.buyer.name, legalName: d.buyer.name, address: d.buyer.address, vat: d.buyer.vatNumber,
+    peppolId: String(d.buyer.peppolId), name: d.buyer.name, legalName: d.buyer.name, address: d.buyer.address, vat: notSubject ? null : d.buyer.vatNumber,
     contactName: contactName(contact), email: str(contact.email),
   })),
+  // Intra-community supply: the delivery date and the deliver-to country (BR-IC-11, BR-IC-12).
+  intraCommunity ? el('cac:Delivery', null,
+    el('cbc:ActualDeliveryDate', null, d.deliveryDate ?? d.issueDate),
+    el('cac:DeliveryLocation', null, el('cac:Address', null,
+      txt('cbc:CityName', d.buyer.address?.city), txt('cbc:PostalZone', d.buyer.address?.zip),
+      el('cac:Country', null, txt('cbc:IdentificationCode', String(d.buyer.address?.country ?? '').toUpperCase()))))) : null,
   paymentMeans(d, sellerName, profile),
   d.terms ? el('cac:PaymentTerms', null, txt('cbc:Note', d.terms)) : null,
   allowances,
   el('cac:TaxTotal', null,
     amount('cbc:TaxAmount', d.taxTotal),
-    d.groups.map((g) => el('cac:TaxSubtotal', null, amount('cbc:TaxableAmount', g.taxable), amount('cbc:TaxAmount', g.tax), taxCategory('cac:TaxCategory', groupCategory(g.rate))))),
+    d.groups.map((g) => el('cac:TaxSubtotal', null, amount('cbc:TaxableAmount', g.taxable), amount('cbc:TaxAmount', g.tax), taxCategory('cac:TaxCategory', groupCategory(g, true))))),
   el('cac:LegalMonetaryTotal', null,
     amount('cbc:LineExtensionAmount', d.subtotal),
     amount('cbc:TaxExclusiveAmount', taxExclusive),

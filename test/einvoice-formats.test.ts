@@ -404,12 +404,14 @@ describe('random documents', () => {
   it('make a CII (inside the Factur-X PDF) that passes EN 16931 and an XRechnung that passes KoSIT, or a 422 naming a field', async () => {
     taxes.zero ??= (await admin.post('/api/taxes', { name: 'Nullsatz', rate: 0 })).body['@id'];
     taxes.incl ??= (await admin.post('/api/taxes', { name: 'MwSt inkl.', rate: 19, type: 'inclusive' })).body['@id'];
+    taxes.ae ??= (await admin.post('/api/taxes', { name: 'Steuerschuldnerschaft des Leistungsempfängers', rate: 0, category: 'AE', exemptionReasonCode: 'VATEX-EU-AE' })).body['@id'];
+    taxes.exempt ??= (await admin.post('/api/taxes', { name: 'Steuerfrei', rate: 0, category: 'E', exemptionReason: 'Steuerfrei nach § 4 Nr. 14 UStG' })).body['@id'];
     const yen = await clientWith('Tokyo Trading KK', { country: 'JP', vat: 'JP1234567890123', peppolId: '0088:4035811991014', currency: 'JPY' });
     const line = fc.record({
       description: fc.constantFrom('Beratung', 'Ελληνικά & <b>', 'Кириллица', 'Line "quoted"'),
       qty: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 9999 }).map((n) => n / 1000)),
       price: fc.integer({ min: 0, max: 250_000 }),
-      tax: fc.constantFrom('std', 'reduced', 'zero', 'incl', null),
+      tax: fc.constantFrom('std', 'reduced', 'zero', 'incl', 'ae', 'exempt', null),
     });
     const doc = fc.record({
       kind: fc.constantFrom('invoices', 'credit-notes'),

@@ -255,6 +255,33 @@ describe('tax categories in the CII (CONTRACT §18)', () => {
   });
 });
 
+describe('a seller not registered for VAT (category O)', () => {
+  it("makes every line O with the profile's note, without VAT identifiers, and the CII passes EN 16931", async () => {
+    const small = client(t, await tokenFor(t, { email: 'admin@petite.test', company: 'Petite Entreprise', currency: 'EUR' }));
+    const profile = await small.patch('/api/company', {
+      legalName: 'Atelier Petit EI', email: 'contact@petit.test', registrationNumber: '12345678900017', street1: '3 Rue Haute', city: 'Nantes', zip: '44000', country: 'FR',
+      vatRegistered: false, vatExemptionNote: 'TVA non applicable, art. 293 B du CGI', iban: 'FR7630006000011234567890189',
+    });
+    expect(profile.status, profile.text).toBe(200);
+    const c = (await small.post('/api/clients', { name: 'Café du Port', eInvoiceFormat: 'facturx' })).body['@id'];
+    await small.post('/api/addresses', { client: c, street1: '1 Quai', city: 'Nantes', zip: '44000', country: 'FR' });
+    // A tax set up before (or by habit) does not apply: the line is O.
+    const tva = (await small.post('/api/taxes', { name: 'TVA', rate: 20 })).body['@id'];
+    const inv = await small.post('/api/invoices', { client: c, invoiceDate: '2026-03-02', dueDate: '2026-03-31', lines: [{ description: 'Réparation de chaises', qty: 4, price: 4500, tax: tva }] });
+    expect(inv.status, inv.text).toBe(201);
+    expect((await small.patch(inv.body['@id'], { status: 'pending' })).status).toBe(200);
+    const res = await fetch(t.url + inv.body['@id'], { headers: { 'x-api-token': small.token, accept: PDF } });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(res.status, bytes.toString('utf8')).toBe(200);
+    const cii = readFacturX(bytes, 'facturx-O').xml!.toString('utf8');
+    expect(cii).toContain('<ram:CategoryCode>O</ram:CategoryCode>');
+    expect(cii).toContain('<ram:ExemptionReason>TVA non applicable, art. 293 B du CGI</ram:ExemptionReason>');
+    expect(cii).not.toContain('schemeID="VA"');
+    expect(cii).not.toContain('<ram:RateApplicablePercent>');
+    await expectValidCii(cii);
+  });
+});
+
 describe('XRechnung 3.0 UBL', () => {
   it("is the UBL of an xrechnung client's invoice, with the client's Leitweg-ID, and passes KoSIT's rules", async () => {
     const inv = await invoiceFor(clients.xrechnung);

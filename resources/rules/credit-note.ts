@@ -6,7 +6,7 @@ import { ApiError, ViolationCode } from '../../engine/errors.ts';
 import type { FieldValues } from '../../engine/types.ts';
 import type { HookApi, HookSet } from '../../engine/hooks.ts';
 import type { OperationDescriptor } from '../../engine/descriptor.ts';
-import { checkDiscount, copyClientCurrency } from './documents.ts';
+import { checkBuyerVatOnIssue, checkDiscount, copyClientCurrency } from './documents.ts';
 import { divRound, scaled, splitFixed } from './totals.ts';
 
 const CREDITABLE = ['pending', 'overdue'];
@@ -29,6 +29,7 @@ export const creditNoteRules: HookSet = {
     checkDiscount(api, e);
     const relinked = !e.existing || e.data.invoice !== e.existing.invoice || e.data.client !== e.existing.client;
     if (relinked) await checkInvoice(api, e.data);
+    await checkBuyerVatOnIssue(api, e);
     if (e.op !== 'update' || e.data.status !== 'issued' || e.existing?.status === 'issued') return;
     // Issuing: at most the invoice's balance, which it then reduces (afterWrite).
     if (e.data.invoice === null || e.data.invoice === undefined) return;

@@ -72,6 +72,24 @@ export function checkDiscount(_api: HookApi, e: WriteEvent): void {
   if (problem) throw ApiError.validation([{ propertyPath: 'discountValue', message: problem, code: ViolationCode.range }]);
 }
 
+/**
+ * Reverse charge (AE) and intra-community supply (K) name the buyer's VAT number (CONTRACT §18):
+ * a document leaving draft with such a group needs the client's, else a 422 on `client`.
+ */
+export async function checkBuyerVatOnIssue(api: HookApi, e: WriteEvent): Promise<void> {
+  if (e.op !== 'update' || !e.existing || e.existing.status !== 'draft' || e.data.status === 'draft' || e.data.status === 'cancelled') return;
+  const groups = (e.data.taxGroups as { category?: string }[] | null | undefined) ?? [];
+  const needing = [...new Set(groups.map((g) => g.category).filter((c) => c === 'AE' || c === 'K'))];
+  if (!needing.length) return;
+  const client = await api.read('Client', String(e.data.client));
+  if (client && typeof client.vatNumber === 'string' && client.vatNumber.trim() !== '') return;
+  throw ApiError.validation([{
+    propertyPath: 'client',
+    message: `Lines of category ${needing.join(' and ')} (${needing.map((c) => (c === 'AE' ? 'reverse charge' : 'intra-community supply')).join(', ')}) need the buyer's VAT number: set the client's vatNumber before issuing.`,
+    code: ViolationCode.rule,
+  }]);
+}
+
 export interface ComputeOptions {
   /**
    * Refuse (422) a fixed discount above the amount before discount. True when the document or its
@@ -162,14 +180,22 @@ export async function recomputeDocument(api: HookApi, name: string, id: string, 
     }
     return { rate: row.taxRate, type: row.taxType!, category: row.taxCategory, exemptionReason: row.taxExemptionReason, exemptionReasonCode: row.taxExemptionReasonCode };
   });
-  // Outside draft the stored classes stand: the registration applied when the lines were computed.
+  // Outside draft the stored classes stand: the registration applied when the lines were computed
+  // (a line without a tax keeps O there when its company was not registered).
+  const untaxedO = rows.find((row) => !row.tax && row.taxCategory === 'O');
+  const kept: Registration = untaxedO ? { registered: false, note: untaxedO.taxExemptionReason } : { registered: true, note: null };
+  const effective = draft ? reg : kept;
   const totals = totalsOrRefuse(
     rows.map((row, i) => ({ price: row.price, qty: row.qty, tax: applied[i]! })),
     { type: d.discountType, value: d.discountValue },
     o.strict ?? true,
-    draft ? reg : { registered: true, note: null },
+    effective,
   );
-  const classOf = (t: AppliedTax | null | undefined) => (t ? { category: t.category ?? null, reason: t.exemptionReason ?? null, code: t.exemptionReasonCode ?? null } : { category: null, reason: null, code: null });
+  const untaxed = effective.registered ? null : notSubject(effective);
+  const classOf = (t: AppliedTax | null | undefined) => {
+    const c = t ?? untaxed;
+    return c ? { category: c.category ?? null, reason: c.exemptionReason ?? null, code: c.exemptionReasonCode ?? null } : { category: null, reason: null, code: null };
+  };
 
   const changed = rows
     .map((row, i) => ({ row, tax: applied[i], cls: classOf(applied[i]), total: totals.lines[i]!.total, net: totals.lines[i]!.net }))
@@ -252,9 +278,10 @@ export async function computeNewDocument(api: HookApi, data: FieldValues, childr
     line.net = totals.lines[i]!.net;
     line.taxRate = t?.rate ?? null;
     line.taxType = t?.type ?? null;
-    line.taxCategory = t?.category ?? null;
-    line.taxExemptionReason = t?.exemptionReason ?? null;
-    line.taxExemptionReasonCode = t?.exemptionReasonCode ?? null;
+    const c = t ?? (reg.registered ? null : notSubject(reg));
+    line.taxCategory = c?.category ?? null;
+    line.taxExemptionReason = c?.exemptionReason ?? null;
+    line.taxExemptionReasonCode = c?.exemptionReasonCode ?? null;
   });
   Object.assign(data, money(totals));
   if (api.resource.byName.has('balance')) data.balance = totals.total;

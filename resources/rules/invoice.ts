@@ -3,7 +3,7 @@
 import { eq } from 'drizzle-orm';
 import { ApiError, ViolationCode } from '../../engine/errors.ts';
 import type { HookApi, HookSet } from '../../engine/hooks.ts';
-import { checkDiscount, copyClientCurrency } from './documents.ts';
+import { checkBuyerVatOnIssue, checkDiscount, copyClientCurrency } from './documents.ts';
 
 async function hasPayments(api: HookApi, invoiceId: string): Promise<boolean> {
   const p = api.table('Payment');
@@ -17,6 +17,7 @@ export const invoiceRules: HookSet = {
   async beforeWrite(api, e) {
     await copyClientCurrency(api, e);
     checkDiscount(api, e);
+    await checkBuyerVatOnIssue(api, e);
     // A draft never has payments: they would be lost in its edits.
     if (e.existing && e.existing.status !== 'draft' && e.data.status === 'draft' && Number(e.existing.amountCredited ?? 0) > 0) {
       throw ApiError.validation([{

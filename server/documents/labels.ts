@@ -45,7 +45,7 @@ export function totalRows(d: DocumentData): { label: string; value: string; stro
   }
   const showTaxable = d.groups.length > 1 || d.groups.some((g) => g.discount !== 0);
   for (const g of d.groups) {
-    const cat = g.category === 'S' || g.category === 'Z' ? '' : ` (${CATEGORY_NAMES[g.category]})`;
+    const cat = g.category === 'S' || g.category === 'Z' ? '' : ` (${g.category})`;
     if (showTaxable || cat) rows.push({ label: `Taxable at ${plainDecimal(g.rate)}%${cat}`, value: formatAmount(g.taxable, d.currency) });
     if (g.names.length || g.tax !== 0 || g.rate !== 0) rows.push({ label: `${taxLabel(g.names, g.rate)}${g.inclusive && g.discount === 0 ? ' (included)' : ''}`, value: formatAmount(g.tax, d.currency) });
   }
@@ -69,7 +69,9 @@ export function vatNoteLines(d: Pick<DocumentData, 'groups'>): string[] {
   const out: string[] = [];
   for (const g of d.groups) {
     if (!g.exemptionReason) continue;
-    const line = `${CATEGORY_NAMES[g.category]![0]!.toUpperCase()}${CATEGORY_NAMES[g.category]!.slice(1)}${g.exemptionReasonCode ? ` (${g.exemptionReasonCode})` : ''}: ${g.exemptionReason}`;
+    const name = CATEGORY_NAMES[g.category]!;
+    const says = g.exemptionReason.toLowerCase().startsWith(name.toLowerCase());
+    const line = `${says ? '' : `${name[0]!.toUpperCase()}${name.slice(1)}: `}${g.exemptionReason}${g.exemptionReasonCode ? ` (${g.exemptionReasonCode})` : ''}`;
     if (!seen.has(line)) out.push(line);
     seen.add(line);
   }

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import type { DocumentData } from '../server/documents/data.ts';
 import { renderPdf } from '../server/documents/pdf.ts';
 import { renderUbl } from '../server/documents/ubl.ts';
+import { renderCii } from '../server/documents/cii.ts';
 import { client, startTestServer, tokenFor } from '../test/helpers.ts';
 
 const { values: args } = parseArgs({ options: { duration: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '4' } } });
@@ -42,7 +43,7 @@ const lines = Array.from({ length: 10 }, (_, i) => ({
 }));
 const data: DocumentData = {
   kind: 'invoice', id: '0190a0a0-0000-7000-8000-000000000001', number: 'INV-000001', status: 'pending', issueDate: '2026-11-24', dueDate: '2026-12-08', deliveryDate: null, currency: 'EUR',
-  lines, legacyAmounts: false, invoiceNumber: null, reason: null, logo: null,
+  lines, legacyAmounts: false, invoiceNumber: null, reason: null, logo: null, eInvoiceFormat: 'peppol', buyerReference: null,
   groups: [{ names: ['Zero'], rate: 0, category: 'Z', exemptionReason: null, exemptionReasonCode: null, inclusive: false, base: 98760, discount: 0, taxable: 98760, tax: 0 }, { names: ['VAT'], rate: 20, category: 'S', exemptionReason: null, exemptionReasonCode: null, inclusive: false, base: 148140, discount: 0, taxable: 148140, tax: 29628 }],
   subtotal: 246900, taxTotal: 29628, discountType: 'none', discountValue: 0, discountTotal: 0, total: 276528, amountPaid: 0, amountCredited: 0, balance: 276528, terms: 'Net 14', notes: null,
   seller: {
@@ -56,6 +57,8 @@ const data: DocumentData = {
 console.log(`10-line invoice, ${seconds} s per measure`);
 await rate('PDF, rendering only', () => renderPdf(data));
 await rate('UBL, rendering only', async () => renderUbl(data));
+await rate('CII, rendering only', async () => renderCii(data));
+await rate('Factur-X PDF/A-3 with its CII, rendering', async () => renderPdf(data, { cii: renderCii(data) }));
 
 // The bench makes more requests than the rate limit allows one token.
 const t = await startTestServer({ RATE_LIMIT_MAX: '100000000' });

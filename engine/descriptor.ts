@@ -483,10 +483,18 @@ export interface DocumentDescriptor {
   /** What the document is, for the OpenAPI description. */
   description: string;
   /**
-   * Renders the record `id` as seen by `principal` (the same checks as a read: 404, 403); a 422
-   * naming what is missing when it cannot be made.
+   * Query parameters that choose a variant of a record's documents, by name: the values this
+   * document answers to, each with what it gives (OpenAPI). A request naming a parameter is
+   * answered by the document that takes its value (Accept choosing when several do: none is a
+   * 406); a value no document takes is a 400. Without the parameter, the document chooses.
    */
-  render(ctx: { principal: Principal; resource: import('./model.ts').ModelResource; id: string; services: OperationServices }): Promise<{ body: Buffer | string; contentType?: string; headers?: Record<string, string> }>;
+  variants?: Record<string, Record<string, string>>;
+  /**
+   * Renders the record `id` as seen by `principal` (the same checks as a read: 404, 403); a 422
+   * naming what is missing when it cannot be made. `variant`: the parameters of `variants` the
+   * request named.
+   */
+  render(ctx: { principal: Principal; resource: import('./model.ts').ModelResource; id: string; services: OperationServices; variant: Readonly<Record<string, string>> }): Promise<{ body: Buffer | string; contentType?: string; headers?: Record<string, string> }>;
 }
 
 /** The events a resource declares besides `<resource>.created`, `.updated` and `.deleted`. */

@@ -130,8 +130,10 @@ export interface ItemDocument {
   readonly mediaType: string;
   /** What the document is, for the OpenAPI description. */
   readonly description: string;
-  /** Renders the record `id` as seen by `principal` (the same checks as a read: 404, 403). */
-  render(principal: Principal, id: string): Promise<{ body: Buffer | string; contentType?: string; headers?: Record<string, string> }>;
+  /** Query parameters choosing among variants: the values this document takes (DocumentDescriptor.variants). */
+  readonly variants?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Renders the record `id` as seen by `principal` (the same checks as a read: 404, 403), in the `variant` asked for. */
+  render(principal: Principal, id: string, variant: Readonly<Record<string, string>>): Promise<{ body: Buffer | string; contentType?: string; headers?: Record<string, string> }>;
 }
 
 /**

@@ -20,6 +20,8 @@ import { contextDoc, declaredDoc, entrypointDoc, operationDoc, problems } from '
 import { CSV_CONTENT_TYPE, CSV_TYPE, documentReferences, documentsCsv, headerOf, referencesOf, rowsOf as csvRows, type Titles } from '../formats/csv.ts';
 import { Readable } from 'node:stream';
 import { etagOf, ifMatch, ifNoneMatch, noneMatchHits } from '../engine/versions.ts';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,6 +31,8 @@ declare module 'fastify' {
     apiDocument: ItemDocument | null;
     /** `Accept: text/csv` on a collection or a list of documents (RestOptions.csv). */
     apiCsv: boolean;
+    /** The document variant the query asked for (DocumentDescriptor.variants). */
+    apiVariant: Readonly<Record<string, string>> | null;
   }
 }
 
@@ -106,6 +110,40 @@ function cursorParams(r: ModelResource, q: URLSearchParams, page: number, ipp: n
     );
   }
   return { after, before, side };
+}
+
+/**
+ * The query parameters a record's documents declare (DocumentDescriptor.variants) as one
+ * schema (the OpenAPI parameters, each value with what it gives), and the reading of a request's
+ * query against it: the parameters named, or a 400.
+ */
+function variantQuery(documents: readonly ItemDocument[]): { schema: TSchema; read(query: unknown): Record<string, string> } | null {
+  const params = new Map<string, Map<string, string[]>>();
+  for (const d of documents) {
+    for (const [name, values] of Object.entries(d.variants ?? {})) {
+      if (!params.has(name)) params.set(name, new Map());
+      for (const [value, what] of Object.entries(values)) params.get(name)!.set(value, [...(params.get(name)!.get(value) ?? []), `${what} (${d.mediaType})`]);
+    }
+  }
+  if (!params.size) return null;
+  // Documented as one string enum; checked as the union of its literals.
+  const schema = Type.Object(Object.fromEntries([...params].map(([name, values]) => [name, Type.Optional(Type.Unsafe<string>({
+    type: 'string',
+    enum: [...values.keys()],
+    description: `Chooses the document, whatever the record's own choice, among: ${[...values].map(([v, what]) => `\`${v}\`: ${what.join(', or ')}`).join('; ')}. Accept chooses among the media types of the value's documents.`,
+  }))])));
+  const check = TypeCompiler.Compile(Type.Object(Object.fromEntries([...params].map(([name, values]) => [name, Type.Optional(Type.Union([...values.keys()].map((v) => Type.Literal(v))))]))));
+  return {
+    schema,
+    read(query) {
+      const q = Object.fromEntries(Object.entries((query ?? {}) as Record<string, unknown>).filter(([k]) => params.has(k)));
+      if (!check.Check(q)) {
+        const [name] = Object.keys(q).filter((k) => !check.Check({ [k]: q[k] }));
+        throw ApiError.badRequest(`${name}: expected one of ${[...params.get(name!)!.keys()].join(', ')}.`);
+      }
+      return q as Record<string, string>;
+    },
+  };
 }
 
 /** Negotiation as a route's first hook: a 406 comes before body parsing and any query. */
@@ -273,6 +311,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     if (ok) ok.content[CSV_TYPE] = { schema: { type: 'string', description: `${what} as CSV (RFC 4180, UTF-8, CRLF; money in major units with its currency column, references by number or name): every record matching the filters, not one page.` } };
     return route;
   };
+  if (!app.hasRequestDecorator('apiVariant')) app.decorateRequest('apiVariant', null);
   const route = (r: ModelResource, op: RestOperation) => ({
     onRequest: negotiate,
     // A provider's writes keep no result with their change: their whole response is kept instead.
@@ -286,7 +325,11 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     keep: req.idempotency?.keep(status, format.mediaType),
   });
 
-  /** The read route of a resource with documents: Accept chooses among the formats and them. */
+  /**
+   * The read route of a resource with documents: Accept chooses among the formats and them. The
+   * query parameters the documents declare (`variants`) choose among the documents that take
+   * their value, checked against their declared schema (400).
+   */
   function documentRoute(r: ModelResource, documents: readonly ItemDocument[]) {
     const types = [...formats.mediaTypes, ...documents.map((d) => d.mediaType)];
     const base = route(r, 'read');
@@ -295,10 +338,17 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     for (const d of documents) ok.content[d.mediaType] = { schema: { type: 'string', format: 'binary', description: d.description } };
     Object.assign(doc.response, problems(422));
     doc.description += `\n\nAlso as a document: ${documents.map((d) => `\`${d.mediaType}\` (${d.description})`).join('; ')}.`;
+    const variants = variantQuery(documents);
+    if (variants) doc.querystring = variants.schema;
     const onRequest: onRequestHookHandler = (req, _reply, done) => {
       try {
-        const type = negotiateType(req.headers.accept, types);
-        req.apiDocument = documents.find((d) => d.mediaType === type) ?? null;
+        const asked = variants ? variants.read(req.query) : {};
+        const names = Object.keys(asked);
+        // A variant asked for: the documents that take it, whatever the formats.
+        const candidates = names.length ? documents.filter((d) => names.every((n) => d.variants?.[n]?.[asked[n]!] !== undefined)) : documents;
+        const type = negotiateType(req.headers.accept, names.length ? candidates.map((d) => d.mediaType) : types);
+        req.apiDocument = candidates.find((d) => d.mediaType === type) ?? null;
+        req.apiVariant = asked;
         if (!req.apiDocument) req.apiFormat = formats.negotiate(req.headers.accept);
       } catch (e) {
         return done(e as Error);
@@ -408,7 +458,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       const services = o.services;
       // The documents the descriptor declares (PDF, e-invoice), next to the formats.
       const documents: ItemDocument[] = services
-        ? r.documents.map((d) => ({ mediaType: d.mediaType, description: d.def.description, render: (principal, id) => d.def.render({ principal, resource: r, id, services }) }))
+        ? r.documents.map((d) => ({ mediaType: d.mediaType, description: d.def.description, variants: d.def.variants, render: (principal, id, variant) => d.def.render({ principal, resource: r, id, services, variant }) }))
         : [];
       app.get<{ Params: { id: string } }>(itemUrl, documents.length ? documentRoute(r, documents) : route(r, 'read'), async (req, reply) => {
         const document = req.apiDocument;
@@ -420,7 +470,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
             await engine.version(o.principal(req), r, req.params.id);
             return reply.code(304).header('vary', 'Accept').send();
           }
-          const out = await document.render(o.principal(req), req.params.id);
+          const out = await document.render(o.principal(req), req.params.id, req.apiVariant ?? {});
           reply.code(200).header('content-type', out.contentType ?? document.mediaType).header('vary', 'Accept');
           if (out.headers) reply.headers(out.headers);
           return reply.send(out.body);

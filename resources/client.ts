@@ -13,6 +13,11 @@ export default defineResource({
     website: text({ format: 'url', max: 255 }),
     vatNumber: text({ max: 64 }),
     peppolId: text({ max: 110, normalise: normalisePeppolId, check: peppolIdProblem, description: "The buyer's electronic address (BT-49): <scheme>:<id> with a scheme of Peppol's EAS code list, e.g. 0208:0123456749" }),
+    eInvoiceFormat: oneOf(['peppol', 'xrechnung', 'facturx'], {
+      default: 'peppol', filter: 'exact',
+      description: "The e-invoice this client's invoices and credit notes are made as (CONTRACT §19): `peppol` (Peppol BIS Billing 3 UBL), `xrechnung` (XRechnung 3.0 UBL, needs a buyerReference) or `facturx` (Factur-X / ZUGFeRD: the PDF is a PDF/A-3 carrying the CII invoice)",
+    }),
+    buyerReference: text({ max: 200, description: "BT-10, the buyer's reference (for German public buyers the Leitweg-ID) written on this client's e-invoices; an invoice's own buyerReference overrides it" }),
     status: oneOf(['active', 'archived'], { default: 'active', filter: 'exact' }),
     notes: text(),
     contacts: children('Contact', 'client'),

@@ -1,4 +1,4 @@
-import { children, date, defineResource, money, oneOf, ref, timestamp } from '../engine/descriptor.ts';
+import { children, date, defineResource, money, oneOf, ref, text, timestamp } from '../engine/descriptor.ts';
 import { pdfDocument, ublDocument } from './rules/document-files.ts';
 import { billedClient, currencyAndDiscount, documentTotalsPresent, documentComputed, documentNumber, documentTotals, remarks, issuedParties } from './fragments.ts';
 import { invoiceRules } from './rules/invoice.ts';
@@ -23,6 +23,7 @@ export default defineResource({
     balance: money({ readOnly: true, description: 'total − amountPaid − amountCredited' }),
     ...issuedParties,
     ...remarks,
+    buyerReference: text({ max: 200, description: "BT-10, the buyer's reference (a Leitweg-ID for German public buyers) on this invoice's e-invoice; when empty, the client's" }),
     lines: children('InvoiceLine', 'invoice', { embedded: true, orderBy: 'position' }),
     // Payments and credit notes are made from an issued invoice only (rules/payment.ts, credit-note.ts).
     payments: children('Payment', 'invoice', { present: { addWhen: { status: { in: ['pending', 'overdue'] } } } }),

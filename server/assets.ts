@@ -37,6 +37,9 @@ export const ASSET_ROOTS: readonly AssetRoot[] = [
   { name: 'htm', package: 'htm', dir: 'dist', include: ['htm.mjs'] },
   // The fonts of the PDF documents (server/documents/pdf.ts): Latin, Greek and Cyrillic, with their licence.
   { name: 'fonts', package: 'dejavu-fonts-ttf', include: ['ttf/DejaVuSans.ttf', 'ttf/DejaVuSans-Bold.ttf', 'LICENSE'] },
+  // The sRGB colour profile of the Factur-X PDFs' output intent (server/documents/facturx.ts): the
+  // ICC's sRGB2014.icc, which PDFKit's package carries (free to use, copy and distribute).
+  { name: 'icc', package: 'pdfkit', dir: 'js/data', include: ['sRGB_IEC61966_2_1.icc'] },
 ];
 
 /** What the build writes as the asset `manifest.json`: each root's files and a hash of their contents. */

@@ -147,6 +147,29 @@ describe('the client page in a browser', () => {
     await page.context().close();
   });
 
+  it("offers a Factur-X client its e-invoice as the PDF download, which carries factur-x.xml (CONTRACT §19)", async () => {
+    const c = (await api.post('/api/clients', { name: 'Boulangerie Dupont SARL', currency: 'EUR', vatNumber: 'FR98765432109', eInvoiceFormat: 'facturx' })).body['@id'];
+    await api.post('/api/addresses', { client: c, street1: '8 Rue du Four', zip: '69002', city: 'Lyon', country: 'FR' });
+    const inv = (await api.post('/api/invoices', { client: c, dueDate: '2099-12-31', lines: [{ description: 'Four à pain, entretien annuel', qty: 1, price: 89000 }] })).body;
+    expect((await api.patch(inv['@id'], { status: 'pending' })).status).toBe(200);
+    const link = new URL((await api.post('/api/document-links', { document: inv['@id'] })).body.url).pathname;
+    const page = await open(link);
+    await page.getByRole('heading', { level: 1, name: `Invoice ${inv.number}` }).waitFor();
+    expect(await page.locator('.cl-downloads a').allInnerTexts()).toEqual(['Download PDF (Factur-X e-invoice)']);
+    await screenshot(page, 'client-link-facturx');
+    expect(await axe(page)).toEqual([]);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download PDF (Factur-X e-invoice)' }).click()]);
+    expect(download.suggestedFilename()).toBe(`${inv.number}.pdf`);
+    const dir = mkdtempSync(join(tmpdir(), 'client-link-fx-'));
+    try {
+      await download.saveAs(join(dir, 'fx.pdf'));
+      expect(execFileSync('pdfdetach', ['-list', join(dir, 'fx.pdf')], { encoding: 'utf8' })).toMatch(/^1: factur-x\.xml$/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await page.context().close();
+  });
+
   it('loaded nothing from elsewhere and raised no error', () => {
     expect(problems).toEqual([]);
   });

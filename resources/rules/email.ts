@@ -195,7 +195,10 @@ export const emailRules: HookSet = {
 
     const { type, record: doc } = await findDocument(api, d.document);
     if (doc.status === 'cancelled') throw ApiError.validation([{ propertyPath: 'document', message: `This ${type.kind === 'creditNote' ? 'credit note' : type.kind} is cancelled: it cannot be sent.`, code: ViolationCode.state }]);
-    const attach = (d.attach as string[] | null | undefined)?.length ? [...new Set(d.attach as string[])] : ['pdf'];
+    // By default what the client's e-invoice format asks (CONTRACT §19): its XRechnung with the
+    // PDF; for Factur-X the PDF is the hybrid itself (the PDF document follows the client).
+    const attach = (d.attach as string[] | null | undefined)?.length ? [...new Set(d.attach as string[])]
+      : type.ubl && (await api.read('Client', String(doc.client)))?.eInvoiceFormat === 'xrechnung' ? ['pdf', 'ubl'] : ['pdf'];
     if (attach.includes('ubl') && !type.ubl) throw ApiError.validation([{ propertyPath: 'attach', message: 'A quote has no UBL document: attach "pdf" only.', code: ViolationCode.choice }]);
     if (attach.includes('ubl')) await refuseImpossibleEinvoice(api, doc);
 

@@ -13,6 +13,7 @@ import { readCompany, type CompanyProfile } from '../company.ts';
 import { logoOf } from '../company-logo.ts';
 
 export type DocumentKind = 'invoice' | 'quote' | 'creditNote';
+export type EInvoiceFormat = 'peppol' | 'xrechnung' | 'facturx';
 
 export interface DocumentLine {
   description: string;
@@ -73,6 +74,13 @@ export interface DocumentData {
   reason: string | null;
   /** A credit note's invoice number, when it is linked to one. */
   invoiceNumber: string | null;
+  /** The client's e-invoice format (CONTRACT §19): `peppol`, `xrechnung` or `facturx`. */
+  eInvoiceFormat: EInvoiceFormat;
+  /**
+   * BT-10: the invoice's own, else (a credit note) its invoice's, else the client's; null when
+   * none is set.
+   */
+  buyerReference: string | null;
   seller: CompanyProfile;
   /** The company's logo (PNG or JPEG), or null. */
   logo: { body: Buffer; contentType: string } | null;
@@ -152,6 +160,8 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
   const legacyAmounts = sum('base') !== Number(doc.subtotal ?? 0) || sum('discount') !== Number(doc.discountTotal ?? 0) || sum('tax') !== Number(doc.taxTotal ?? 0);
 
   const invoice = kind === 'invoice';
+  // A credit note's invoice: its number (BT-25) and its buyer reference.
+  const credited = kind === 'creditNote' && typeof doc.invoice === 'string' ? await engine.read(p, model.get('Invoice'), doc.invoice) : null;
   const dated = (doc.invoiceDate ?? doc.issueDate) as string;
   return {
     kind,
@@ -177,7 +187,9 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
     terms: str(doc.terms),
     notes: str(doc.notes),
     reason: str(doc.reason),
-    invoiceNumber: kind === 'creditNote' && typeof doc.invoice === 'string' ? str((await engine.read(p, model.get('Invoice'), doc.invoice)).number) : null,
+    invoiceNumber: credited ? str(credited.number) : null,
+    eInvoiceFormat: (str(client.eInvoiceFormat) ?? 'peppol') as EInvoiceFormat,
+    buyerReference: str(doc.buyerReference) ?? str(credited?.buyerReference) ?? str(client.buyerReference),
     seller,
     logo,
     buyer: { name: String(client.name), vatNumber: str(client.vatNumber), peppolId: str(client.peppolId), address, contact },

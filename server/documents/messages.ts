@@ -12,7 +12,7 @@ const CATALOGUE = {
   en: {
     invoice: 'Invoice', creditNote: 'Credit note', quote: 'Quote',
     invoiceNumber: 'Invoice number', creditNoteNumber: 'Credit note number', quoteNumber: 'Quote number',
-    invoiceDate: 'Invoice date', date: 'Date', dueDate: 'Due date', validUntil: 'Valid until', creditsInvoice: 'Credits invoice', currency: 'Currency',
+    invoiceDate: 'Invoice date', date: 'Date', dueDate: 'Due date', validUntil: 'Valid until', creditsInvoice: 'Credits invoice', yourReference: 'Your reference', vat: 'VAT', currency: 'Currency',
     billTo: 'Bill to', preparedFor: 'Prepared for', vatNumber: 'VAT number: {value}', registration: 'Registration: {value}',
     description: 'Description', qty: 'Qty', unitPrice: 'Unit price', tax: 'Tax', amount: 'Amount ({currency})', noLines: 'No lines.', included: 'incl.',
     subtotal: 'Subtotal', discount: 'Discount', taxableAt: 'Taxable at {rate}', taxIncluded: '{label} (included)', total: 'Total',
@@ -25,7 +25,7 @@ const CATALOGUE = {
   de: {
     invoice: 'Rechnung', creditNote: 'Gutschrift', quote: 'Angebot',
     invoiceNumber: 'Rechnungsnummer', creditNoteNumber: 'Gutschriftnummer', quoteNumber: 'Angebotsnummer',
-    invoiceDate: 'Rechnungsdatum', date: 'Datum', dueDate: 'Fällig am', validUntil: 'Gültig bis', creditsInvoice: 'Zur Rechnung', currency: 'Währung',
+    invoiceDate: 'Rechnungsdatum', date: 'Datum', dueDate: 'Fällig am', validUntil: 'Gültig bis', creditsInvoice: 'Zur Rechnung', yourReference: 'Ihre Referenz', vat: 'Umsatzsteuer', currency: 'Währung',
     billTo: 'Rechnung an', preparedFor: 'Erstellt für', vatNumber: 'USt-IdNr.: {value}', registration: 'Handelsregister: {value}',
     description: 'Beschreibung', qty: 'Menge', unitPrice: 'Einzelpreis', tax: 'Steuer', amount: 'Betrag ({currency})', noLines: 'Keine Positionen.', included: 'inkl.',
     subtotal: 'Zwischensumme', discount: 'Rabatt', taxableAt: 'Steuerpflichtig zu {rate}', taxIncluded: '{label} (enthalten)', total: 'Gesamtbetrag',
@@ -38,7 +38,7 @@ const CATALOGUE = {
   fr: {
     invoice: 'Facture', creditNote: 'Avoir', quote: 'Devis',
     invoiceNumber: 'N° de facture', creditNoteNumber: 'N° d’avoir', quoteNumber: 'N° de devis',
-    invoiceDate: 'Date de facture', date: 'Date', dueDate: 'Échéance', validUntil: 'Valable jusqu’au', creditsInvoice: 'Avoir sur la facture', currency: 'Devise',
+    invoiceDate: 'Date de facture', date: 'Date', dueDate: 'Échéance', validUntil: 'Valable jusqu’au', creditsInvoice: 'Avoir sur la facture', yourReference: 'Votre référence', vat: 'TVA', currency: 'Devise',
     billTo: 'Facturé à', preparedFor: 'Établi pour', vatNumber: 'N° TVA : {value}', registration: 'Immatriculation : {value}',
     description: 'Désignation', qty: 'Qté', unitPrice: 'Prix unitaire', tax: 'TVA', amount: 'Montant ({currency})', noLines: 'Aucune ligne.', included: 'incl.',
     subtotal: 'Sous-total', discount: 'Remise', taxableAt: 'Base imposable à {rate}', taxIncluded: '{label} (incluse)', total: 'Total',

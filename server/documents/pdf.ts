@@ -12,6 +12,7 @@ import { readAsset } from '../assets.ts';
 import type { DocumentData } from './data.ts';
 import { addressLines, amountIn, groupIban, humanDate, messagesOf, moneyIn, taxLabel, totalRows, vatNoteLines } from './labels.ts';
 import { epcMatrix, epcPayload, epcPossible } from './epc.ts';
+import { makeFacturX, PDFA_OPTIONS } from './facturx.ts';
 import { plainDecimal } from './money.ts';
 
 export { taxLabel } from './labels.ts';
@@ -58,7 +59,11 @@ const SHADE = '#f3f4f8';
 const MARGIN = 50;
 const FOOTER_SPACE = 36;
 
-export function renderPdf(d: DocumentData): Promise<Buffer> {
+/**
+ * The PDF of `d`; with `facturX`, the Factur-X hybrid (facturx.ts): PDF/A-3b embedding that CII
+ * document as `factur-x.xml`.
+ */
+export function renderPdf(d: DocumentData, facturX?: { cii: string }): Promise<Buffer> {
   const f = loadFonts();
   // Every word in the company's language (messages.ts); amounts exact, with its separators.
   const m = messagesOf(d);
@@ -72,11 +77,17 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
     // No standard font: PDFKit would read its AFM files from disk, which the binary has not.
     font: null as unknown as string,
     info: { Title: `${title} ${d.number}`, Author: String(seller.legalName ?? seller.name), Creator: 'Invoicing', Producer: 'Invoicing', CreationDate: new Date(0) },
+    ...(facturX ? PDFA_OPTIONS : {}),
   });
-  // No creation date in the file, and an identifier that depends on the document only.
-  // (PDFKit also copies the date into XMP metadata, which a PDF 1.3 file does not carry: skipped.)
-  delete (doc.info as { CreationDate?: Date }).CreationDate;
-  (doc as unknown as { _addInfo(): void })._addInfo = () => {};
+  if (facturX) {
+    // PDF/A-3b with the CII attached; its dates are the document's (facturx.ts).
+    makeFacturX(doc, d, facturX.cii);
+  } else {
+    // No creation date in the file, and an identifier that depends on the document only.
+    // (PDFKit also copies the date into XMP metadata, which a PDF 1.3 file does not carry: skipped.)
+    delete (doc.info as { CreationDate?: Date }).CreationDate;
+    (doc as unknown as { _addInfo(): void })._addInfo = () => {};
+  }
   (doc as unknown as { _id: Buffer })._id = createHash('md5').update(`${d.kind}:${d.id}:${d.number}`).digest();
 
   const chunks: Buffer[] = [];
@@ -136,6 +147,8 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
     [m.t(d.kind === 'invoice' ? 'invoiceDate' : 'date'), m.date(d.issueDate)],
     ...(d.dueDate ? [[m.t(d.kind === 'invoice' ? 'dueDate' : 'validUntil'), m.date(d.dueDate)] as [string, string]] : []),
     ...(d.invoiceNumber ? [[m.t('creditsInvoice'), d.invoiceNumber] as [string, string]] : []),
+    // BT-10, as the e-invoice states it (a Leitweg-ID, a purchase order).
+    ...(d.buyerReference && d.kind !== 'quote' ? [[m.t('yourReference'), d.buyerReference] as [string, string]] : []),
     [m.t('currency'), d.currency],
   ];
   const numberLabel = meta[0]![0];
@@ -267,7 +280,7 @@ export function renderPdf(d: DocumentData): Promise<Buffer> {
   }
   // Why no VAT is charged, per group that says (CONTRACT §18): reverse charge, exemption, export …
   const vatNotes = vatNoteLines(d);
-  if (vatNotes.length) section('VAT', vatNotes.join('\n'));
+  if (vatNotes.length) section(m.t('vat'), vatNotes.join('\n'));
   if (d.reason) section(m.t('reason'), d.reason);
   if (d.terms) section(m.t('terms'), d.terms);
   if (d.notes) section(m.t('notes'), d.notes);

@@ -9,11 +9,14 @@
 import { ApiError, ViolationCode, type Violation } from '../../engine/errors.ts';
 import { scaled, SCALE } from '../../resources/rules/totals.ts';
 import type { DocumentData, DocumentLine } from './data.ts';
+import type { UblProfile } from '../../resources/rules/document-files.ts';
 import { currencyDigits, decimalOf, plainDecimal } from './money.ts';
 import { splitPeppolId } from '../../resources/rules/peppol.ts';
 
 export const CUSTOMIZATION_ID = 'urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0';
 export const PROFILE_ID = 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0';
+/** XRechnung 3.0 (CONTRACT §19); its ProfileID is Peppol's billing process, as KoSIT's examples write it. */
+export const XRECHNUNG_CUSTOMIZATION_ID = 'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0';
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&quot;'))
   // Characters XML 1.0 cannot carry at all.
@@ -22,18 +25,18 @@ const esc = (s: string) => s.replace(/[&<>"]/g, (c) => (c === '&' ? '&amp;' : c 
 type Node = string | null | undefined | false | Node[];
 
 /** One element: `el('cbc:ID', { schemeID: '0088' }, '123')`; null, undefined and false children are left out. */
-function el(name: string, attrs: Record<string, string> | null, ...children: Node[]): string {
+export function el(name: string, attrs: Record<string, string> | null, ...children: Node[]): string {
   const a = attrs ? Object.entries(attrs).map(([k, v]) => ` ${k}="${esc(v)}"`).join('') : '';
   const body = children.flat(Infinity as 1).filter((c): c is string => typeof c === 'string').join('');
   return `<${name}${a}>${body}</${name}>`;
 }
 /** A text element, or nothing for an empty value (Peppol refuses empty elements). */
-const txt = (name: string, value: unknown, attrs: Record<string, string> | null = null): string | null =>
+export const txt = (name: string, value: unknown, attrs: Record<string, string> | null = null): string | null =>
   value === null || value === undefined || String(value).trim() === '' ? null : el(name, attrs, esc(String(value).trim()));
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
-type Category = { id: string; percent: string | null; reasonCode?: string | null; reason?: string | null };
+export type Category = { id: string; percent: string | null; reasonCode?: string | null; reason?: string | null };
 
 /** The tax category of a line (CONTRACT §18): its stored category; O has no rate (BR-O-05). */
 export function categoryOf(line: Pick<DocumentLine, 'taxRate' | 'taxCategory'>): Category {
@@ -42,12 +45,15 @@ export function categoryOf(line: Pick<DocumentLine, 'taxRate' | 'taxCategory'>):
   return { id, percent: id === 'S' && line.taxRate !== null ? plainDecimal(line.taxRate) : '0' };
 }
 
-function need(violations: Violation[], value: unknown, path: string, what: string): void {
+export function need(violations: Violation[], value: unknown, path: string, what: string): void {
   if (str(value) === null) violations.push({ propertyPath: path, message: `An EN 16931 e-invoice needs ${what}.`, code: ViolationCode.blank });
 }
 
-/** What the standard requires that this invoice, its client or the company profile lacks. */
-export function ublProblems(d: DocumentData): ApiError | null {
+/**
+ * What EN 16931 itself requires (in UBL and CII alike) that this document, its client or the
+ * company profile lacks: the violations (none: []), or at once a 422 for amounts it cannot express.
+ */
+export function en16931Violations(d: DocumentData): ApiError | Violation[] {
   if (d.legacyAmounts) {
     return ApiError.validation([{
       propertyPath: 'discountType',
@@ -75,8 +81,17 @@ export function ublProblems(d: DocumentData): ApiError | null {
     need(v, d.buyer.vatNumber, 'client.vatNumber', "the buyer's VAT identifier (BT-48) for reverse charge (AE) or an intra-community supply (K): set the client's vatNumber");
   }
   need(v, s.country, 'company.country', "the seller's country (BT-40): set it in the company profile");
-  need(v, s.peppolId, 'company.peppolId', "the seller's electronic address (BT-34): set the peppolId of the company profile, e.g. 0208:0123456749");
   need(v, d.buyer.address?.country, 'client.addresses', "the buyer's country (BT-55): give the client an address with a country");
+  if (!d.lines.length) v.push({ propertyPath: 'lines', message: 'An EN 16931 e-invoice needs at least one line (BG-25).', code: ViolationCode.blank });
+  return v;
+}
+
+/** What the standard, as Peppol BIS Billing 3 uses it, requires that this invoice, its client or the company profile lacks. */
+export function ublProblems(d: DocumentData): ApiError | null {
+  const v = en16931Violations(d);
+  if (v instanceof ApiError) return v;
+  const s = d.seller;
+  need(v, s.peppolId, 'company.peppolId', "the seller's electronic address (BT-34): set the peppolId of the company profile, e.g. 0208:0123456749");
   need(v, d.buyer.peppolId, 'client.peppolId', "the buyer's electronic address (BT-49): set the client's peppolId, e.g. 9930:DE123456789");
   // Peppol's Dutch rules (NL-R-001…008), for a Dutch seller.
   if (String(s.country ?? '').toUpperCase() === 'NL') {
@@ -101,7 +116,6 @@ export function ublProblems(d: DocumentData): ApiError | null {
     need(v, d.buyer.address?.city, 'client.addresses', "the buyer's city (BT-52, DE-R-008): give the client's address a city");
     need(v, d.buyer.address?.zip, 'client.addresses', "the buyer's post code (BT-53, DE-R-009): give the client's address a post code");
   }
-  if (!d.lines.length) v.push({ propertyPath: 'lines', message: 'An EN 16931 e-invoice needs at least one line (BG-25).', code: ViolationCode.blank });
   return v.length ? ApiError.validation(v) : null;
 }
 
@@ -128,7 +142,7 @@ function party(o: { peppolId: string; name: string; legalName: string; address: 
 }
 
 /** The category of a tax group, with its exemption reason when `reasons` (the VAT breakdown only). */
-const groupCategory = (g: DocumentData['groups'][number], reasons = false): Category => ({
+export const groupCategory = (g: DocumentData['groups'][number], reasons = false): Category => ({
   id: g.category,
   percent: g.category === 'O' ? null : g.category === 'S' ? plainDecimal(g.rate) : '0',
   ...(reasons ? { reasonCode: g.exemptionReasonCode, reason: g.exemptionReason } : {}),
@@ -141,10 +155,11 @@ const contactName = (c: Record<string, unknown>): string | null => str([c.firstN
  * profile's IBAN, or "instrument not defined" (1) without one; a credit note where the rules ask
  * (German seller: DE-R-001, BR-DE-1), as "instrument not defined".
  */
-function paymentMeans(d: DocumentData, sellerName: string): string | null {
+function paymentMeans(d: DocumentData, sellerName: string, profile: UblProfile): string | null {
   const s = d.seller;
   if (d.kind === 'creditNote') {
-    return String(s.country ?? '').toUpperCase() === 'DE' ? el('cac:PaymentMeans', null, el('cbc:PaymentMeansCode', null, '1')) : null;
+    // XRechnung asks for them on every document (BR-DE-1), whoever the seller.
+    return String(s.country ?? '').toUpperCase() === 'DE' || profile === 'xrechnung' ? el('cac:PaymentMeans', null, el('cbc:PaymentMeansCode', null, '1')) : null;
   }
   if (!str(s.iban)) return el('cac:PaymentMeans', null, el('cbc:PaymentMeansCode', null, '1'), txt('cbc:PaymentID', d.number));
   return el('cac:PaymentMeans', null,
@@ -154,7 +169,7 @@ function paymentMeans(d: DocumentData, sellerName: string): string | null {
 }
 
 /** The UBL document (an Invoice, or a CreditNote for a credit note); call ublProblems first. */
-export function renderUbl(d: DocumentData): string {
+export function renderUbl(d: DocumentData, profile: UblProfile = 'peppol'): string {
   const credit = d.kind === 'creditNote';
   const digits = currencyDigits(d.currency);
   const cur = { currencyID: d.currency };
@@ -205,7 +220,7 @@ export function renderUbl(d: DocumentData): string {
     'xmlns:cac': 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2',
     'xmlns:cbc': 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2',
   },
-  el('cbc:CustomizationID', null, CUSTOMIZATION_ID),
+  el('cbc:CustomizationID', null, profile === 'xrechnung' ? XRECHNUNG_CUSTOMIZATION_ID : CUSTOMIZATION_ID),
   el('cbc:ProfileID', null, PROFILE_ID),
   txt('cbc:ID', d.number),
   el('cbc:IssueDate', null, d.issueDate),
@@ -213,8 +228,9 @@ export function renderUbl(d: DocumentData): string {
   credit ? el('cbc:CreditNoteTypeCode', null, '381') : el('cbc:InvoiceTypeCode', null, '380'),
   txt('cbc:Note', d.notes),
   el('cbc:DocumentCurrencyCode', null, d.currency),
-  // Peppol asks for a buyer reference or an order reference; the document's number serves.
-  txt('cbc:BuyerReference', d.number),
+  // BT-10: the document's or its client's buyer reference; Peppol asks for a buyer reference or
+  // an order reference, and without one the document's number serves (XRechnung needs a real one).
+  txt('cbc:BuyerReference', d.buyerReference ?? d.number),
   credit && d.invoiceNumber ? el('cac:BillingReference', null, el('cac:InvoiceDocumentReference', null, txt('cbc:ID', d.invoiceNumber))) : null,
   el('cac:AccountingSupplierParty', null, party({
     peppolId: String(s.peppolId), name: String(s.name), legalName: sellerName, address: s, vat: notSubject ? null : str(s.vatNumber),
@@ -230,7 +246,7 @@ export function renderUbl(d: DocumentData): string {
     el('cac:DeliveryLocation', null, el('cac:Address', null,
       txt('cbc:CityName', d.buyer.address?.city), txt('cbc:PostalZone', d.buyer.address?.zip),
       el('cac:Country', null, txt('cbc:IdentificationCode', String(d.buyer.address?.country ?? '').toUpperCase()))))) : null,
-  paymentMeans(d, sellerName),
+  paymentMeans(d, sellerName, profile),
   d.terms ? el('cac:PaymentTerms', null, txt('cbc:Note', d.terms)) : null,
   allowances,
   el('cac:TaxTotal', null,

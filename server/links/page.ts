@@ -70,6 +70,18 @@ const STATUS: Record<string, string> = {
   sent: 'Awaiting your answer', accepted: 'Accepted', declined: 'Declined', issued: 'Issued',
 };
 
+/**
+ * The downloads: what an e-mail to the client attaches (CONTRACT §19). A Factur-X client gets
+ * the PDF that carries its e-invoice; an XRechnung client the PDF and the XRechnung XML; others
+ * the PDF and the Peppol UBL, where the document has one.
+ */
+function downloads(d: DocumentData, o: Pick<PageOptions, 'base' | 'ubl'>, pdfLabel: string): [href: string, file: string, label: string][] {
+  const pdf: [string, string, string] = [`${o.base}/pdf`, `${d.number}.pdf`, pdfLabel];
+  if (!o.ubl) return [pdf];
+  if (d.eInvoiceFormat === 'facturx') return [[pdf[0], pdf[1], 'Download PDF (Factur-X e-invoice)']];
+  return [pdf, [`${o.base}/ubl`, `${d.number}.xml`, d.eInvoiceFormat === 'xrechnung' ? 'E-invoice (XRechnung)' : 'E-invoice (UBL)']];
+}
+
 export function documentPage(d: DocumentData, o: PageOptions): string {
   // The document's words, dates and amounts in the company's language (documents/messages.ts);
   // the actions around it (answer, pay) are in English yet.
@@ -156,8 +168,7 @@ export function documentPage(d: DocumentData, o: PageOptions): string {
     <div class="cl-head-side">
       ${headline}
       <p class="cl-downloads">
-        <a class="cl-btn" href="${esc(o.base)}/pdf" download="${esc(d.number)}.pdf">${esc(m.t('downloadPdf'))}</a>
-        ${o.ubl ? `<a class="cl-btn" href="${esc(o.base)}/ubl" download="${esc(d.number)}.xml">E-invoice (UBL)</a>` : ''}
+        ${downloads(d, o, m.t('downloadPdf')).map(([href, file, label]) => `<a class="cl-btn" href="${esc(href)}" download="${esc(file)}">${esc(label)}</a>`).join('\n        ')}
       </p>
     </div>
   </header>

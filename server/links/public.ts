@@ -137,7 +137,8 @@ export async function registerLinkRoutes(app: FastifyInstance, o: LinkRoutesOpti
       const media = what === 'pdf' ? PDF_TYPE : UBL_TYPE;
       const doc = l.resource.documents.find((x) => x.mediaType === media);
       if (!doc) return html(reply, 404, messagePage('Not available', `This document has no ${what === 'ubl' ? 'e-invoice' : 'PDF'}.`));
-      const out = await doc.def.render({ principal: l.principal, resource: l.resource, id: l.docId, services: o.services });
+      // As the client's format asks (CONTRACT §19): the Factur-X PDF, the XRechnung or Peppol UBL.
+      const out = await doc.def.render({ principal: l.principal, resource: l.resource, id: l.docId, services: o.services, variant: {} });
       reply.code(200).header('content-type', out.contentType ?? media);
       if (out.headers) reply.headers(out.headers);
       return reply.send(out.body);

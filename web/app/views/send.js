@@ -38,7 +38,7 @@ export function SendDialog({ ctx, x, op, field, iri, title, onClose, onSent }) {
     rest(`${x.iri}/${op.path}`, { method: 'POST', body: { [field]: iri } })
       .then((p) => {
         initial.current = { subject: p.subject, body: p.body };
-        setForm({ to: p.to.join('\n'), cc: p.cc.join('\n'), subject: p.subject, body: p.body, attach: [...p.offered], offered: p.offered });
+        setForm({ to: p.to.join('\n'), cc: p.cc.join(', '), subject: p.subject, body: p.body, attach: [...p.offered], offered: p.offered });
       })
       .catch((e) => setProblem(e));
   }, [iri]);
@@ -102,7 +102,7 @@ export function SendDialog({ ctx, x, op, field, iri, title, onClose, onSent }) {
         </div>
         <div class="field">
           <label for="send-cc">${labelOf('cc', 'Cc')}</label>
-          <textarea id="send-cc" rows="1" aria-describedby=${described('cc')} aria-invalid=${errorOf('cc').length > 0} value=${form.cc} onInput=${set('cc')}></textarea>
+          <input id="send-cc" type="text" aria-describedby=${described('cc')} aria-invalid=${errorOf('cc').length > 0} value=${form.cc} onInput=${set('cc')} />
           ${fieldError('cc')}
         </div>
         <div class="field">
@@ -112,7 +112,7 @@ export function SendDialog({ ctx, x, op, field, iri, title, onClose, onSent }) {
         </div>
         <div class="field">
           <label for="send-body">${labelOf('body', 'Message')}</label>
-          <textarea id="send-body" rows="8" aria-describedby=${['send-body-hint', described('body')].filter(Boolean).join(' ')} value=${form.body} onInput=${set('body')}></textarea>
+          <textarea id="send-body" rows="7" aria-describedby=${['send-body-hint', described('body')].filter(Boolean).join(' ')} value=${form.body} onInput=${set('body')}></textarea>
           <p class="hint" id="send-body-hint">From the company's template. Left unchanged, the template is filled in when it is sent (with any link for the client made then); changed, it is sent as written.</p>
           ${fieldError('body')}
         </div>

@@ -139,7 +139,7 @@ export function SendDialog({ ctx, x, op, field, iri, title, onClose, onSent }) {
     </div>
     <div class="dialog-actions">
       <button type="button" class="btn" onClick=${onClose}>Not now</button>
-      <button type="button" class="btn primary" data-autofocus disabled=${busy || !preview} onClick=${send}>${busy ? 'Sending…' : op.label ?? 'Send'}</button>
+      <button type="button" class="btn primary" disabled=${busy || !preview} onClick=${send}>${busy ? 'Sending…' : op.label ?? 'Send'}</button>
     </div>`}
   <//>`;
 }

@@ -1,5 +1,6 @@
 import { defineResource, integer, oneOf, text, textList, timestamp } from '../engine/descriptor.ts';
 import { emailRules, MAX_RECIPIENTS } from './rules/email.ts';
+import { emailPreview } from './rules/email-preview.ts';
 
 // An e-mail sending an invoice, quote or credit note (CONTRACT §15): list, read and create only.
 // Creating one moves a draft document on in the same transaction; the mail worker sends it after
@@ -24,7 +25,7 @@ export default defineResource({
     messageId: text({ readOnly: true, description: 'The Message-ID header, the same on every attempt' }),
     sentAt: timestamp({ readOnly: true }),
   },
-  operations: { rest: ['list', 'read', 'create'], graphql: ['query', 'create'] },
+  operations: { rest: ['list', 'read', 'create'], graphql: ['query', 'create'], collection: { preview: emailPreview } },
   // One reminder per invoice and offset, whatever runs the daily job at the same time.
   unique: [{ fields: ['document', 'reminder'], path: 'reminder', message: 'This reminder was sent already.' }],
   events: { emitted: ['email.sent', 'email.failed'] },

@@ -226,7 +226,9 @@ describe('/app in a browser', () => {
     const inv = (await api.post('/api/invoices', { client: linked, lines: [{ description: 'Link me', qty: 1, price: 1200 }] })).body;
     expect((await api.patch(inv['@id'], { status: 'pending' })).status).toBe(200);
     await page.goto(`${t.url}/app/invoices/${inv.id}`);
-    expect(await page.getByRole('link', { name: 'New email' }).getAttribute('href')).toBe(`/app/emails/new?document=${encodeURIComponent(inv['@id'])}`);
+    // An e-mail is made by "Send" (its dialog with a preview, test/app-send.browser.test.ts), not a plain form.
+    await page.getByRole('group', { name: 'Actions' }).getByRole('button', { name: 'Send', exact: true }).waitFor();
+    expect(await page.getByRole('link', { name: 'New email' }).count()).toBe(0);
     await page.getByRole('link', { name: 'New document link' }).click();
     await page.locator('form.app-form').waitFor();
     expect(await page.locator('form.app-form').getByRole('textbox', { name: /^Document/ }).inputValue()).toBe(inv['@id']);

@@ -72,7 +72,7 @@ const DOCUMENTS = [
   { path: 'quotes', resource: 'Quote', kind: 'quote', issue: { from: 'draft', to: 'sent' }, ubl: false },
   { path: 'credit-notes', resource: 'CreditNote', kind: 'creditNote', issue: { from: 'draft', to: 'issued' }, ubl: true },
 ] as const;
-type DocumentType = (typeof DOCUMENTS)[number];
+export type DocumentType = (typeof DOCUMENTS)[number];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -120,7 +120,7 @@ function documentOf(value: string): { type: DocumentType | undefined; id: string
 const MISSING = 'This document does not exist: give an invoice, quote or credit note (its IRI, e.g. /api/invoices/<id>).';
 
 /** The document named by `value`, of the caller's company, or a 422 on `document`. */
-async function findDocument(api: HookApi, value: unknown): Promise<{ type: DocumentType; record: FieldValues }> {
+export async function findDocument(api: HookApi, value: unknown): Promise<{ type: DocumentType; record: FieldValues }> {
   const refused = (message: string) => ApiError.validation([{ propertyPath: 'document', message, code: ViolationCode.notFound }]);
   const named = typeof value === 'string' ? documentOf(value.trim()) : null;
   if (!named) throw refused(MISSING);
@@ -133,7 +133,7 @@ async function findDocument(api: HookApi, value: unknown): Promise<{ type: Docum
 }
 
 /** Addresses of field `name`: bare addr-specs, or violations. */
-function addresses(name: string, value: unknown, v: Violation[]): string[] {
+export function addresses(name: string, value: unknown, v: Violation[]): string[] {
   if (value === undefined || value === null) return [];
   const out: string[] = [];
   (value as unknown[]).forEach((item, i) => {
@@ -145,7 +145,7 @@ function addresses(name: string, value: unknown, v: Violation[]): string[] {
 }
 
 /** The e-mail addresses of the client's contacts, oldest contact first. */
-async function contactsOf(api: HookApi, clientId: string): Promise<string[]> {
+export async function contactsOf(api: HookApi, clientId: string): Promise<string[]> {
   const c = api.table('Contact');
   const rows = (await api.tx.select({ email: c.email }).from(c).where(and(eq(c.client, clientId), eq(c.companyId, api.principal.company.id))).orderBy(c.createdAt, c.id)) as { email: string }[];
   return [...new Set(rows.map((r) => r.email))];
@@ -176,6 +176,72 @@ async function checkHourlyLimit(api: HookApi): Promise<void> {
   throw new ApiError(429, `At most ${HOURLY_LIMIT} e-mails per hour may be created; the next one is possible in ${wait} seconds. Nothing was queued.`, { title: 'Too Many Requests', headers: { 'retry-after': String(wait) } });
 }
 
+/** The bare addresses of `to`, `cc` and `bcc`, or a 422 naming the field (and CR/LF in the subject). */
+export function checkedAddresses(d: FieldValues): { to: string[]; cc: string[]; bcc: string[] } {
+  const v: Violation[] = [];
+  const to = addresses('to', d.to, v);
+  const cc = addresses('cc', d.cc, v);
+  const bcc = addresses('bcc', d.bcc, v);
+  for (const f of ['subject'] as const) {
+    if (typeof d[f] === 'string' && /[\r\n]/.test(d[f])) v.push({ propertyPath: f, message: 'Line breaks (CR, LF) are not allowed in a header.', code: ViolationCode.format });
+  }
+  if (v.length) throw ApiError.validation(v);
+  if (to.length + cc.length + bcc.length > MAX_RECIPIENTS) throw ApiError.validation([{ propertyPath: 'to', message: `At most ${MAX_RECIPIENTS} recipients in to, cc and bcc together.`, code: ViolationCode.length }]);
+  return { to, cc, bcc };
+}
+
+/** A cancelled document cannot be sent: 422 on `document`. */
+export function refuseCancelled(type: DocumentType, doc: FieldValues): void {
+  if (doc.status === 'cancelled') throw ApiError.validation([{ propertyPath: 'document', message: `This ${type.kind === 'creditNote' ? 'credit note' : type.kind} is cancelled: it cannot be sent.`, code: ViolationCode.state }]);
+}
+
+/** `attach` as given (default `["pdf"]`), or a 422 on `attach` for what the document has not. */
+export async function attachmentsOf(api: HookApi, type: DocumentType, doc: FieldValues, given: unknown): Promise<string[]> {
+  // By default what the client's e-invoice format asks (CONTRACT §19): its XRechnung with the
+  // PDF; for Factur-X the PDF is the hybrid itself (the PDF document follows the client).
+  const attach = (given as string[] | null | undefined)?.length ? [...new Set(given as string[])]
+    : type.ubl && (await api.read('Client', String(doc.client)))?.eInvoiceFormat === 'xrechnung' ? ['pdf', 'ubl'] : ['pdf'];
+  if (attach.includes('ubl') && !type.ubl) throw ApiError.validation([{ propertyPath: 'attach', message: 'A quote has no UBL document: attach "pdf" only.', code: ViolationCode.choice }]);
+  // Refused before any byte (CONTRACT §18): an e-invoice the document cannot make.
+  if (attach.includes('ubl')) await refuseImpossibleEinvoice(api, doc);
+  return attach;
+}
+
+/**
+ * Subject and body as sent: each literal when given (non-null), else the company's template for
+ * the document (`doc` as it is sent) filled in. `link` makes `{{link}}`'s value (a client link:
+ * a write), asked only when a template used has the placeholder and the server makes links; the
+ * preview (resources/rules/email-preview.ts) passes a placeholder instead. `number`, when given,
+ * stands for a number the document has not been given yet (a draft credit note, previewed).
+ */
+export async function filledTemplate(
+  api: HookApi,
+  type: DocumentType,
+  doc: FieldValues,
+  kind: 'document' | 'reminder',
+  given: { subject: string | null; body: string | null },
+  link: () => Promise<string>,
+  number?: string,
+): Promise<{ subject: string; body: string }> {
+  const mail = api.services.mail;
+  const company = await mail.company(api.tx, api.principal.company.id);
+  const client = await api.read('Client', String(doc.client));
+  const template = templateOf(company.emailTemplates, kind === 'reminder' ? 'reminder' : (type.kind as TemplateKind), company.locale);
+  const values = {
+    companyName: company.name,
+    clientName: String(client?.name ?? ''),
+    number: String(doc.number ?? number ?? ''),
+    total: doc.total === null || doc.total === undefined ? null : Number(doc.total),
+    balance: doc.balance === null || doc.balance === undefined ? null : Number(doc.balance),
+    currency: String(doc.currency ?? api.principal.company.currency),
+    dueDate: typeof doc.dueDate === 'string' ? doc.dueDate : typeof doc.validUntil === 'string' ? doc.validUntil : null,
+    link: mail.link && /\{\{\s*link\s*\}\}/.test(`${given.subject === null ? template.subject : ''}${given.body === null ? template.body : ''}`) ? await link() : '',
+    locale: company.locale,
+  };
+  // A value with a line break (a client's name) never makes a second header line.
+  return { subject: given.subject ?? fill(template.subject, values).replace(/[\r\n]+/g, ' '), body: given.body ?? fill(template.body, values) };
+}
+
 export const emailRules: HookSet = {
   create: 'transaction',
   async beforeWrite(api, e) {
@@ -183,24 +249,11 @@ export const emailRules: HookSet = {
     const reminderOffset = reminders.get(api.tx);
     const kind = reminderOffset === undefined ? 'document' : 'reminder';
     const d = e.data;
-    const v: Violation[] = [];
-    const to = addresses('to', d.to, v);
-    const cc = addresses('cc', d.cc, v);
-    const bcc = addresses('bcc', d.bcc, v);
-    for (const f of ['subject'] as const) {
-      if (typeof d[f] === 'string' && /[\r\n]/.test(d[f])) v.push({ propertyPath: f, message: 'Line breaks (CR, LF) are not allowed in a header.', code: ViolationCode.format });
-    }
-    if (v.length) throw ApiError.validation(v);
-    if (to.length + cc.length + bcc.length > MAX_RECIPIENTS) throw ApiError.validation([{ propertyPath: 'to', message: `At most ${MAX_RECIPIENTS} recipients in to, cc and bcc together.`, code: ViolationCode.length }]);
+    const { to, cc, bcc } = checkedAddresses(d);
 
     const { type, record: doc } = await findDocument(api, d.document);
-    if (doc.status === 'cancelled') throw ApiError.validation([{ propertyPath: 'document', message: `This ${type.kind === 'creditNote' ? 'credit note' : type.kind} is cancelled: it cannot be sent.`, code: ViolationCode.state }]);
-    // By default what the client's e-invoice format asks (CONTRACT §19): its XRechnung with the
-    // PDF; for Factur-X the PDF is the hybrid itself (the PDF document follows the client).
-    const attach = (d.attach as string[] | null | undefined)?.length ? [...new Set(d.attach as string[])]
-      : type.ubl && (await api.read('Client', String(doc.client)))?.eInvoiceFormat === 'xrechnung' ? ['pdf', 'ubl'] : ['pdf'];
-    if (attach.includes('ubl') && !type.ubl) throw ApiError.validation([{ propertyPath: 'attach', message: 'A quote has no UBL document: attach "pdf" only.', code: ViolationCode.choice }]);
-    if (attach.includes('ubl')) await refuseImpossibleEinvoice(api, doc);
+    refuseCancelled(type, doc);
+    const attach = await attachmentsOf(api, type, doc, d.attach);
 
     if (kind === 'document') await checkHourlyLimit(api);
 
@@ -221,26 +274,9 @@ export const emailRules: HookSet = {
     let subject = given.subject;
     let body = given.body;
     if (subject === null || body === null) {
-      const company = await mail.company(api.tx, api.principal.company.id);
-      const client = await api.read('Client', String(current.client));
-      const template = templateOf(company.emailTemplates, kind === 'reminder' ? 'reminder' : (type.kind as TemplateKind), company.locale);
-      const link = mail.link && /\{\{\s*link\s*\}\}/.test(`${subject === null ? template.subject : ''}${body === null ? template.body : ''}`)
-        ? await mail.link(api, { resource: type.resource, id: String(doc.id) }, to[0]!)
-        : '';
-      const values = {
-        companyName: company.name,
-        clientName: String(client?.name ?? ''),
-        number: String(current.number ?? ''),
-        total: current.total === null || current.total === undefined ? null : Number(current.total),
-        balance: current.balance === null || current.balance === undefined ? null : Number(current.balance),
-        currency: String(current.currency ?? api.principal.company.currency),
-        dueDate: typeof current.dueDate === 'string' ? current.dueDate : typeof current.validUntil === 'string' ? current.validUntil : null,
-        link,
-        locale: company.locale,
-      };
-      // A value with a line break (a client's name) never makes a second header line.
-      subject ??= fill(template.subject, values).replace(/[\r\n]+/g, ' ');
-      body ??= fill(template.body, values);
+      const filled = await filledTemplate(api, type, current, kind, { subject, body }, () => mail.link!(api, { resource: type.resource, id: String(doc.id) }, to[0]!));
+      subject = filled.subject;
+      body = filled.body;
     }
 
     d.document = `/api/${type.path}/${String(doc.id)}`;

@@ -4,3 +4,10 @@
 import { Dashboard } from './dashboard.js';
 
 export const customViews = { dashboard: Dashboard };
+
+/**
+ * Views of actions on a record (a dialog), by the name a collection operation's description gives:
+ * `send`, an operation answering what creating its resource with that input would send. Each is
+ * loaded when it is first opened.
+ */
+export const actionViews = { send: () => import('./send.js').then((m) => m.SendDialog) };

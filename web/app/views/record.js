@@ -4,6 +4,7 @@ import { html } from '../../lib/html.js';
 import { Dialog } from '../../components/dialog.js';
 import { download, graphql, rest } from '../api.js';
 import { Related } from './related.js';
+import { actionViews } from './index.js';
 import { can, choiceLabel, deletable as mayDelete, lineFields, meets, operationsFor, pageOf, titleOf, titlesQuery, transitionAction, transitionsOf, writes } from '../lib.js';
 import { go, Loading, Problem, useLoad, Value } from './common.js';
 
@@ -45,6 +46,8 @@ export function RecordView({ ctx, r, id }) {
   const [busy, setBusy] = useState(false);
   // The action waiting for its confirmation: { title, text, label, run } (delete, and what cannot be undone).
   const [confirming, setConfirming] = useState(null);
+  // The action view open (`send`): { View, x, op, f }.
+  const [acting, setActing] = useState(null);
   if (loading && !data) return html`<${Loading} />`;
   if (error) return html`<h1>${r.singular}</h1><${Problem} error=${error} />`;
   const { rec, titles } = data;
@@ -103,6 +106,13 @@ export function RecordView({ ctx, r, id }) {
   const referring = ctx.desc.resources.flatMap((x) =>
     can(x, 'create') && writes(x, ctx.role) ? x.fields.filter((f) => f.refersTo?.includes(r.name) && !f.readOnly).map((f) => ({ x, f })) : [],
   );
+  // Actions with a view of their own (views/index.js): a collection operation of such a resource
+  // that registers one ("Send", with its preview), offered where its `when` holds for this record;
+  // it takes the place of that resource's plain "New …" link.
+  const viewed = referring.flatMap(({ x, f }) =>
+    x.operations.filter((op) => op.on === 'collection' && op.view && actionViews[op.view] && op.roles.includes(ctx.role)).map((op) => ({ x, f, op })),
+  );
+  const actions = viewed.filter(({ op }) => meets(rec, op.when));
   return html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href=${r.path}>${r.label}</a></li><li><span aria-current="page">${titleOf(r, rec)}</span></li></ol></nav>
     <div class="page-head">
       <h1>${r.singular} ${titleOf(r, rec) !== `${r.singular} ${String(rec.id).slice(-6)}` ? titleOf(r, rec) : ''} ${state && html`<span class=${`badge badge-${state}`}>${choiceLabel(state)}</span>`}</h1>
@@ -118,7 +128,8 @@ export function RecordView({ ctx, r, id }) {
         const label = op.label ?? choiceLabel(op.name.replace(/([A-Z])/g, ' $1').toLowerCase());
         return html`<button type="button" class="btn" disabled=${busy} title=${op.summary} onClick=${() => ask({ title: `${label}: ${name}?`, text: op.confirm, label, run: () => operate(op) })}>${label}</button>`;
       })}
-      ${referring.map(({ x, f }) => html`<a class="btn" href=${`${x.path}/new?${new URLSearchParams({ [f.name]: iri })}`}>New ${x.singular.toLowerCase()}</a>`)}
+      ${actions.map(({ x, f, op }) => html`<button type="button" class="btn primary" disabled=${busy} onClick=${() => act(() => actionViews[op.view]().then((View) => setActing({ View, x, f, op })))}>${op.label ?? choiceLabel(op.name)}</button>`)}
+      ${referring.filter(({ x }) => !viewed.some((v) => v.x === x)).map(({ x, f }) => html`<a class="btn" href=${`${x.path}/new?${new URLSearchParams({ [f.name]: iri })}`}>New ${x.singular.toLowerCase()}</a>`)}
       ${deletable && html`<button type="button" class="btn danger" disabled=${busy} onClick=${() => setConfirming({ title: `Delete ${r.singular.toLowerCase()}?`, text: `${name} will be deleted. This cannot be undone.`, label: 'Delete', danger: true, run: remove })}>Delete</button>`}
     </div>
     ${problem && html`<p class="alert" role="alert">${problem.message}</p>`}
@@ -143,6 +154,12 @@ export function RecordView({ ctx, r, id }) {
     ${ctx.desc.resources
       .flatMap((x) => (x.rest.includes('list') ? x.fields.filter((f) => f.refersTo?.includes(r.name) && f.filter).map((f) => ({ x, f })) : []))
       .map(({ x, f }) => html`<${Related} ctx=${ctx} t=${x} via=${f.name} iri=${iri} label=${x.label} mayAdd=${false} />`)}
+    ${acting &&
+    html`<${acting.View} ctx=${ctx} x=${acting.x} op=${acting.op} field=${acting.f.name} iri=${iri} title=${name} onClose=${() => setActing(null)} onSent=${(made) => {
+      setActing(null);
+      setNotice(`${acting.op.label ?? choiceLabel(acting.op.name)}: done${made?.to?.length ? ` (to ${made.to.join(', ')})` : ''}.`);
+      reload();
+    }} />`}
     ${confirming &&
     html`<${Dialog} title=${confirming.title} onClose=${() => setConfirming(null)}>
       <p>${confirming.text}</p>

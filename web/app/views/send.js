@@ -1,0 +1,145 @@
+// "Send" as one action (CONTRACT §20): the dialog of an operation whose description registers the
+// view `send` — a collection POST that takes the same input as its resource's create and answers
+// what that create would send ({to, cc, bcc, subject, body, attachments, offered}), writing
+// nothing. The record page offers it for a record that a reference field of that resource may name
+// (`refersTo`) and that meets the operation's `when`. The dialog asks the operation once with the
+// record alone (the recipients, subject and body it prefills), lists what may be attached (all
+// checked), shows the preview of what will be sent as it is edited, and "Send" creates the record.
+// Subject and body left as the preview made them are not sent: the create fills the template in
+// itself (and makes what the template links to); edited, they are sent as written.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { html } from '../../lib/html.js';
+import { Dialog } from '../../components/dialog.js';
+import { rest } from '../api.js';
+
+const lines = (text) => text.split(/[\n,;]+/).map((s) => s.trim()).filter(Boolean);
+const ATTACHMENT_LABELS = { pdf: 'PDF', ubl: 'E-invoice (UBL)' };
+
+export function SendDialog({ ctx, x, op, field, iri, title, onClose, onSent }) {
+  const labelOf = (name, fallback) => x.fields.find((f) => f.name === name)?.label ?? fallback;
+  const [form, setForm] = useState(null);
+  // The template's subject and body as first rendered: sent as null (the template) while unchanged.
+  const initial = useRef(null);
+  const [preview, setPreview] = useState(null);
+  const [problem, setProblem] = useState(null);
+  const [busy, setBusy] = useState(false);
+
+  const inputOf = (f) => ({
+    [field]: iri,
+    to: lines(f.to),
+    cc: lines(f.cc),
+    subject: f.subject === initial.current.subject ? null : f.subject,
+    body: f.body === initial.current.body ? null : f.body,
+    attach: f.attach,
+  });
+
+  // First: what the record alone would send (the client's contacts, the company's template).
+  useEffect(() => {
+    rest(`${x.iri}/${op.path}`, { method: 'POST', body: { [field]: iri } })
+      .then((p) => {
+        initial.current = { subject: p.subject, body: p.body };
+        setForm({ to: p.to.join('\n'), cc: p.cc.join(', '), subject: p.subject, body: p.body, attach: [...p.offered], offered: p.offered });
+      })
+      .catch((e) => setProblem(e));
+  }, [iri]);
+
+  // Then the preview follows the form, a moment after typing stops.
+  useEffect(() => {
+    if (!form) return undefined;
+    let stale = false;
+    const timer = setTimeout(() => {
+      rest(`${x.iri}/${op.path}`, { method: 'POST', body: inputOf(form) })
+        .then((p) => {
+          if (stale) return;
+          setPreview(p);
+          setProblem(null);
+        })
+        .catch((e) => {
+          if (stale) return;
+          setPreview(null);
+          setProblem(e);
+        });
+    }, 250);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [form]);
+
+  async function send() {
+    setBusy(true);
+    setProblem(null);
+    try {
+      const made = await rest(x.iri, { method: 'POST', body: inputOf(form) });
+      onSent(made);
+    } catch (e) {
+      setProblem(e);
+      setBusy(false);
+    }
+  }
+
+  const set = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value });
+  const toggle = (kind) => (e) => setForm({ ...form, attach: e.currentTarget.checked ? form.offered.filter((k) => k === kind || form.attach.includes(k)) : form.attach.filter((k) => k !== kind) });
+  const errorOf = (name) => (problem?.violations ?? []).filter((v) => v.propertyPath === name || String(v.propertyPath).startsWith(`${name}[`)).map((v) => v.message);
+  const fieldError = (name) => {
+    const es = errorOf(name);
+    return es.length ? html`<p class="field-error" id=${`send-${name}-error`}>${es.join(' ')}</p>` : '';
+  };
+  const described = (name) => (errorOf(name).length ? `send-${name}-error` : undefined);
+  const otherProblem = problem && !['to', 'cc', 'subject', 'body', 'attach'].some((n) => errorOf(n).length);
+
+  return html`<${Dialog} title=${`${op.label ?? 'Send'}: ${title}`} wide=${true} onClose=${onClose}>
+    ${!form && !problem && html`<p role="status">Preparing the e-mail…</p>`}
+    ${otherProblem && html`<p class="alert" role="alert">${problem.message}</p>`}
+    ${form &&
+    html`<div class="send-grid">
+      <form class="send-form" onSubmit=${(e) => e.preventDefault()}>
+        <div class="field">
+          <label for="send-to">${labelOf('to', 'To')}</label>
+          <textarea id="send-to" rows="2" aria-describedby=${['send-to-hint', described('to')].filter(Boolean).join(' ')} aria-invalid=${errorOf('to').length > 0} value=${form.to} onInput=${set('to')}></textarea>
+          <p class="hint" id="send-to-hint">One address per line; prefilled with the client's contacts.</p>
+          ${fieldError('to')}
+        </div>
+        <div class="field">
+          <label for="send-cc">${labelOf('cc', 'Cc')}</label>
+          <input id="send-cc" type="text" aria-describedby=${described('cc')} aria-invalid=${errorOf('cc').length > 0} value=${form.cc} onInput=${set('cc')} />
+          ${fieldError('cc')}
+        </div>
+        <div class="field">
+          <label for="send-subject">${labelOf('subject', 'Subject')}</label>
+          <input id="send-subject" type="text" aria-describedby=${described('subject')} aria-invalid=${errorOf('subject').length > 0} value=${form.subject} onInput=${set('subject')} />
+          ${fieldError('subject')}
+        </div>
+        <div class="field">
+          <label for="send-body">${labelOf('body', 'Message')}</label>
+          <textarea id="send-body" rows="7" aria-describedby=${['send-body-hint', described('body')].filter(Boolean).join(' ')} value=${form.body} onInput=${set('body')}></textarea>
+          <p class="hint" id="send-body-hint">From the company's template. Left unchanged, the template is filled in when it is sent (with any link for the client made then); changed, it is sent as written.</p>
+          ${fieldError('body')}
+        </div>
+        <fieldset class="field" aria-describedby=${described('attach')}>
+          <legend>${labelOf('attach', 'Attach')}</legend>
+          ${form.offered.map(
+            (kind) => html`<label class="check-row"><input type="checkbox" checked=${form.attach.includes(kind)} onChange=${toggle(kind)} /> ${ATTACHMENT_LABELS[kind] ?? kind.toUpperCase()}</label>`,
+          )}
+          ${fieldError('attach')}
+        </fieldset>
+      </form>
+      <section class="send-preview" aria-labelledby="send-preview-title" aria-live="polite" data-testid="send-preview">
+        <h3 id="send-preview-title">Preview</h3>
+        ${preview
+          ? html`<dl class="record">
+                <div><dt>To</dt><dd data-preview="to">${preview.to.join(', ')}</dd></div>
+                ${preview.cc.length > 0 && html`<div><dt>Cc</dt><dd>${preview.cc.join(', ')}</dd></div>`}
+                <div><dt>Subject</dt><dd data-preview="subject">${preview.subject}</dd></div>
+                <div><dt>Attached</dt><dd data-preview="attachments">${preview.attachments.length ? preview.attachments.map((a) => a.filename).join(', ') : 'Nothing'}</dd></div>
+              </dl>
+              <pre class="send-body" data-preview="body" tabindex="0" aria-label="Message as sent">${preview.body}</pre>`
+          : html`<p class="hint">${problem ? 'Correct the e-mail to see it as it will be sent.' : 'Rendering…'}</p>`}
+      </section>
+    </div>
+    <div class="dialog-actions">
+      <button type="button" class="btn" onClick=${onClose}>Not now</button>
+      <button type="button" class="btn primary" disabled=${busy || !preview} onClick=${send}>${busy ? 'Sending…' : op.label ?? 'Send'}</button>
+    </div>`}
+  <//>`;
+}

@@ -66,7 +66,7 @@ async function main() {
       }
       await s0.unsafe(`
         create temp table other_map as select c.id as old, gen_random_uuid() as new from clients c join companies k on k.id = c.company_id and k.name = '${LARGE.name}' order by c.id limit 1000;
-        insert into clients (id, company_id, name, currency, status) select m.new, (select id from companies where name = '${OTHER.name}'), 'Other ' || c.name, c.currency, c.status from other_map m join clients c on c.id = m.old;
+        insert into clients (id, company_id, name, currency, status, e_invoice_format) select m.new, (select id from companies where name = '${OTHER.name}'), 'Other ' || c.name, c.currency, c.status, c.e_invoice_format from other_map m join clients c on c.id = m.old;
         create temp table other_inv as select i.id as old, gen_random_uuid() as new, m.new as client from invoices i join other_map m on m.old = i.client_id limit ${Math.max(1000, SIZE / 10)};
         insert into invoices (id, company_id, number, client_id, status, invoice_date, due_date, paid_at, currency, discount_type, discount_value, subtotal, tax_total, discount_total, total, amount_paid, balance)
           select o.new, (select id from companies where name = '${OTHER.name}'), i.number, o.client, i.status, i.invoice_date, i.due_date, i.paid_at, i.currency, i.discount_type, i.discount_value, i.subtotal, i.tax_total, i.discount_total, i.total, i.amount_paid, i.balance

@@ -64,7 +64,7 @@ export async function seedInSql(url: string, company: string, email: string, siz
     await sql.unsafe(`insert into taxes (id, company_id, name, rate, type)
       select pg_temp.uuid7(${base - 1000} + t.n, ${K('t.n', 60)}), ${c}, t.name, t.rate / 10000.0, t.type
       from unnest(${arr(TAXES.map((t) => t.name))}, ${arr(TAXES.map((t) => t.rate))}, ${arr(TAXES.map((t) => t.type))}) with ordinality as t(name, rate, type, n)`);
-    await sql.unsafe(`insert into clients (id, company_id, name, currency, website, vat_number, status, created_at, updated_at)
+    await sql.unsafe(`insert into clients (id, company_id, name, currency, website, vat_number, status, created_at, updated_at, e_invoice_format)
       select pg_temp.uuid7(${base - 100_000} + i, ${K('i', 61)}), ${c},
         (${arr(WORDS)})[1 + floor(pg_temp.rnd(${K('i', 1)}) * ${WORDS.length})::int] || ' ' || (${arr(WORDS)})[1 + floor(pg_temp.rnd(${K('i', 2)}) * ${WORDS.length})::int]
           || ' ' || (${arr(KINDS)})[1 + floor(pg_temp.rnd(${K('i', 3)}) * ${KINDS.length})::int] || ' #' || i,
@@ -72,7 +72,7 @@ export async function seedInSql(url: string, company: string, email: string, siz
         case when pg_temp.rnd(${K('i', 5)}) < 0.6 then 'https://client-' || i || '.example.com' end,
         case when pg_temp.rnd(${K('i', 6)}) < 0.5 then 'EU' || (100000000 + i) end,
         case when pg_temp.rnd(${K('i', 7)}) < 0.9 then 'active' else 'archived' end,
-        to_timestamp((${base - 100_000} + i) / 1000.0), to_timestamp((${base - 100_000} + i) / 1000.0)
+        to_timestamp((${base - 100_000} + i) / 1000.0), to_timestamp((${base - 100_000} + i) / 1000.0), 'peppol'
       from generate_series(1, ${size.clients}) i`);
 
     // One row per invoice with its random draws, and one per line with its amounts (§6 in

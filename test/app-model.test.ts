@@ -147,7 +147,7 @@ describe('web/app/lib.js', () => {
     expect([...lib.lockedFields(inv, { status: 'pending' })]).not.toContain('dueDate');
     expect(lib.lockedFields(inv, { status: 'draft' }).size).toBe(0);
     const create = lib.formFields(inv, 'create').map((f: { name: string }) => f.name);
-    expect(create).toEqual(['number', 'client', 'invoiceDate', 'dueDate', 'discountType', 'discountValue', 'terms', 'notes', 'lines']);
+    expect(create).toEqual(['number', 'client', 'invoiceDate', 'dueDate', 'discountType', 'discountValue', 'terms', 'notes', 'buyerReference', 'lines']);
     expect(lib.lineFields(d, inv.byField.get('lines')).map((f: { name: string }) => f.name)).toEqual(['description', 'qty', 'price', 'tax']);
   });
 

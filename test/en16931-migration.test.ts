@@ -101,7 +101,9 @@ describe('the migration to the EN 16931 rule', () => {
     for (const d of [draft, quote, recurring]) {
       const after = await now(d['@id']);
       expect(amounts(after)).toEqual(amounts(d));
-      expect(after.taxGroups).toEqual(d.taxGroups);
+      // The groups' amounts: their categories and reasons (CONTRACT §18) came with a later migration.
+      const groupAmounts = (gs: X[]) => gs.map((g) => ({ rate: g.rate, base: g.base, discount: g.discount, taxable: g.taxable, tax: g.tax }));
+      expect(groupAmounts(after.taxGroups)).toEqual(groupAmounts(d.taxGroups));
     }
     expect((await now(draft['@id'])).lines.map((l: X) => l.net)).toEqual(draft.lines.map((l: X) => l.net));
     // Issued: the amounts do not move.
@@ -146,7 +148,7 @@ describe('the rule in SQL (en16931_tax_groups) agrees with resources/rules/total
         const input = ls.map((l) => ({ ...lineAmounts(l), rate: l.tax ? l.tax.rate : null, inclusive: l.tax?.type === 'inclusive' }));
         const [row] = await exec(sql`select en16931_tax_groups(${JSON.stringify(input)}::jsonb, ${d.type}, ${String(d.value)}::numeric) as g`);
         const groups = (typeof row!.g === 'string' ? JSON.parse(row!.g) : row!.g) as X[];
-        expect(groups.map((g) => ({ rate: Number(g.rate), base: Number(g.base), discount: Number(g.discount), taxable: Number(g.taxable), tax: Number(g.tax) }))).toEqual(ts.groups);
+        expect(groups.map((g) => ({ rate: Number(g.rate), base: Number(g.base), discount: Number(g.discount), taxable: Number(g.taxable), tax: Number(g.tax) }))).toEqual(ts.groups.map((g) => ({ rate: Number(g.rate), base: g.base, discount: g.discount, taxable: g.taxable, tax: g.tax })));
       }),
       { numRuns: 300 },
     );

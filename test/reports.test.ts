@@ -322,7 +322,7 @@ describe('cost', () => {
       const cl = await ok(c.post('/api/clients', { name }));
       const [row] = rowsOf<{ company: string }>(await db.execute(sql`select company_id::text as company from clients where id = ${cl.id}`));
       ids.push(row!.company);
-      await db.execute(sql`insert into clients (id, company_id, name, currency, status) select gen_random_uuid(), ${row!.company}, ${name} || ' ' || g, 'EUR', 'active' from generate_series(2, ${40 * size}::int) g`);
+      await db.execute(sql`insert into clients (id, company_id, name, currency, status, e_invoice_format) select gen_random_uuid(), ${row!.company}, ${name} || ' ' || g, 'EUR', 'active', 'peppol' from generate_series(2, ${40 * size}::int) g`);
       await db.execute(sql`insert into invoices (id, company_id, number, client_id, status, invoice_date, due_date, discount_type, discount_value, total, balance, currency, tax_groups)
         select gen_random_uuid(), ${row!.company}, 'N-' || g, (select id from clients where company_id = ${row!.company} order by id offset g % ${40 * size}::int limit 1), (array['pending', 'overdue', 'paid', 'draft'])[1 + g % 4], date '2024-01-01' + (g % 900), date '2024-01-31' + (g % 900),
           'none', 0, 1000 + g, case when g % 4 < 2 then 1000 + g else 0 end, 'EUR', jsonb_build_array(jsonb_build_object('rate', 20, 'base', 1000, 'discount', 0, 'taxable', 1000, 'tax', 200))

@@ -49,6 +49,9 @@ export async function keepParties(api: HookApi, e: WriteEvent, issued: readonly 
   const seller = await api.services.companyProfile(api.tx, api.principal.company.id);
   const buyer = {
     name: String(client?.name ?? ''), vatNumber: client?.vatNumber ?? null, peppolId: client?.peppolId ?? null,
+    // What its e-invoice is (CONTRACT §19) and the reference it states: kept too, so that the
+    // same document keeps making the same bytes.
+    eInvoiceFormat: client?.eInvoiceFormat ?? null, buyerReference: client?.buyerReference ?? null,
     address: await first('Address'), contact: await first('Contact'),
   };
   e.data.parties = JSON.stringify({ seller, buyer });

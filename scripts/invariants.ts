@@ -23,7 +23,9 @@ export async function invoiceInvariants(db: Sql): Promise<{ checks: Check[]; inv
     c as (select invoice_id, sum(total) as credited from credit_notes where status = 'issued' and invoice_id is not null group by invoice_id)
     select i.id, i.company_id, i.number, i.status, i.subtotal, i.tax_total, i.discount_total, i.total, i.amount_paid, i.amount_credited, i.balance,
       i.discount_type, i.discount_value, coalesce(agg.n, 0) as lines, coalesce(agg.bad_lines, 0) as bad_lines,
-      coalesce(p.paid, 0) as paid, coalesce(c.credited, 0) as credited, g.groups, i.tax_groups = g.groups as same_groups,
+      coalesce(p.paid, 0) as paid, coalesce(c.credited, 0) as credited, g.groups,
+      -- The SQL rule knows amounts per rate; categories and reasons (CONTRACT §18) are compared apart.
+      (select coalesce(jsonb_agg(x - 'category' - 'exemptionReason' - 'exemptionReasonCode' order by k), '[]'::jsonb) from jsonb_array_elements(i.tax_groups) with ordinality as e(x, k)) = g.groups as same_groups,
       (select coalesce(sum((x ->> 'base')::bigint), 0) from jsonb_array_elements(g.groups) x) as e_subtotal,
       (select coalesce(sum((x ->> 'tax')::bigint), 0) from jsonb_array_elements(g.groups) x) as e_tax,
       (select coalesce(sum((x ->> 'discount')::bigint), 0) from jsonb_array_elements(g.groups) x) as e_discount

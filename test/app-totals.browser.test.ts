@@ -96,7 +96,7 @@ describe('the invoice editor totals as it is typed', () => {
         subtotal: money(saved.subtotal),
         taxTotal: money(saved.taxTotal),
         discountTotal: money(saved.discountTotal),
-        groups: saved.taxGroups.map((g: { rate: number; base: number; discount: number; taxable: number; tax: number }) => [formatPercent(g.rate, 'en-US'), money(g.base), money(g.discount), money(g.taxable), money(g.tax)].join('\t')),
+        groups: saved.taxGroups.map((g: { rate: number; category: string; exemptionReason: string | null; exemptionReasonCode: string | null; base: number; discount: number; taxable: number; tax: number }) => [formatPercent(g.rate, 'en-US'), g.category, g.exemptionReason ?? '', g.exemptionReasonCode ?? '', money(g.base), money(g.discount), money(g.taxable), money(g.tax)].join('\t')),
         lines: saved.lines.map((l: { total: number }) => money(l.total)),
       };
       if (JSON.stringify(shown) !== JSON.stringify(expected)) mismatches.push(`invoice ${n}: shown ${JSON.stringify(shown)}, saved ${JSON.stringify(expected)}`);

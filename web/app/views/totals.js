@@ -85,7 +85,7 @@ export function TotalsPreview({ ctx, r, result, currency }) {
       html`<div class="table-wrap" tabindex="0" role="region" aria-label=${groupsField?.label ?? 'Tax groups'}><table class="table compact" data-testid="preview-groups">
         <caption class="visually-hidden">${groupsField?.label ?? 'Tax groups'}</caption>
         <thead><tr>${(groupsField?.of ?? []).map((m) => html`<th scope="col" class="num">${m.label}</th>`)}</tr></thead>
-        <tbody>${t.groups.map((g) => html`<tr>${(groupsField?.of ?? []).map((m) => html`<td class="num" data-label=${m.label}>${m.kind === 'money' ? money(g[m.name]) : formatPercent(g[m.name], ctx.locale)}</td>`)}</tr>`)}</tbody>
+        <tbody>${t.groups.map((g) => html`<tr>${(groupsField?.of ?? []).map((m) => html`<td class="num" data-label=${m.label}>${m.kind === 'money' ? money(g[m.name]) : m.unit === 'percent' ? formatPercent(g[m.name], ctx.locale) : (g[m.name] ?? '')}</td>`)}</tr>`)}</tbody>
       </table></div>`}
       <dl class="totals">
         ${spec.fields.map((name) => html`<div class=${name === spec.fields.at(-1) ? 'grand' : ''}><dt>${label(name)}</dt><dd class="num" data-testid=${`preview-${name}`}>${money(t[name])}</dd></div>`)}

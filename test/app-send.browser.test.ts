@@ -26,9 +26,11 @@ beforeAll(async () => {
   t = await startTestServer({ SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'Billing <billing@send.test>', MAIL_POLL_INTERVAL: '100ms', MAIL_TIMEOUT: '3s' });
   await userCreate({ db: t.db.database.db }, { email: 'owner@send.test', password: PASSWORD, company: 'Send Co', role: 'admin', currency: 'EUR' });
   api = client(t, await tokenFor(t, { email: 'owner@send.test', company: 'Send Co' }));
-  buyer = (await api.post('/api/clients', { name: 'Buyer GmbH', currency: 'EUR' })).body['@id'];
+  // Both parties can make an e-invoice (CONTRACT §18): electronic addresses and countries.
+  buyer = (await api.post('/api/clients', { name: 'Buyer GmbH', currency: 'EUR', vatNumber: 'DE123456789', peppolId: '9930:DE123456789' })).body['@id'];
+  expect((await api.post('/api/addresses', { client: buyer, street1: 'Hauptstraße 5', city: 'Berlin', zip: '10115', country: 'DE' })).status).toBe(201);
   expect((await api.post('/api/contacts', { client: buyer, firstName: 'Ann', email: 'ann@buyer.test' })).status).toBe(201);
-  expect((await api.patch('/api/company', { emailTemplates: { invoice: { subject: 'Your invoice {{number}} from {{company.name}}', body: 'Dear {{client.name}},\n\n{{total}} by {{dueDate}}, please.' } } })).status).toBe(200);
+  expect((await api.patch('/api/company', { peppolId: '0208:0876543270', vatNumber: 'BE0876543270', street1: 'Wetstraat 16', city: 'Brussel', zip: '1000', country: 'BE', emailTemplates: { invoice: { subject: 'Your invoice {{number}} from {{company.name}}', body: 'Dear {{client.name}},\n\n{{total}} by {{dueDate}}, please.' } } })).status).toBe(200);
   browser = await launchChromium();
   page = await signedIn(browser, { base: t.url, email: 'owner@send.test', password: PASSWORD, path: '/app', heading: 'Dashboard', problems });
 }, 120_000);

@@ -401,6 +401,32 @@ describe("e-mails attach what the client's format asks", () => {
   }, 60_000);
 });
 
+describe('e-mails refuse, before any byte, the e-invoice a document cannot make (CONTRACT §18, §19)', () => {
+  async function refused(clientIri: string, what: RegExp) {
+    const draft = await admin.post('/api/invoices', { client: clientIri, invoiceDate: '2026-05-04', dueDate: '2026-06-03', lines: [{ description: 'Wartung', qty: 1, price: 50000, tax: taxes.std }] });
+    expect(draft.status, draft.text).toBe(201);
+    const before = (await admin.get('/api/emails', { accept: 'application/json' })).body.length;
+    const e = await admin.post('/api/emails', { document: draft.body['@id'], to: ['claire@example.test'] });
+    expect(e.status, e.text).toBe(422);
+    expect(e.body.violations.map((v: { propertyPath: string }) => v.propertyPath)).toEqual(['attach']);
+    expect(e.body.violations[0].message).toMatch(what);
+    // Nothing changed: no e-mail, and the invoice is still a draft.
+    expect((await admin.get('/api/emails', { accept: 'application/json' })).body.length).toBe(before);
+    expect((await admin.get(draft.body['@id'], { accept: 'application/json' })).body.status).toBe('draft');
+  }
+
+  it('a Factur-X client without an address with a country: its PDF would be a Factur-X without the buyer\'s country', async () => {
+    const c = await admin.post('/api/clients', { name: `Sans adresse ${n++}`, currency: 'EUR', eInvoiceFormat: 'facturx' });
+    expect(c.status, c.text).toBe(201);
+    await refused(c.body['@id'], /Factur-X PDF: the client has no address with a country/);
+  });
+
+  it('an XRechnung client without a buyer reference', async () => {
+    const c = await clientWith(`Gemeinde ohne Referenz ${n++}`, { country: 'DE', vat: 'DE987654321', peppolId: `0204:${LEITWEG}`, format: 'xrechnung' });
+    await refused(c, /XRechnung: neither the document nor the client has a buyer reference/);
+  });
+});
+
 describe("the client page offers the client's format", () => {
   async function linkTo(iri: string) {
     const res = await admin.post('/api/document-links', { document: iri });

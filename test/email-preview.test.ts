@@ -25,11 +25,13 @@ beforeAll(async () => {
   admin = client(t, await tokenFor(t, { email: 'owner@preview.test', company: 'Preview Co', currency: 'EUR' }));
   viewer = client(t, await tokenFor(t, { email: 'viewer@preview.test', company: 'Preview Co', role: 'viewer' }));
   other = client(t, await tokenFor(t, { email: 'owner@other.test', company: 'Other Co' }));
-  buyer = (await admin.post('/api/clients', { name: 'Buyer Ltd', currency: 'EUR' })).body['@id'];
+  // Both parties can make an e-invoice (CONTRACT §18): electronic addresses and countries.
+  buyer = (await admin.post('/api/clients', { name: 'Buyer Ltd', currency: 'EUR', vatNumber: 'BE0417497106', peppolId: '0208:0417497106' })).body['@id'];
+  expect((await admin.post('/api/addresses', { client: buyer, street1: 'Grote Markt 1', city: 'Antwerpen', zip: '2000', country: 'BE' })).status).toBe(201);
   expect((await admin.post('/api/contacts', { client: buyer, firstName: 'Ann', email: 'ann@buyer.test' })).status).toBe(201);
   expect((await admin.post('/api/contacts', { client: buyer, firstName: 'Bob', email: 'bob@buyer.test' })).status).toBe(201);
   const templates = { invoice: { subject: '{{company.name}}: invoice {{number}} for {{client.name}}', body: 'Total {{total}}, due {{dueDate}}. Pay at {{link}}' } };
-  expect((await admin.patch('/api/company', { emailTemplates: templates })).status).toBe(200);
+  expect((await admin.patch('/api/company', { emailTemplates: templates, peppolId: '0208:0876543270', vatNumber: 'BE0876543270', street1: 'Wetstraat 16', city: 'Brussel', zip: '1000', country: 'BE' })).status).toBe(200);
 }, 120_000);
 afterAll(async () => {
   await t?.close();

@@ -46,20 +46,30 @@ declare module '../../engine/descriptor.ts' {
  * transaction — the buyer's country and electronic address, the seller's, a currency with three
  * decimals. (The UBL's own checks, server/documents/ubl.ts, stay the full list when it is made.)
  */
-async function refuseImpossibleEinvoice(api: HookApi, doc: FieldValues): Promise<void> {
+type EinvoiceFormat = 'peppol' | 'xrechnung' | 'facturx';
+const FORMAT_NAMES: Record<EinvoiceFormat, string> = { peppol: 'an e-invoice (UBL)', xrechnung: 'an XRechnung', facturx: 'a Factur-X PDF' };
+
+/**
+ * Refused before any byte (CONTRACT §18, §19): the e-invoice an e-mail would attach, when the
+ * document's data cannot make one: Peppol and XRechnung need both electronic addresses,
+ * XRechnung a buyer reference (BT-10); all need two-decimal amounts and both parties' countries.
+ */
+async function refuseImpossibleEinvoice(api: HookApi, doc: FieldValues, format: EinvoiceFormat): Promise<void> {
   const reasons: string[] = [];
   const currency = String(doc.currency ?? api.principal.company.currency);
   if (currencyDigits(currency) > 2) reasons.push(`amounts in ${currency} have three decimals, EN 16931 allows two`);
   const client = await api.read('Client', String(doc.client));
-  if (!client?.peppolId) reasons.push("the client has no electronic address (peppolId)");
+  if (format !== 'facturx' && !client?.peppolId) reasons.push("the client has no electronic address (peppolId)");
+  if (format === 'xrechnung' && !doc.buyerReference && !client?.buyerReference) reasons.push('neither the document nor the client has a buyer reference (buyerReference, BT-10)');
   const a = api.table('Address');
   const [address] = await api.tx.select({ country: a.country }).from(a).where(eq(a.client, String(doc.client))).orderBy(asc(a.createdAt)).limit(1);
   if (!address?.country) reasons.push('the client has no address with a country');
   const company = await api.services.mail.company(api.tx, api.principal.company.id);
-  if (!company.peppolId) reasons.push('the company profile has no electronic address (peppolId)');
+  if (format !== 'facturx' && !company.peppolId) reasons.push('the company profile has no electronic address (peppolId)');
   if (!company.country) reasons.push('the company profile has no country');
   if (reasons.length) {
-    throw ApiError.validation([{ propertyPath: 'attach', message: `This document cannot be sent as an e-invoice (UBL): ${reasons.join('; ')}. Attach "pdf" only, or complete the data.`, code: ViolationCode.rule }]);
+    const instead = format === 'facturx' ? 'Change the client\'s eInvoiceFormat' : 'Attach "pdf" only';
+    throw ApiError.validation([{ propertyPath: 'attach', message: `This document cannot be sent as ${FORMAT_NAMES[format]}: ${reasons.join('; ')}. ${instead}, or complete the data.`, code: ViolationCode.rule }]);
   }
 }
 
@@ -199,11 +209,14 @@ export function refuseCancelled(type: DocumentType, doc: FieldValues): void {
 export async function attachmentsOf(api: HookApi, type: DocumentType, doc: FieldValues, given: unknown): Promise<string[]> {
   // By default what the client's e-invoice format asks (CONTRACT §19): its XRechnung with the
   // PDF; for Factur-X the PDF is the hybrid itself (the PDF document follows the client).
+  const format = ((await api.read('Client', String(doc.client)))?.eInvoiceFormat ?? 'peppol') as EinvoiceFormat;
   const attach = (given as string[] | null | undefined)?.length ? [...new Set(given as string[])]
-    : type.ubl && (await api.read('Client', String(doc.client)))?.eInvoiceFormat === 'xrechnung' ? ['pdf', 'ubl'] : ['pdf'];
+    : type.ubl && format === 'xrechnung' ? ['pdf', 'ubl'] : ['pdf'];
   if (attach.includes('ubl') && !type.ubl) throw ApiError.validation([{ propertyPath: 'attach', message: 'A quote has no UBL document: attach "pdf" only.', code: ViolationCode.choice }]);
-  // Refused before any byte (CONTRACT §18): an e-invoice the document cannot make.
-  if (attach.includes('ubl')) await refuseImpossibleEinvoice(api, doc);
+  // Refused before any byte (CONTRACT §18): an e-invoice the document cannot make — the UBL
+  // attached, or the PDF that is a Factur-X for such a client.
+  if (attach.includes('ubl')) await refuseImpossibleEinvoice(api, doc, format === 'xrechnung' ? 'xrechnung' : 'peppol');
+  else if (type.ubl && format === 'facturx' && attach.includes('pdf')) await refuseImpossibleEinvoice(api, doc, 'facturx');
   return attach;
 }
 

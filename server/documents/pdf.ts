@@ -38,6 +38,18 @@ function loadFonts(): Record<FontName, Font> {
   const decode = glyph._decode;
   // Glyph objects are cached per font and their decoded outline is only read: decode each once.
   if (typeof decode === 'function') glyph._decode = function () { return (this.decoded ??= decode.call(this)); };
+  // fontkit keeps a glyph object per id with the characters of its first use; a glyph first met
+  // without any (as a compound glyph's component, while a subset is embedded) would then lose its
+  // characters for the process's later documents, and PDFKit writes a glyph's characters into the
+  // text a reader copies (ToUnicode): give the glyph the characters of a use that has them.
+  for (const font of [fonts.regular, fonts.bold]) {
+    const getGlyph = font.getGlyph.bind(font);
+    (font as { getGlyph: typeof font.getGlyph }).getGlyph = (id: number, characters?: number[]) => {
+      const g = getGlyph(id, characters) as { codePoints?: number[] };
+      if (characters?.length && !g.codePoints?.length) g.codePoints = characters;
+      return g as ReturnType<typeof getGlyph>;
+    };
+  }
   return fonts;
 }
 

@@ -158,7 +158,9 @@ export function en16931Violations(xml: string): string[] {
     const taxable = amountOf(s.TaxableAmount, 'a VAT category taxable amount (BT-116)');
     const tax = textOf(s.TaxAmount) === undefined ? 0n : dec(s.TaxAmount);
     const rate = cat.rate ?? 0n;
-    const product = percentOf(taxable, rate, digits);
+    // As the CEN artefact computes it: the product rounded to two decimals, whatever the currency's
+    // (a JPY group's 15077 against 75388 × 20 % = 15077.6 is within the unit, not against 15078).
+    const product = percentOf(taxable, rate, 2);
     const off = tax - product < 0n ? product - tax : tax - product;
     const where = `VAT breakdown ${i + 1} (${cat.id} ${cat.rate === null ? '?' : show(cat.rate)} %)`;
     if (rate === 0n ? tax !== 0n : off >= unit) fail('BR-CO-17', `${where}: tax ${show(tax)} ≠ taxable ${show(taxable)} × rate / 100 = ${show(product)}`);

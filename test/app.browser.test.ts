@@ -78,7 +78,7 @@ describe('/app in a browser', () => {
     expect((await focused()).text).toBe('Clients');
     await page.keyboard.press('Enter');
     await expect.poll(() => h1().innerText()).toBe('Clients');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('main');
     await page.goBack();
     await expect.poll(() => h1().innerText()).toBe('Dashboard');
   });

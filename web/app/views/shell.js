@@ -1,7 +1,7 @@
 // The shell of /app: the top bar, the navigation, and the view the address names. Views are
 // chosen by the address's kind (list, record, form) and, for the home page, by the custom view the
 // description registers for an operation (views/index.js), never by a resource's name.
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { choiceLabel, indexDescription, route, viewsOf } from '../lib.js';
 import { Loading, useLocation } from './common.js';
@@ -29,9 +29,10 @@ export function App({ boot }) {
   useEffect(() => {
     document.title = `${title} · Invoicing`;
   }, [title]);
-  // A new view moves focus to its heading, so a screen reader announces where one is.
+  // A new view moves focus to its heading, so a screen reader announces where one is; in the
+  // same task as the render, so the new view is never shown with focus still on the link.
   const first = useRef(true);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (first.current) {
       first.current = false;
       return;

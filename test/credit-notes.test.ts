@@ -179,6 +179,20 @@ describe('credit notes', () => {
     expect((await admin.get(inv['@id'])).body).toMatchObject({ balance: 15181, amountCredited: 0, status: 'pending' });
   });
 
+  it('a credit note created issued is checked and credits its invoice as one issued by an update', async () => {
+    const inv = await pendingInvoice();
+    const before = await dbState(t.db.database.db);
+    const over = await admin.post('/api/credit-notes', { client: clientIri, invoice: inv['@id'], status: 'issued', lines: [{ description: 'Too much', price: 15182 }] });
+    expect(over.status, over.text).toBe(422);
+    expect(over.body.violations.map((v: X) => v.propertyPath)).toEqual(['lines']);
+    expect(await dbState(t.db.database.db)).toEqual(before);
+    const part = await admin.post('/api/credit-notes', { client: clientIri, invoice: inv['@id'], status: 'issued', lines: [{ description: 'Goodwill', price: 1181 }] });
+    expect(part.status, part.text).toBe(201);
+    expect(part.body).toMatchObject({ status: 'issued', total: 1181 });
+    expect(part.body.number).toMatch(/^CN-\d{6}$/);
+    expect((await admin.get(inv['@id'])).body).toMatchObject({ balance: 14000, amountCredited: 1181, status: 'pending' });
+  });
+
   it('numbers issued credit notes from their own sequence and lists its events', async () => {
     const n1 = (await admin.post('/api/credit-notes', { client: clientIri, lines: [{ description: 'Goodwill', price: 100 }] })).body;
     const n2 = (await admin.post('/api/credit-notes', { client: clientIri, lines: [{ description: 'Goodwill', price: 100 }] })).body;

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scheduleRun } from '../server/commands.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { artefactsAvailable, validateUbl } from './support/einvoice-validate.ts';
 
@@ -232,6 +233,35 @@ describe('issued documents never move (CONTRACT §18)', () => {
     expect(now).toContain('Renamed GmbH');
     expect(now).toContain('Kunde Zwei AG');
     expect(now).toContain('<cbc:CityName>Bonn</cbc:CityName>');
+  });
+  it('a document created in an issued state keeps its parties from the start: an invoice POSTed pending, a quote POSTed sent, a recurring invoice\'s run', async () => {
+    const c = await seller('Born Issued Co', { ...GERMAN, legalName: 'Born GmbH' });
+    const vat = (await c.post('/api/taxes', { name: 'USt', rate: 19 })).body['@id'];
+    const cl = await buyer(c, { name: 'Erster Kunde AG', vatNumber: 'DE987654321', peppolId: '9930:DE987654321' }, { city: 'Köln', zip: '50667', country: 'DE' });
+    const lines = [{ description: 'Leistung', price: 10000, tax: vat }];
+    const inv = await c.post('/api/invoices', { client: cl, status: 'pending', lines });
+    expect(inv.status, inv.text).toBe(201);
+    const quote = await c.post('/api/quotes', { client: cl, status: 'sent', lines });
+    expect(quote.status, quote.text).toBe(201);
+    const rec = await c.post('/api/recurring-invoices', { client: cl, frequency: 'monthly', dueInDays: 14, startDate: '2026-03-01', lines });
+    expect(rec.status, rec.text).toBe(201);
+    expect((await c.patch(rec.body['@id'], { status: 'active' })).status).toBe(200);
+    await scheduleRun({ db: t.db.database.db }, { date: '2026-03-01' });
+    const runs = (await c.get(`/api/invoices?client=${encodeURIComponent(cl)}&invoiceDate=2026-03-01`, { accept: 'application/json' })).body as X[];
+    const made = runs.find((i) => i.recurringInvoice === rec.body['@id']);
+    expect(made?.status).toBe('pending');
+    const docs = [inv.body['@id'], quote.body['@id'], `/api/invoices/${made!.id}`];
+    const pdf = async (iri: string) => Buffer.from(await (await fetch(t.url + iri, { headers: { 'x-api-token': c.token, accept: 'application/pdf' } })).arrayBuffer());
+    const before = await Promise.all(docs.map(pdf));
+    const xml = [(await ubl(c, docs[0]!)).text, (await ubl(c, docs[2]!)).text];
+    expect(xml[0]).toContain('Born GmbH');
+
+    expect((await c.patch('/api/company', { legalName: 'Reborn GmbH', street1: 'Neue Straße 9', contactName: 'Max Neu' })).status).toBe(200);
+    expect((await c.patch(cl, { name: 'Zweiter Kunde AG' })).status).toBe(200);
+    const after = await Promise.all(docs.map(pdf));
+    after.forEach((bytes, i) => expect(bytes.equals(before[i]!), docs[i]).toBe(true));
+    expect((await ubl(c, docs[0]!)).text).toBe(xml[0]);
+    expect((await ubl(c, docs[2]!)).text).toBe(xml[1]);
   });
 });
 

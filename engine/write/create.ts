@@ -24,8 +24,12 @@ import { createShapeKey, type CreateShape } from './write-statements.ts';
 import { keepValues, type Keep } from '../idempotency.ts';
 
 export interface Creates {
-  /** Whether creates of `r` are written in one statement, outside a transaction. */
-  inOneStatement(r: ModelResource): boolean;
+  /**
+   * Whether this create of `r` is written in one statement, outside a transaction: never when it
+   * enters a state other than the state machine's initial one (an invoice created `pending`):
+   * that is a transition, whose rules (numbering aside) may need the transaction.
+   */
+  inOneStatement(r: ModelResource, input: FieldValues): boolean;
   /** Creates a record in `tx` (a transaction), with validation, rules and hooks. */
   inTransaction(tx: Tx, p: Principal, r: ModelResource, input: FieldValues): Promise<FieldValues>;
   /** Creates a record of a resource written in one statement (see inOneStatement); `keep`: its result kept in that statement. */
@@ -98,7 +102,11 @@ export function creates({ parts, checkReferences, hooks, owners, children }: Cre
   }
 
   return {
-    inOneStatement: (r) => oneStatement.get(r.name)!,
+    inOneStatement(r, input) {
+      if (!oneStatement.get(r.name)) return false;
+      const state = r.states ? input[String(r.states.field)] : undefined;
+      return state === undefined || state === null || state === r.states!.initial;
+    },
 
     async inTransaction(tx, p, r, input) {
       const { n, data, hookApi } = await prepare(tx, p, r, input, (loaded) => hooks.inTransaction(tx, p, r, loaded));

@@ -32,23 +32,29 @@ export const creditNoteRules: HookSet = {
     if (relinked) await checkInvoice(api, e.data);
     await checkBuyerVatOnIssue(api, e);
     await keepParties(api, e, ['issued']);
-    if (e.op !== 'update' || e.data.status !== 'issued' || e.existing?.status === 'issued') return;
-    // Issuing: at most the invoice's balance, which it then reduces (afterWrite).
+    // Issuing, by an update or by a create in the issued state (which runs in a transaction): the
+    // invoice is locked and must be open; the total is checked against its balance in afterWrite,
+    // once the credit note's totals are computed (a create computes them after beforeWrite).
+    if (e.data.status !== 'issued' || e.existing?.status === 'issued') return;
     if (e.data.invoice === null || e.data.invoice === undefined) return;
     const invoice = await api.lock('Invoice', String(e.data.invoice));
     if (!invoice) return;
     if (!CREDITABLE.includes(String(invoice.status))) {
       throw violation('invoice', `Only a pending or overdue invoice can be credited; this invoice is "${String(invoice.status)}".`, ViolationCode.state);
     }
-    const total = Number(e.data.total);
+  },
+  async afterWrite(api, e) {
+    if (e.data.status !== 'issued' || e.existing?.status === 'issued' || !e.data.invoice) return;
+    // The total as written (its lines and discount may have changed in the same write).
+    const note = await api.read('CreditNote', e.id);
+    const invoice = await api.lock('Invoice', String(e.data.invoice)); // held since beforeWrite: its balance now
+    if (!note || !invoice) return;
+    const total = Number(note.total);
     if (total > Number(invoice.balance)) {
       const currency = String(invoice.currency);
       throw violation('lines', "The credit note's total, {total}, exceeds the invoice's balance, {balance}.", ViolationCode.range, { total: amount(total, currency), balance: amount(Number(invoice.balance), currency) });
     }
-  },
-  async afterWrite(api, e) {
-    if (e.op !== 'update' || e.data.status !== 'issued' || e.existing?.status === 'issued' || !e.data.invoice) return;
-    await applyCredit(api, String(e.data.invoice), Number(e.data.total));
+    await applyCredit(api, String(e.data.invoice), total);
   },
 };
 

@@ -29,16 +29,17 @@ declare module '../../engine/descriptor.ts' {
 
 /**
  * Keeps the seller's and the buyer's details with a document when it leaves draft (`issued`: the
- * states that count as issued), and lets them go when it returns to draft (CONTRACT §18).
+ * states that count as issued), and lets them go when it returns to draft (CONTRACT §18). A
+ * document created in an issued state (an invoice POSTed `pending`, a recurring invoice's run)
+ * keeps them at once: such a create runs in a transaction (engine/write/create.ts).
  */
 export async function keepParties(api: HookApi, e: WriteEvent, issued: readonly string[]): Promise<void> {
-  if (e.op !== 'update' || !e.existing) return;
   const to = String(e.data.status);
   if (to === 'draft') {
     e.data.parties = null;
     return;
   }
-  if (e.existing.parties || !issued.includes(to) || !api.services.companyProfile) return;
+  if (e.existing?.parties || !issued.includes(to) || !api.services.companyProfile) return;
   const clientId = String(e.data.client);
   const client = await api.read('Client', clientId);
   const first = async (resource: string) => {

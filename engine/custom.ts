@@ -94,7 +94,7 @@ export function withCustomResources(engine: Engine, custom: CustomOperations): E
   if (!engine.model.resources.some(isCustom)) return engine;
   return {
     ...engine,
-    list: (p, r, q) => (isCustom(r) ? custom : engine).list(p, r, q),
+    list: (p, r, q, o) => (isCustom(r) ? custom.list(p, r, q) : engine.list(p, r, q, o)),
     read: (p, r, id) => (isCustom(r) ? custom : engine).read(p, r, id),
     find: (p, r, id) => (isCustom(r) ? custom : engine).find(p, r, id),
     // Write options (preconditions, kept results) belong to the engine's own records.

@@ -63,7 +63,8 @@ export interface Engine {
   readonly model: Model;
   readonly tables: Tables;
   readonly json?: JsonReads;
-  list(p: Principal, r: ModelResource, q: ListQuery): Promise<Page>;
+  /** A page of records; `embedded: false` leaves their embedded children out (a CSV export shows none). */
+  list(p: Principal, r: ModelResource, q: ListQuery, o?: { embedded?: boolean }): Promise<Page>;
   /** Reads one record; 404 when missing, 403 when it belongs to another company. */
   read(p: Principal, r: ModelResource, id: string): Promise<FieldValues>;
   /** Like read, but null for a missing or foreign record (GraphQL's behaviour). */
@@ -219,7 +220,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     model,
     tables,
     json: { list: reads.listJson, read: async (p, r, id, projection) => (await reads.readJson(p, r, id, projection)).text, readVersioned: reads.readJson },
-    list: (p, r, q) => reads.list(p, r, q),
+    list: (p, r, q, o) => reads.list(p, r, q, o?.embedded ?? true),
     read: (p, r, id) => reads.readIn(db, p, r, id),
     async find(p, r, id) {
       const rec = await reads.fetch(db, r, id);

@@ -288,7 +288,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
       if (after === undefined) return null;
       const page = r.provider
         ? await engine.list(p, r, { where, order, offset, limit: size, count: false })
-        : await engine.list(p, r, { where, order, offset: 0, limit: size, after, cursors: true, count: false });
+        : await engine.list(p, r, { where, order, offset: 0, limit: size, after, cursors: true, count: false }, { embedded: false }); // CSV shows no children
       offset += page.items.length;
       after = r.provider ? (page.items.length === size ? '' : undefined) : page.more && page.last ? page.last : undefined;
       if (!page.items.length) return null;

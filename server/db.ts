@@ -57,6 +57,8 @@ export interface Database {
   readonly raw: RawQuery;
   /** SQL statements run through drizzle since the database was opened (tests assert on it). */
   statements(): number;
+  /** The texts of the last statements counted (at most 64, oldest first; tests assert on what they read). */
+  recentStatements(): string[];
   /** Applies pending migrations (serialised across instances with an advisory lock). */
   migrate(): Promise<void>;
   /** PGlite: its data directory as one uncompressed archive, for `OpenOptions.loadDataDir` (the tests' migrated starting point). */
@@ -160,10 +162,22 @@ function wrapped(client: Client, w: Wrapping, inTransaction = false): Client {
   });
 }
 
-/** Counts the statements drizzle runs: a logger is the one hook every query passes through. */
+/**
+ * Counts the statements drizzle runs: a logger is the one hook every query passes through. It
+ * keeps a reference to the last 64 texts (no copy), for the tests that check what a request reads.
+ */
 function statementCounter() {
   let n = 0;
-  return { logger: { logQuery: () => void n++ }, count: () => n };
+  const recent: string[] = new Array(64);
+  return {
+    logger: {
+      logQuery: (text = '') => {
+        recent[n++ % recent.length] = text;
+      },
+    },
+    count: () => n,
+    recent: () => (n <= recent.length ? recent.slice(0, n) : [...recent.slice(n % recent.length), ...recent.slice(0, n % recent.length)]),
+  };
 }
 
 /**
@@ -312,11 +326,12 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
       },
       // `fresh`: an unnamed statement, which PostgreSQL plans with its values at every execution.
       raw: async (text, params, fresh) => {
-        counter.logger.logQuery();
+        counter.logger.logQuery(text);
         if (pooled) assertNoSessionState(text);
         return client.unsafe(text, params as never[], { prepare: !pooled && !fresh }) as unknown as Promise<Record<string, unknown>[]>;
       },
       statements: counter.count,
+      recentStatements: counter.recent,
       async migrate() {
         if (o.directUrl || !pooled) {
           // One connection holds an advisory lock while it migrates, so instances starting
@@ -389,10 +404,11 @@ export async function openDatabase(o: OpenOptions): Promise<Database> {
     sessionUrl: undefined,
     separate: () => ({ db: drizzle(client) as unknown as Db, close: async () => {} }),
     raw: async (text, params) => {
-      counter.logger.logQuery();
+      counter.logger.logQuery(text);
       return (await client.query<Record<string, unknown>>(text, params)).rows;
     },
     statements: counter.count,
+    recentStatements: counter.recent,
     migrate: () => migrate(db as never, { migrationsFolder: migrations() }),
     archive: () => client.dumpDataDir('none'),
     async ping() {

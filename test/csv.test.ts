@@ -86,6 +86,16 @@ describe('CSV', () => {
     expect((await csv(other, '/api/invoices')).rows).toHaveLength(300);
   });
 
+  it('reads no embedded children for a collection whose CSV shows none (the invoices\' lines)', async () => {
+    const before = t.db.database.statements();
+    const all = await csv(admin, '/api/invoices?itemsPerPage=1');
+    expect(all.rows).toHaveLength(1234);
+    const ran = t.db.database.statements() - before;
+    const texts = t.db.database.recentStatements().slice(-ran);
+    expect(texts.some((s) => s.includes('from "invoices"'))).toBe(true);
+    expect(texts.filter((s) => s.includes('invoice_lines'))).toEqual([]);
+  });
+
   it('neutralises formulas in text cells, and round-trips Unicode, quotes and newlines', async () => {
     for (const name of NASTY) expect((await admin.post('/api/clients', { name, website: name === 'plain' ? 'https://=x.example' : undefined })).status).toBe(201);
     const { rows } = await csv(admin, '/api/clients?order[name]=asc');

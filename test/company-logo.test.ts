@@ -164,6 +164,28 @@ describe('the logo', () => {
     expect((await viewer.delete('/api/company/logo')).status).toBe(403);
   });
 
+  it('is shown on the client page by its own request, not inside the page', async () => {
+    expect((await put(admin, logo, 'image/png')).status).toBe(204);
+    const cl = await admin.post('/api/clients', { name: 'Reader' });
+    const inv = await admin.post('/api/invoices', { client: cl.body['@id'], status: 'pending', lines: [{ description: 'Work', price: 10_000 }] });
+    expect(inv.status, inv.text).toBe(201);
+    const link = await admin.post('/api/document-links', { document: inv.body['@id'] });
+    expect(link.status, link.text).toBe(201);
+    const path = new URL(link.body.url as string).pathname;
+    const page = await (await fetch(t.url + path)).text();
+    expect(page).toContain(`src="${path}/logo"`);
+    expect(page).not.toContain('data:image/');
+    const img = await fetch(`${t.url}${path}/logo`);
+    expect(img.status).toBe(200);
+    expect(img.headers.get('content-type')).toBe('image/png');
+    expect(img.headers.get('cache-control')).toBe('private, max-age=3600');
+    expect(Buffer.from(await img.arrayBuffer()).equals(logo)).toBe(true);
+    // A link that does not exist shows nothing of the company.
+    expect((await fetch(`${t.url}/d/${'x'.repeat(32)}/logo`)).status).toBe(404);
+    expect((await admin.delete('/api/company/logo')).status).toBe(204);
+    expect((await fetch(`${t.url}${path}/logo`)).status).toBe(404);
+  });
+
   it('is described in the OpenAPI document', async () => {
     const doc = (await admin.get('/api/docs.json', { accept: 'application/json' })).body;
     const path = doc.paths['/api/company/logo'];

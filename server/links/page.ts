@@ -160,7 +160,7 @@ export function documentPage(d: DocumentData, o: PageOptions): string {
   ${o.notice ? `<p class="cl-notice" role="status">${esc(o.notice)}</p>` : ''}
   <header class="cl-head">
     <div>
-      ${d.logo ? `<img class="cl-logo" src="data:${esc(d.logo.contentType)};base64,${d.logo.body.toString('base64')}" alt="${esc(sellerName)}">` : ''}
+      ${d.logo ? `<img class="cl-logo" src="${esc(o.base)}/logo" alt="${esc(sellerName)}">` : ''}
       <p class="cl-from">${esc(sellerName)}</p>
       <h1>${esc(title)} ${esc(d.number)}</h1>
       <p class="cl-status cl-status-${esc(d.status)}">${esc(STATUS[d.status] ?? d.status)}</p>

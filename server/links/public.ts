@@ -22,6 +22,7 @@ import { problem } from '../../formats/problem.ts';
 import { hashLinkToken, LINK_PREFIX, LINKED } from '../../resources/rules/document-link.ts';
 import { PDF_TYPE, UBL_TYPE } from '../../resources/rules/document-files.ts';
 import { systemPrincipals } from '../commands.ts';
+import { logoOf } from '../company-logo.ts';
 import { loadDocument, type DocumentData, type DocumentKind } from '../documents/data.ts';
 import { epcPayload, epcPossible, epcSvg } from '../documents/epc.ts';
 import type { Verdict } from '../rate-limit.ts';
@@ -143,6 +144,15 @@ export async function registerLinkRoutes(app: FastifyInstance, o: LinkRoutesOpti
       if (out.headers) reply.headers(out.headers);
       return reply.send(out.body);
     };
+    // The company's logo, by its own request rather than inside the page (up to 1 MB as base64 in
+    // every page view otherwise): cached by the browser for the hour, private to this link.
+    scope.get<{ Params: { token: string } }>(`${LINK_PREFIX}:token/logo`, async (req, reply) => {
+      const l = await live(req, reply);
+      if (!l) return reply;
+      const logo = await logoOf(db, l.principal.company.id);
+      if (!logo) return html(reply, 404, messagePage('Not available', 'This company has no logo.'));
+      return reply.code(200).header('content-type', logo.contentType).header('cache-control', 'private, max-age=3600').send(logo.body);
+    });
     scope.get(`${LINK_PREFIX}:token/pdf`, download('pdf'));
     scope.get(`${LINK_PREFIX}:token/ubl`, download('ubl'));
 

@@ -26,7 +26,7 @@ import { TOKEN, tokenModel } from './token-service.ts';
 import { openapiComponents } from '../http/openapi.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
 import { COMPANY, companyModel, readCompany, vatRegistration } from './company.ts';
-import { logoStorage } from './company-logo.ts';
+import { keepLogo, logoStorage } from './company-logo.ts';
 import { peopleModel } from './people.ts';
 import { customEngine } from '../engine/custom.ts';
 import { mergeSchemas } from '../engine/graphql/merge.ts';
@@ -121,6 +121,7 @@ export async function buildApp(o: AppOptions): Promise<App> {
   const services = {} as OperationServices;
   services.vatRegistration = (companyId) => vatRegistration(o.database.db, companyId);
   services.companyProfile = (tx, companyId) => readCompany(tx, companyId);
+  services.keepLogo = (tx, companyId) => keepLogo(tx, companyId);
   const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw, outbox, services });
   // A delivery recorded without a body whose body was never saved gets it from the record as it is.
   webhooks.bodies = async (c) => (c.record_id ? engine.eventBody(c.type, c.company_id, c.record_id, new Date(c.created_at).toISOString()) : null);

@@ -15,6 +15,7 @@ import { apiTokens, companies, memberships, users } from './schema.ts';
 import { hashToken, newTokenValue } from './tokens.ts';
 import { webhookOutbox } from './webhooks/outbox.ts';
 import { readCompany, vatRegistration } from './company.ts';
+import { keepLogo } from './company-logo.ts';
 import { mailService } from './email/service.ts';
 import { sendReminders } from './email/reminders.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
@@ -116,7 +117,7 @@ export async function scheduleRun(ctx: CommandContext, args: Args): Promise<Sche
   if (!isDate(date)) throw new CommandError(`--date "${date}" is not a date (YYYY-MM-DD).`);
   // With the webhooks' outbox: a CLI run's events are delivered by the running servers.
   // Its reminders are queued (or held, without SMTP_URL) for the running servers' workers to send.
-  const engine = ctx.engine ?? createEngine(ctx.db, model, tables, { outbox: webhookOutbox(model), services: { mail: mailService({ smtpUrl: process.env.SMTP_URL || undefined, from: process.env.MAIL_FROM || undefined }), vatRegistration: (id: string) => vatRegistration(ctx.db, id), companyProfile: (tx: Tx, id: string) => readCompany(tx, id) } as unknown as OperationServices });
+  const engine = ctx.engine ?? createEngine(ctx.db, model, tables, { outbox: webhookOutbox(model), services: { mail: mailService({ smtpUrl: process.env.SMTP_URL || undefined, from: process.env.MAIL_FROM || undefined }), vatRegistration: (id: string) => vatRegistration(ctx.db, id), companyProfile: (tx: Tx, id: string) => readCompany(tx, id), keepLogo: (tx: Tx, id: string) => keepLogo(tx, id) } as unknown as OperationServices });
   const principals = systemPrincipals(ctx.db);
   const summary = await runSchedule(engine, date, principals);
   // Then the reminders, for invoices as the day left them (overdue marked).

@@ -1,9 +1,9 @@
 // The company's logo (CONTRACT §20): one row of company_logos per company, checked before it is
 // written (resources/rules/logo.ts); read by the API, the PDFs and the client pages.
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../engine/types.ts';
 import type { LogoStorage } from '../resources/company.ts';
-import { companyLogos } from './schema.ts';
+import { companyLogos, keptLogos } from './schema.ts';
 
 export const logoStorage: LogoStorage = {
   async read(db, companyId) {
@@ -21,3 +21,28 @@ export const logoStorage: LogoStorage = {
 
 /** The logo's bytes for a document (PDF, client page), or null. */
 export const logoOf = async (db: Db, companyId: string): Promise<{ body: Buffer; contentType: string } | null> => logoStorage.read(db, companyId);
+
+/**
+ * Keeps the company's current logo for a document being issued (in its transaction): copied to
+ * kept_logos unless that very logo is there already; its sha256, or null without a logo.
+ */
+export async function keepLogo(tx: Db, companyId: string): Promise<string | null> {
+  const res = (await tx.execute(sql`
+    with cur as (select company_id, encode(sha256(data), 'hex') as sha from company_logos where company_id = ${companyId}),
+    kept as (
+      insert into kept_logos (company_id, sha256, content_type, data)
+      select l.company_id, cur.sha, l.content_type, l.data from company_logos l join cur on cur.company_id = l.company_id
+      where not exists (select 1 from kept_logos k where k.company_id = cur.company_id and k.sha256 = cur.sha)
+      on conflict do nothing
+    )
+    select sha from cur`)) as unknown;
+  // postgres.js gives the rows, PGlite an object holding them.
+  const rows = (Array.isArray(res) ? res : (res as { rows: unknown[] }).rows) as { sha: string }[];
+  return rows[0]?.sha ?? null;
+}
+
+/** The logo an issued document was made with (keepLogo), or null. */
+export async function keptLogoOf(db: Db, companyId: string, sha: string): Promise<{ body: Buffer; contentType: string } | null> {
+  const [row] = await db.select({ data: keptLogos.data, contentType: keptLogos.contentType }).from(keptLogos).where(and(eq(keptLogos.companyId, companyId), eq(keptLogos.sha256, sha)));
+  return row ? { body: Buffer.from(row.data), contentType: row.contentType } : null;
+}

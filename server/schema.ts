@@ -191,6 +191,19 @@ export const companyLogos = pgTable('company_logos', {
 });
 
 /**
+ * The logos issued documents were made with (CONTRACT §18: an issued document never changes): the
+ * logo's bytes as they were when a document was issued, by their sha256, which the document's
+ * kept parties name (`seller.logo`). Copied from company_logos at the first issue with that logo;
+ * a later logo, or none, leaves them as they are.
+ */
+export const keptLogos = pgTable('kept_logos', {
+  companyId: uuid('company_id').notNull().references(() => companies.id, { onDelete: 'cascade' }),
+  sha256: text('sha256').notNull(),
+  contentType: text('content_type').notNull(),
+  data: bytea('data').notNull(),
+}, (t) => [primaryKey({ columns: [t.companyId, t.sha256] })]);
+
+/**
  * Invitations to join a company with a role (CONTRACT §20): the link's token is shown once (in
  * the e-mail, or to the admin when e-mail is held); only its sha256 is stored. One use, 7 days.
  */

@@ -183,7 +183,34 @@ describe('the logo', () => {
     // A link that does not exist shows nothing of the company.
     expect((await fetch(`${t.url}/d/${'x'.repeat(32)}/logo`)).status).toBe(404);
     expect((await admin.delete('/api/company/logo')).status).toBe(204);
-    expect((await fetch(`${t.url}${path}/logo`)).status).toBe(404);
+  });
+
+  it('stays on an issued document as it was issued: a new logo, or none, changes only drafts (CONTRACT §18)', async () => {
+    expect((await put(admin, png(120, 40), 'image/png')).status).toBe(204);
+    const cl = await admin.post('/api/clients', { name: 'Keeper' });
+    const issued = await admin.post('/api/invoices', { client: cl.body['@id'], status: 'pending', lines: [{ description: 'Work', price: 10_000 }] });
+    const bare = await admin.post('/api/invoices', { client: cl.body['@id'], lines: [{ description: 'Work', price: 10_000 }] });
+    const pdf = async (id: string) => Buffer.from(await (await fetch(`${t.url}/api/invoices/${id}`, { headers: { 'x-api-token': admin.token, accept: 'application/pdf' } })).arrayBuffer());
+    const before = await pdf(issued.body.id);
+    const draftBefore = await pdf(bare.body.id);
+    const link = await admin.post('/api/document-links', { document: issued.body['@id'] });
+    const path = new URL(link.body.url as string).pathname;
+
+    expect((await put(admin, png(60, 60), 'image/png')).status).toBe(204);
+    expect((await pdf(issued.body.id)).equals(before)).toBe(true);
+    expect((await pdf(bare.body.id)).equals(draftBefore)).toBe(false);
+    expect(Buffer.from(await (await fetch(`${t.url}${path}/logo`)).arrayBuffer()).equals(png(120, 40))).toBe(true);
+    expect((await admin.delete('/api/company/logo')).status).toBe(204);
+    expect((await pdf(issued.body.id)).equals(before)).toBe(true);
+    expect((await fetch(`${t.url}${path}/logo`)).status).toBe(200);
+    // Issued with no logo: none, whatever comes after.
+    const plain = await admin.post('/api/invoices', { client: cl.body['@id'], status: 'pending', lines: [{ description: 'Work', price: 10_000 }] });
+    const none = await pdf(plain.body.id);
+    expect((await put(admin, png(120, 40), 'image/png')).status).toBe(204);
+    expect((await pdf(plain.body.id)).equals(none)).toBe(true);
+    // One kept copy per logo, however many documents were issued with it.
+    const kept = await t.db.database.raw('select count(*)::int as n from kept_logos', []);
+    expect(Number(kept[0]!.n)).toBe(1);
   });
 
   it('is described in the OpenAPI document', async () => {

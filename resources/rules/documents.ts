@@ -24,6 +24,8 @@ declare module '../../engine/descriptor.ts' {
     vatRegistration?: (companyId: string) => Promise<Registration>;
     /** The company profile as GET /api/company shows it, read in `tx` (server/company.ts). */
     companyProfile?: (tx: HookApi['tx'], companyId: string) => Promise<FieldValues>;
+    /** Keeps the company's current logo for a document being issued, in `tx`: its sha256, or null (server/company-logo.ts). */
+    keepLogo?: (tx: HookApi['tx'], companyId: string) => Promise<string | null>;
   }
 }
 
@@ -48,6 +50,8 @@ export async function keepParties(api: HookApi, e: WriteEvent, issued: readonly 
     return row ? api.read(resource, String(row.id)) : null;
   };
   const seller = await api.services.companyProfile(api.tx, api.principal.company.id);
+  // The logo too, by the hash of the bytes kept with it: a new logo leaves the document as it was.
+  seller.logo = (await api.services.keepLogo?.(api.tx, api.principal.company.id)) ?? null;
   const buyer = {
     name: String(client?.name ?? ''), vatNumber: client?.vatNumber ?? null, peppolId: client?.peppolId ?? null,
     // What its e-invoice is (CONTRACT §19) and the reference it states: kept too, so that the

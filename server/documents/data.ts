@@ -10,7 +10,7 @@ import { condition } from '../../engine/query.ts';
 import { lineAmounts, scaled, taxClassOf, type TaxCategory, type TaxGroup, type TaxType } from '../../resources/rules/totals.ts';
 import type { Db } from '../../engine/types.ts';
 import { readCompany, type CompanyProfile } from '../company.ts';
-import { logoOf } from '../company-logo.ts';
+import { keptLogoOf, logoOf } from '../company-logo.ts';
 
 export type DocumentKind = 'invoice' | 'quote' | 'creditNote';
 export type EInvoiceFormat = 'peppol' | 'xrechnung' | 'facturx';
@@ -119,7 +119,8 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
         first(engine, p, model.get('Contact'), 'client', clientId),
         readCompany(db, p.company.id),
       ]),
-    logoOf(db, p.company.id),
+    // An issued document's logo is the one it was issued with (none, if it had none).
+    kept ? (typeof kept.seller.logo === 'string' ? keptLogoOf(db, p.company.id, kept.seller.logo) : null) : logoOf(db, p.company.id),
   ]);
   const rawLines = ((doc.lines as FieldValues[] | undefined) ?? []).slice().sort((a, b) => Number(a.position ?? 0) - Number(b.position ?? 0));
   const taxIds = [...new Set(rawLines.map((l) => l.tax).filter((t): t is string => typeof t === 'string'))];

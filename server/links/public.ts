@@ -22,7 +22,6 @@ import { problem } from '../../formats/problem.ts';
 import { hashLinkToken, LINK_PREFIX, LINKED } from '../../resources/rules/document-link.ts';
 import { PDF_TYPE, UBL_TYPE } from '../../resources/rules/document-files.ts';
 import { systemPrincipals } from '../commands.ts';
-import { logoOf } from '../company-logo.ts';
 import { loadDocument, type DocumentData, type DocumentKind } from '../documents/data.ts';
 import { epcPayload, epcPossible, epcSvg } from '../documents/epc.ts';
 import type { Verdict } from '../rate-limit.ts';
@@ -149,7 +148,8 @@ export async function registerLinkRoutes(app: FastifyInstance, o: LinkRoutesOpti
     scope.get<{ Params: { token: string } }>(`${LINK_PREFIX}:token/logo`, async (req, reply) => {
       const l = await live(req, reply);
       if (!l) return reply;
-      const logo = await logoOf(db, l.principal.company.id);
+      // The document's: an issued one's is the logo it was issued with (CONTRACT §18).
+      const { logo } = await loadDocument(engine, db, l.principal, l.resource, l.kind, l.docId);
       if (!logo) return html(reply, 404, messagePage('Not available', 'This company has no logo.'));
       return reply.code(200).header('content-type', logo.contentType).header('cache-control', 'private, max-age=3600').send(logo.body);
     });

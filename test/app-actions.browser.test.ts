@@ -112,7 +112,8 @@ describe('actions that cannot misfire', () => {
       const r = description.resources.find((x) => x.name === name)!;
       const all = r.fields.find((f) => f.name === r.states!.field)!.values!;
       const label = (state: string) => r.states!.actions?.[state]?.label ?? `Mark as ${state}`;
-      const ops = r.operations.filter((o) => o.on === 'item' && o.method === 'POST' && !o.input && !o.params);
+      // Operations with an input that asks for it in a view of its own (Credit) are tried with none.
+      const ops = r.operations.filter((o) => o.on === 'item' && o.method === 'POST' && (!o.input || o.view) && !o.params);
       const report: string[] = [];
       for (const [state, make] of Object.entries(states)) {
         const buttons = await offered(await make());

@@ -8,7 +8,7 @@ import { amount as money, ApiError, ViolationCode, type Violation } from '../../
 import type { FieldValues } from '../../engine/types.ts';
 import type { HookApi } from '../../engine/hooks.ts';
 import type { OperationDescriptor } from '../../engine/descriptor.ts';
-import { computeTotals, divRound, scaled, SCALE, splitFixed, type LineInput } from './totals.ts';
+import { divRound, partDiscount, scaled, SCALE, splitFixed, type DiscountType, type LineInput } from './totals.ts';
 
 export const CREDITABLE = ['pending', 'overdue'];
 
@@ -122,15 +122,8 @@ function chosenLines(invoiceLines: FieldValues[], chosen: NonNullable<Input['lin
     inputs.push({ price: Number(line.price), qty: decimalText(qty), tax: line.taxRate === null || line.taxRate === undefined || !line.tax ? null : { rate: line.taxRate as string, type: (line.taxType ?? 'exclusive') as 'exclusive' } });
   });
   if (problems.length) throw ApiError.validation(problems);
-  const type = String(invoice.discountType ?? 'none');
-  if (type === 'percentage') return { lines, discountType: type, discountValue: invoice.discountValue };
-  if (type === 'fixed' && Number(invoice.subtotal) > 0) {
-    const credited = BigInt(computeTotals(inputs, { type: 'none', value: 0 }).subtotal);
-    const fixed = scaled(invoice.discountValue as string | number) / 10n ** BigInt(SCALE);
-    const share = divRound(fixed * credited, BigInt(Number(invoice.subtotal)));
-    if (share > 0n) return { lines, discountType: 'fixed', discountValue: Number(share) };
-  }
-  return { lines, discountType: 'none', discountValue: 0 };
+  const d = partDiscount({ type: String(invoice.discountType ?? 'none') as DiscountType, value: invoice.discountValue as number }, inputs, Number(invoice.subtotal));
+  return { lines, discountType: d.type, discountValue: d.value };
 }
 
 /**
@@ -184,7 +177,7 @@ export const creditOperation: OperationDescriptor = {
   output: { record: 'CreditNote' },
   graphql: 'creditInvoice',
   when: { status: { in: CREDITABLE }, balance: { gt: 0 } },
-  present: { label: 'Credit', view: 'credit', confirm: 'A draft credit note is made; issuing it then reduces the invoice’s balance.' },
+  present: { label: 'Credit', view: 'credit', whole: 'balance', confirm: 'A draft credit note is made; issuing it then reduces the invoice’s balance.' },
   run: async (ctx) => {
     const lineResource = ctx.model.find('InvoiceLine');
     const note = await creditInvoice(ctx.api!, String(ctx.record!.id), (ctx.input ?? {}) as Input, lineResource ? (id) => `${lineResource.iri}/${id}` : undefined);

@@ -16,7 +16,7 @@ let browser: Browser;
 let page: Page;
 let api: Client;
 let acme: string;
-let description: { resources: { name: string; path: string; states?: { field: string; transitions: Record<string, string[]>; actions?: Record<string, { label: string; confirm?: string }> }; fields: { name: string; values?: string[] }[]; operations: { name: string; label?: string; on: string; method: string; input?: boolean; params?: boolean }[] }[] };
+let description: { resources: { name: string; path: string; states?: { field: string; transitions: Record<string, string[]>; actions?: Record<string, { label: string; confirm?: string }> }; fields: { name: string; values?: string[] }[]; operations: { name: string; label?: string; on: string; method: string; input?: boolean; view?: string; params?: boolean }[] }[] };
 const problems: string[] = [];
 
 beforeAll(async () => {

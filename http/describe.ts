@@ -267,7 +267,7 @@ export function describeModel(model: Model): ModelDescription {
       const o: OperationDescription = { name: op.name, on: op.on, method: op.method, path: op.def.path, summary: op.def.summary, roles: op.roles };
       if (op.def.input) {
         o.input = true;
-        o.schema = op.def.input;
+        o.schema = JSON.parse(JSON.stringify(op.def.input)) as unknown; // plain JSON (TypeBox marks its schemas with symbols)
       }
       if (op.def.present?.whole) o.whole = op.def.present.whole;
       if (op.def.output === 'record') o.resource = r.name;

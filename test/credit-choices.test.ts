@@ -56,6 +56,27 @@ async function issueAndCheck(note: X, inv: X, balance: number): Promise<void> {
 }
 
 describe('credit: what to credit', () => {
+  it('declares its input once: OpenAPI, Hydra and GraphQL show lines and amount', async () => {
+    const oai = (await call(t, 'GET', '/api/docs.json')).body;
+    const body = oai.paths['/api/invoices/{id}/credit'].post.requestBody.content['application/json'].schema;
+    expect(body.properties.amount).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(body.properties.lines.items.required).toEqual(['line']);
+    expect(oai.paths['/api/invoices/{id}/credit'].post.responses['422']).toBeDefined();
+    // Hydra: the operation now expects a body.
+    const found: X[] = [];
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (v && typeof v === 'object') {
+        if (String((v as X)['hydra:description'] ?? '').startsWith('Drafts a credit note')) found.push(v as X);
+        Object.values(v).forEach(walk);
+      }
+    };
+    walk((await call(t, 'GET', '/api/docs.jsonld')).body);
+    expect(found.map((o) => [o['hydra:method'], o.expects])).toEqual([['POST', 'owl:Thing']]);
+    const type = await gql(admin, '{ __type(name: "creditInvoiceInput") { inputFields { name } } }');
+    expect(type.body.data.__type.inputFields.map((f: X) => f.name)).toEqual(expect.arrayContaining(['id', 'lines', 'amount', 'clientMutationId']));
+  });
+
   it('credits the whole balance with no body at all, as with {}', async () => {
     const inv = await pendingInvoice();
     const res = await call(t, 'POST', `${inv['@id']}/credit`, { token: admin.token });

@@ -134,6 +134,24 @@ describe('Credit asks what to credit', () => {
     expect(note.lines.map((l: X) => [l.price, l.tax])).toEqual([[1349, tax.s7], [2964, tax.s20]]);
   });
 
+  it('fits a phone: the lines, their quantities and the total', async () => {
+    const inv = await pending();
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const dialog = await openCredit(inv);
+      await dialog.getByRole('radio', { name: 'Chosen lines' }).check();
+      await dialog.getByRole('checkbox', { name: 'Books' }).check();
+      await expect.poll(() => total(dialog)).toBe('€43.82');
+      // Nothing wider than the screen.
+      expect(await page.evaluate(() => document.querySelector('dialog')!.scrollWidth <= window.innerWidth)).toBe(true);
+      expect(await seriousViolations(page)).toEqual([]);
+      await screenshot(page, 'app-credit-phone');
+      await dialog.getByRole('button', { name: 'Not now' }).click();
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
   it("shows the API's refusal when the balance changed meanwhile, and changes nothing", async () => {
     const inv = await pending();
     const dialog = await openCredit(inv);

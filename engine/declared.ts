@@ -66,7 +66,10 @@ export function checkInput(schema: TSchema, input: unknown): unknown {
   let check = checks.get(schema);
   if (!check) checks.set(schema, (check = TypeCompiler.Compile(schema)));
   if (check.Check(input)) return input;
-  const violations = [...check.Errors(input)].slice(0, 20).map((e) => ({ propertyPath: e.path.replace(/^\//, '').replace(/\//g, '.') || '(body)', message: e.message, code: ViolationCode.format }));
+  // Paths as the engine's other violations write them: `lines[0].quantity`.
+  const pathOf = (p: string) => p.split('/').filter(Boolean).map((x, i) => (/^\d+$/.test(x) ? `[${x}]` : `${i ? '.' : ''}${x.replace(/~1/g, '/').replace(/~0/g, '~')}`)).join('');
+  // One violation per member (a missing one is also "not a string").
+  const violations = [...new Map([...check.Errors(input)].reverse().map((e) => [pathOf(e.path) || '(body)', e.message])).entries()].reverse().slice(0, 20).map(([propertyPath, message]) => ({ propertyPath, message, code: ViolationCode.format }));
   throw ApiError.validation(violations);
 }
 

@@ -415,8 +415,13 @@ export interface OperationDescriptor {
   present?: {
     label?: string;
     confirm?: string;
-    /** A GET whose answer a custom view of the application shows (`dashboard`: the home page). */
+    /**
+     * A custom view of the application: for a GET, the view that shows its answer (`dashboard`: the
+     * home page); for an item POST with an input, the dialog that asks for it (`credit`).
+     */
     view?: string;
+    /** The record's amount an item operation takes whole when given no input, and at most otherwise (`balance`): its view shows it. */
+    whole?: string;
   };
   /** The provider (GET) or processor (POST): what the operation does. */
   run(ctx: OperationContext): Promise<unknown>;

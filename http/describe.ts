@@ -66,6 +66,10 @@ export interface OperationDescription {
   roles: readonly Role[];
   /** A POST with a JSON body. */
   input?: true;
+  /** That body's JSON Schema (its members, types, bounds and descriptions), for a view that asks for it. */
+  schema?: unknown;
+  /** The record's amount it takes whole when given no input, and at most otherwise. */
+  whole?: string;
   /** Answers a record of `resource` (the page goes there). */
   resource?: string;
   /** Has path parameters besides the record's id: not offered as a button. */
@@ -261,7 +265,11 @@ export function describeModel(model: Model): ModelDescription {
     const search = r.byName.get(title)?.filter === 'partial' ? title : r.fields.find((f) => f.filter === 'partial')?.name;
     const operations: OperationDescription[] = r.operations.map((op) => {
       const o: OperationDescription = { name: op.name, on: op.on, method: op.method, path: op.def.path, summary: op.def.summary, roles: op.roles };
-      if (op.def.input) o.input = true;
+      if (op.def.input) {
+        o.input = true;
+        o.schema = JSON.parse(JSON.stringify(op.def.input)) as unknown; // plain JSON (TypeBox marks its schemas with symbols)
+      }
+      if (op.def.present?.whole) o.whole = op.def.present.whole;
       if (op.def.output === 'record') o.resource = r.name;
       else if ('record' in op.def.output) o.resource = op.def.output.record;
       if (op.params.length) o.params = true;

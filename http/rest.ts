@@ -548,7 +548,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         const input = raw
           ? { mediaType: mediaTypeOf(req), bytes: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) }
           : op.method === 'POST' && op.def.input
-            ? op.def.textInput ? readText(req, op.def.textInput) : readJson(req)
+            ? op.def.textInput ? readText(req, op.def.textInput) : readJson(req, op.def.input as { required?: readonly string[] })
             : undefined;
         if (req.apiCsv && listed) {
           const p = o.principal(req);
@@ -628,8 +628,10 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
   }
 
   /** A declared operation's JSON body: 415 for another media type, 400 for one that is not an object. */
-  function readJson(req: FastifyRequest): unknown {
+  /** A JSON body; none at all (no content-type, no bytes) reads as `{}` for an input that requires no member. */
+  function readJson(req: FastifyRequest, schema?: { required?: readonly string[] }): unknown {
     const type = mediaTypeOf(req);
+    if (!type && (req.body === undefined || req.body === null) && !schema?.required?.length && !Number(req.headers['content-length'] ?? 0)) return {};
     const allowed = ['application/json', 'application/ld+json'];
     if (!allowed.includes(type)) throw new ApiError(415, `The content-type "${type || '(none)'}" is not supported. Supported MIME types are "${allowed.join('", "')}".`);
     return req.body;

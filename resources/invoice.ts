@@ -3,7 +3,7 @@ import { pdfDocument, ublDocument } from './rules/document-files.ts';
 import { billedClient, currencyAndDiscount, documentTotalsPresent, documentComputed, documentNumber, documentTotals, remarks, issuedParties } from './fragments.ts';
 import { invoiceRules } from './rules/invoice.ts';
 import { dashboard } from './rules/dashboard.ts';
-import { creditOperation } from './rules/credit-note.ts';
+import { creditOperation } from './rules/credit-invoice.ts';
 
 export default defineResource({
   name: 'Invoice',

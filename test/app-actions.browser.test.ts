@@ -16,7 +16,7 @@ let browser: Browser;
 let page: Page;
 let api: Client;
 let acme: string;
-let description: { resources: { name: string; path: string; states?: { field: string; transitions: Record<string, string[]>; actions?: Record<string, { label: string; confirm?: string }> }; fields: { name: string; values?: string[] }[]; operations: { name: string; label?: string; on: string; method: string; input?: boolean; params?: boolean }[] }[] };
+let description: { resources: { name: string; path: string; states?: { field: string; transitions: Record<string, string[]>; actions?: Record<string, { label: string; confirm?: string }> }; fields: { name: string; values?: string[] }[]; operations: { name: string; label?: string; on: string; method: string; input?: boolean; view?: string; params?: boolean }[] }[] };
 const problems: string[] = [];
 
 beforeAll(async () => {
@@ -112,7 +112,8 @@ describe('actions that cannot misfire', () => {
       const r = description.resources.find((x) => x.name === name)!;
       const all = r.fields.find((f) => f.name === r.states!.field)!.values!;
       const label = (state: string) => r.states!.actions?.[state]?.label ?? `Mark as ${state}`;
-      const ops = r.operations.filter((o) => o.on === 'item' && o.method === 'POST' && !o.input && !o.params);
+      // Operations with an input that asks for it in a view of its own (Credit) are tried with none.
+      const ops = r.operations.filter((o) => o.on === 'item' && o.method === 'POST' && (!o.input || o.view) && !o.params);
       const report: string[] = [];
       for (const [state, make] of Object.entries(states)) {
         const buttons = await offered(await make());

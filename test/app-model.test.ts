@@ -44,6 +44,10 @@ describe('the description the application is built from', () => {
     expect(inv.states!.guards).toEqual([{ to: 'draft', when: { amountPaid: { eq: 0 }, amountCredited: { eq: 0 } }, because: expect.any(String) }]);
     expect(inv.states!.actions!.pending).toMatchObject({ label: 'Issue', confirm: expect.stringContaining('can no longer change') });
     expect(inv.operations.find((o) => o.name === 'credit')).toMatchObject({ when: { status: { in: ['pending', 'overdue'] }, balance: { gt: 0 } }, label: 'Credit' });
+    // "Credit" asks what to credit in its view, from its declared input (views/credit.js).
+    const credit = inv.operations.find((o) => o.name === 'credit')!;
+    expect(credit).toMatchObject({ view: 'credit', whole: 'balance', input: true, resource: 'CreditNote' });
+    expect(credit.schema).toMatchObject({ type: 'object', properties: { lines: { type: 'array', items: { type: 'object', required: ['line'] } }, amount: { type: 'integer', minimum: 1 } } });
     expect(inv.operations.find((o) => o.name === 'dashboard')).toMatchObject({ view: 'dashboard' });
     expect(f('status')).toMatchObject({ kind: 'enum', values: ['draft', 'pending', 'overdue', 'paid', 'cancelled'] });
     expect(f('lines')).toMatchObject({ kind: 'children', target: 'InvoiceLine', embedded: true, orderBy: 'position', via: 'invoice' });

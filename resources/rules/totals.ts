@@ -259,3 +259,17 @@ export function discountProblems(discount: Discount): string | null {
   if (discount.type === 'fixed' && scaled(discount.value) % ONE !== 0n) return 'A fixed discount is a whole amount in minor units.';
   return null;
 }
+
+/**
+ * The discount of a credit for part of a document's lines (CONTRACT §14): the document's
+ * percentage as is; its fixed amount in the proportion the credited lines' subtotal (`lines`,
+ * computed without discount) bears to the document's `subtotal`, rounded half away from zero; none
+ * otherwise. The credit operation and the application's dialog both use it.
+ */
+export function partDiscount(discount: Discount, lines: readonly LineInput[], subtotal: number): Discount {
+  if (discount.type === 'percentage') return discount;
+  if (discount.type !== 'fixed' || subtotal <= 0) return { type: 'none', value: 0 };
+  const part = BigInt(computeTotals(lines, { type: 'none', value: 0 }).subtotal);
+  const share = divRound((scaled(discount.value) / ONE) * part, BigInt(subtotal));
+  return share > 0n ? { type: 'fixed', value: toSafe(share) } : { type: 'none', value: 0 };
+}

@@ -155,6 +155,13 @@ function discountProblems(discount) {
   if (discount.type === "fixed" && scaled(discount.value) % ONE !== 0n) return "A fixed discount is a whole amount in minor units.";
   return null;
 }
+function partDiscount(discount, lines, subtotal) {
+  if (discount.type === "percentage") return discount;
+  if (discount.type !== "fixed" || subtotal <= 0) return { type: "none", value: 0 };
+  const part = BigInt(computeTotals(lines, { type: "none", value: 0 }).subtotal);
+  const share = divRound(scaled(discount.value) / ONE * part, BigInt(subtotal));
+  return share > 0n ? { type: "fixed", value: toSafe(share) } : { type: "none", value: 0 };
+}
 export {
   AmountTooLarge,
   SCALE,
@@ -165,6 +172,7 @@ export {
   discountProblems,
   divRound,
   lineAmounts,
+  partDiscount,
   scaled,
   splitFixed,
   taxClassOf,

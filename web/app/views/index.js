@@ -6,8 +6,12 @@ import { Dashboard } from './dashboard.js';
 export const customViews = { dashboard: Dashboard };
 
 /**
- * Views of actions on a record (a dialog), by the name a collection operation's description gives:
- * `send`, an operation answering what creating its resource with that input would send. Each is
- * loaded when it is first opened.
+ * Views of actions on a record (a dialog), by the name an operation's description gives: `send`, a
+ * collection operation answering what creating its resource with that input would send; `credit`,
+ * an item operation whose input says what of the record's amount to take (its whole `whole`, lines,
+ * or an amount). Each is loaded when it is first opened.
  */
-export const actionViews = { send: () => import('./send.js').then((m) => m.SendDialog) };
+export const actionViews = {
+  send: () => import('./send.js').then((m) => m.SendDialog),
+  credit: () => import('./credit.js').then((m) => m.CreditDialog),
+};

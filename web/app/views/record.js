@@ -46,7 +46,7 @@ export function RecordView({ ctx, r, id }) {
   const [busy, setBusy] = useState(false);
   // The action waiting for its confirmation: { title, text, label, run } (delete, and what cannot be undone).
   const [confirming, setConfirming] = useState(null);
-  // The action view open (`send`): { View, x, op, f }.
+  // The action view open: `send` { View, x, op, f }, or an item operation's (`credit`) { View, op, item }.
   const [acting, setActing] = useState(null);
   if (loading && !data) return html`<${Loading} />`;
   if (error) return html`<h1>${r.singular}</h1><${Problem} error=${error} />`;
@@ -81,16 +81,17 @@ export function RecordView({ ctx, r, id }) {
     setNotice(`${r.singular} is now ${choiceLabel(to).toLowerCase()}.`);
     reload();
   });
-  const operate = (op) =>
-    act(() => rest(`${iri}/${op.path}`, { method: 'POST', body: {} }), (out) => {
-      const target = op.resource && ctx.desc.get(op.resource);
-      const made = out && (out['@id'] ?? (target && out.id ? `${target.iri}/${out.id}` : null));
-      if (target && made && target.name !== r.name) go(pageOf(made));
-      else {
-        setNotice(`${choiceLabel(op.name)}: done.`);
-        reload();
-      }
-    });
+  /** After an operation: the record it made, when of another resource; else this one again. */
+  const landed = (op, out) => {
+    const target = op.resource && ctx.desc.get(op.resource);
+    const made = out && (out['@id'] ?? (target && out.id ? `${target.iri}/${out.id}` : null));
+    if (target && made && target.name !== r.name) go(pageOf(made));
+    else {
+      setNotice(`${choiceLabel(op.name)}: done.`);
+      reload();
+    }
+  };
+  const operate = (op) => act(() => rest(`${iri}/${op.path}`, { method: 'POST', body: {} }), (out) => landed(op, out));
   const remove = () => act(() => rest(iri, { method: 'DELETE' }), () => go(r.path));
 
   // A document (its descriptor declares its totals) reads as one: its details, its lines, then its
@@ -113,6 +114,8 @@ export function RecordView({ ctx, r, id }) {
     x.operations.filter((op) => op.on === 'collection' && op.view && actionViews[op.view] && op.roles.includes(ctx.role)).map((op) => ({ x, f, op })),
   );
   const actions = viewed.filter(({ op }) => meets(rec, op.when));
+  // Item operations that ask for their input in a view of their own ("Credit": what to credit).
+  const asking = r.operations.filter((op) => op.on === 'item' && op.method === 'POST' && op.input && op.view && actionViews[op.view] && op.roles.includes(ctx.role) && meets(rec, op.when));
   return html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href=${r.path}>${r.label}</a></li><li><span aria-current="page">${titleOf(r, rec)}</span></li></ol></nav>
     <div class="page-head">
       <h1>${r.singular} ${titleOf(r, rec) !== `${r.singular} ${String(rec.id).slice(-6)}` ? titleOf(r, rec) : ''} ${state && html`<span class=${`badge badge-${state}`}>${choiceLabel(state)}</span>`}</h1>
@@ -128,6 +131,7 @@ export function RecordView({ ctx, r, id }) {
         const label = op.label ?? choiceLabel(op.name.replace(/([A-Z])/g, ' $1').toLowerCase());
         return html`<button type="button" class="btn" disabled=${busy} title=${op.summary} onClick=${() => ask({ title: `${label}: ${name}?`, text: op.confirm, label, run: () => operate(op) })}>${label}</button>`;
       })}
+      ${asking.map((op) => html`<button type="button" class="btn" disabled=${busy} title=${op.summary} onClick=${() => act(() => actionViews[op.view]().then((View) => setActing({ View, op, item: true })))}>${op.label ?? choiceLabel(op.name)}</button>`)}
       ${actions.map(({ x, f, op }) => html`<button type="button" class="btn primary" disabled=${busy} onClick=${() => act(() => actionViews[op.view]().then((View) => setActing({ View, x, f, op })))}>${op.label ?? choiceLabel(op.name)}</button>`)}
       ${referring.filter(({ x }) => !viewed.some((v) => v.x === x)).map(({ x, f }) => html`<a class="btn" href=${`${x.path}/new?${new URLSearchParams({ [f.name]: iri })}`}>New ${x.singular.toLowerCase()}</a>`)}
       ${deletable && html`<button type="button" class="btn danger" disabled=${busy} onClick=${() => setConfirming({ title: `Delete ${r.singular.toLowerCase()}?`, text: `${name} will be deleted. This cannot be undone.`, label: 'Delete', danger: true, run: remove })}>Delete</button>`}
@@ -154,7 +158,12 @@ export function RecordView({ ctx, r, id }) {
     ${ctx.desc.resources
       .flatMap((x) => (x.rest.includes('list') ? x.fields.filter((f) => f.refersTo?.includes(r.name) && f.filter).map((f) => ({ x, f })) : []))
       .map(({ x, f }) => html`<${Related} ctx=${ctx} t=${x} via=${f.name} iri=${iri} label=${x.label} mayAdd=${false} />`)}
-    ${acting &&
+    ${acting?.item &&
+    html`<${acting.View} ctx=${ctx} r=${r} rec=${rec} op=${acting.op} iri=${iri} title=${name} onClose=${() => setActing(null)} onDone=${(out) => {
+      setActing(null);
+      landed(acting.op, out);
+    }} />`}
+    ${acting && !acting.item &&
     html`<${acting.View} ctx=${ctx} x=${acting.x} op=${acting.op} field=${acting.f.name} iri=${iri} title=${name} onClose=${() => setActing(null)} onSent=${(made) => {
       setActing(null);
       setNotice(`${acting.op.label ?? choiceLabel(acting.op.name)}: done${made?.to?.length ? ` (to ${made.to.join(', ')})` : ''}.`);

@@ -31,6 +31,8 @@ export interface FieldPresentation {
   label?: string;
   /** A sentence of help under its input. */
   help?: string;
+  /** Data for programs, not people (a document's kept parties as JSON): left out of the application's description. */
+  hidden?: boolean;
   /**
    * The unit a decimal is typed and read in: a percentage (`19 %`), or the unit the value of
    * another field of the record chooses (a discount's value: a percentage or an amount in the

@@ -292,7 +292,7 @@ export function describeModel(model: Model): ModelDescription {
       writers: r.writers,
       title,
       columns: columnsOf(r, title),
-      fields: r.fields.filter((f) => !f.def.shownOnce).map((f) => fieldOf(model, r, f)),
+      fields: r.fields.filter((f) => !f.def.shownOnce && !f.def.present?.hidden).map((f) => fieldOf(model, r, f)),
       // Values the create response alone carries (a client link's URL): shown once after creating.
       shownOnce: r.fields.filter((f) => f.def.shownOnce).map((f) => f.name),
       orders: [...r.orders],

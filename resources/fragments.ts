@@ -52,7 +52,7 @@ export const documentTotals = {
  * UBL and CII read them from here, so later changes to the profile or the client never move it.
  */
 export const issuedParties = {
-  parties: text({ readOnly: true, description: "The seller's and the buyer's details the document was issued with, as JSON (company profile; client name, VAT number, electronic address, e-invoice format, buyer reference, first address and contact); null while a draft" }),
+  parties: text({ readOnly: true, present: { hidden: true }, description: "The seller's and the buyer's details the document was issued with, as JSON (company profile; client name, VAT number, electronic address, e-invoice format, buyer reference, first address and contact); null while a draft" }),
 };
 
 /** Free text printed on the document; a new one starts with the company's terms. */

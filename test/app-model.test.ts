@@ -36,6 +36,8 @@ describe('the description the application is built from', () => {
     expect(inv.columns).toEqual(['number', 'client', 'status', 'invoiceDate', 'dueDate', 'total', 'balance']);
     expect(f('client')).toMatchObject({ kind: 'ref', target: 'Client', required: true, filter: 'exact' });
     expect(f('total')).toMatchObject({ kind: 'money', readOnly: true, order: true });
+    // Data for programs (the kept parties' JSON) is not shown to people.
+    expect(inv.fields.map((x) => x.name)).not.toContain('parties');
     expect(f('discountValue')).toMatchObject({ kind: 'decimal', scale: 4, label: 'Discount', unit: { field: 'discountType', values: { percentage: 'percent', fixed: 'money' } } });
     // Presentation as declared: default order, currency, sections, guards, actions, operations' conditions.
     expect(inv.defaultOrder).toEqual({ field: 'createdAt', dir: 'desc' });

@@ -69,7 +69,8 @@ export function PeoplePage({ ctx }) {
   const [dialog, setDialog] = useState(null);
   const [reloads, setReloads] = useState(0);
   const reload = () => setReloads((n) => n + 1);
-  const fail = (e) => setMessage({ kind: 'error', text: e.message });
+  // A refusal's reason: its violation (the last admin), else its message.
+  const fail = (e) => setMessage({ kind: 'error', text: e.violations?.[0]?.message ?? e.message });
   useEffect(() => {
     restPage(`${MEMBERS}?itemsPerPage=100`).then((l) => setMembers(l.items), fail);
     restPage(`${INVITATIONS}?itemsPerPage=100`).then((l) => setInvitations(l.items), fail);

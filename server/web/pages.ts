@@ -121,7 +121,7 @@ export function messagePage(title: string, message: string, link: { href: string
 
 /** The application's modules besides main.js, preloaded so that the browser fetches them at once, not import by import. */
 // The forms (views/form.js, totals.js, rules/totals.js) load when a form is first opened.
-const APP_MODULES = ['views/shell.js', 'views/common.js', 'views/list.js', 'views/record.js', 'views/picker.js', 'views/index.js', 'views/dashboard.js', 'views/related.js', 'views/search.js', 'lib.js', 'money.js', 'api.js'];
+const APP_MODULES = ['views/shell.js', 'views/common.js', 'views/list.js', 'views/record.js', 'views/picker.js', 'views/index.js', 'views/dashboard.js', 'views/related.js', 'views/search.js', 'views/dialog.js', 'settings/index.js', 'lib.js', 'money.js', 'api.js'];
 
 /** The shell of every /app address: the application's modules build the view from the boot data. */
 export function appPage(boot: unknown): string {

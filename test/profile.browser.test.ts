@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userCreate } from '../server/commands.ts';
 import { apiTokenHistory, apiTokens } from '../server/schema.ts';
 import { client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
-import { launchChromium } from './support/browser.ts';
+import { launchChromium, seriousViolations } from './support/browser.ts';
 
 const EMAIL = 'owner@acme.test';
 const PASSWORD = 'a long secret phrase';
@@ -164,6 +164,7 @@ describe('Settings › API tokens in a browser', () => {
     await expect.poll(() => dialog().getByRole('status').innerText()).toBe('Copied to the clipboard.');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(value);
     await shot('created');
+    expect(await seriousViolations(page)).toEqual([]);
 
     const api = client(t, value);
     const list = await api.get('/api/clients');
@@ -317,6 +318,7 @@ describe('Settings › API tokens in a browser', () => {
     expect(await chart.locator(`rect[data-day="${threeDaysAgo}"]`).getAttribute('data-count')).toBe('4');
     expect(await chart.locator('svg').getAttribute('aria-label')).toContain('10 requests in total');
     await shot('history');
+    expect(await seriousViolations(page)).toEqual([]);
 
     const texts = async () => (await rows.allInnerTexts()).map((r) => r.replace(/\s+/g, ' '));
     // Waits for exactly `n` rows that all pass `test` (a filter's answer replaces the previous one).

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userCreate } from '../server/commands.ts';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
-import { launchChromium, screenshot, signedIn as signInto } from './support/browser.ts';
+import { launchChromium, screenshot, seriousViolations, signedIn as signInto } from './support/browser.ts';
 
 const PASSWORD = 'a long secret phrase';
 
@@ -87,6 +87,7 @@ describe('Settings → Webhooks in a browser', () => {
     await expect.poll(() => created.getByRole('status').innerText()).toContain('Copied');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
     await shot(page, 'secret');
+    expect(await seriousViolations(page)).toEqual([]);
     await created.getByRole('button', { name: 'Done' }).click();
 
     // The list: url, description, events, state, the masked secret.
@@ -144,6 +145,7 @@ describe('Settings → Webhooks in a browser', () => {
     await log.getByLabel('Event type').selectOption('webhook.ping');
     await expect.poll(() => log.locator('tbody tr').count()).toBe(2);
     await shot(page, 'deliveries-filtered');
+    expect(await seriousViolations(page)).toEqual([]);
     await log.getByRole('button', { name: 'Close', exact: true }).first().click();
 
     // Edit: all events, inactive, a new description.

@@ -45,7 +45,7 @@ export function SettingsView({ ctx, page }) {
 /** The active company, or a choice of the user's companies when they have several (the session's form). */
 export function CompanySwitcher({ boot, path }) {
   if ((boot.companies?.length ?? 0) < 2) return html`<span class="company-name">${boot.company?.name ?? ''}</span>`;
-  return html`<form method="post" action="/profile/switch-company" class="inline switcher">
+  return html`<form method="post" action="/profile/switch-company" class="switcher">
     <input type="hidden" name="_csrf" value=${boot.csrf} />
     <input type="hidden" name="next" value=${path} />
     <label for="company-switcher">${T.company}</label>

@@ -7,22 +7,48 @@ import { Loading } from '../views/common.js';
 
 const T = { notFound: 'Not found', company: 'Company' };
 
-/** The pages, in the navigation's order. */
-export const SETTINGS_PAGES = [
+/** The pages of what the description does not have (yet): the company, its people, the API tokens. */
+const PAGES = [
   { path: 'company', label: 'Company', load: () => import('./company.js').then((m) => m.CompanyPage) },
   { path: 'people', label: 'People', load: () => import('./people.js').then((m) => m.PeoplePage) },
   { path: 'api-tokens', label: 'API tokens', load: () => import('./tokens.js').then((m) => m.TokensPage) },
-  { path: 'webhooks', label: 'Webhooks', resource: 'webhooks', load: () => import('./webhooks.js').then((m) => m.WebhooksPage) },
 ];
+
+/**
+ * Pages of a settings resource, by the view one of its operations declares (`present.view`), as
+ * views/index.js registers the home page's: `deliveries` (a webhook's delivery log) makes the
+ * webhooks' page, with the log, in place of their plain list.
+ */
+export const resourceViews = { deliveries: () => import('./webhooks.js').then((m) => m.WebhooksPage) };
 
 export const SETTINGS_PREFIX = '/app/settings';
 export const settingsHref = (p) => `${SETTINGS_PREFIX}/${p.path}`;
 
+/** The page of a settings resource whose operation declares a registered view, or null. */
+function resourcePage(r) {
+  const op = r.operations.find((o) => o.view && resourceViews[o.view]);
+  return op ? { path: r.path.slice('/app/'.length), label: r.label, resource: r, load: resourceViews[op.view] } : null;
+}
+
+/**
+ * The navigation's Settings, in order: the pages above, then each settings resource of the
+ * description — its page when it has one, else its plain list — as `{ href, label, key }`.
+ */
+export function settingsLinks(desc) {
+  const pages = PAGES.map((p) => ({ href: settingsHref(p), label: p.label, key: `settings:${p.path}` }));
+  const resources = (desc.settings ?? []).map((name) => {
+    const r = desc.get(name);
+    const page = resourcePage(r);
+    return page ? { href: settingsHref(page), label: page.label, key: `settings:${page.path}` } : { href: r.path, label: r.label, key: r.name };
+  });
+  return [...pages, ...resources];
+}
+
 /** The view of an address under /app/settings, or null. */
-export function settingsRoute(pathname) {
-  const m = /^\/app\/settings\/([a-z-]+)\/?$/.exec(pathname);
-  if (!m) return pathname.replace(/\/+$/, '') === SETTINGS_PREFIX ? { view: 'settings', page: SETTINGS_PAGES[0] } : null;
-  const page = SETTINGS_PAGES.find((p) => p.path === m[1]);
+export function settingsRoute(desc, pathname) {
+  const m = /^\/app\/settings\/([a-z0-9-]+)\/?$/.exec(pathname);
+  if (!m) return pathname.replace(/\/+$/, '') === SETTINGS_PREFIX ? { view: 'settings', page: PAGES[0] } : null;
+  const page = PAGES.find((p) => p.path === m[1]) ?? (desc.settings ?? []).map((n) => resourcePage(desc.get(n))).find((p) => p?.path === m[1]);
   return page ? { view: 'settings', page } : { view: 'missing' };
 }
 
@@ -39,7 +65,7 @@ export function SettingsView({ ctx, page }) {
     });
   }, [page.path]);
   if (!page) return html`<h1>${T.notFound}</h1>`;
-  return View ? html`<${View} ctx=${ctx} />` : html`<${Loading} />`;
+  return View ? html`<${View} ctx=${ctx} r=${page.resource} />` : html`<${Loading} />`;
 }
 
 /** The active company, or a choice of the user's companies when they have several (the session's form). */

@@ -1,8 +1,9 @@
 // Settings › Webhooks: the company's webhooks (url, events, state, masked secret); add and edit
 // them (the secret shown once, after creating and after rotating), delete them, send a ping; and
 // each one's delivery log, filtered by status and event type, paged by its cursors, with "Retry
-// now". The resource is the description's (its address and fields); viewers see everything
-// read-only (the server refuses their writes anyway).
+// now". The resource is the description's (its address, its operations' paths, who writes it):
+// the page is shown for the view its delivery log's operation declares (settings/index.js).
+// Viewers see everything read-only (the server refuses their writes anyway).
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { rest, restPage } from '../api.js';
@@ -84,8 +85,14 @@ const T = {
 
 const eventsText = (events) => (events.includes(ALL) ? T.allEvents : events.join(', '));
 
-export function WebhooksPage({ ctx }) {
-  const r = ctx.desc.atPath('webhooks');
+/** The address of `r`'s declared operation `name` (`deliveries/{delivery}/retry`), its parameters filled. */
+const opUrl = (r, name, id, params = {}) => {
+  const op = r.operations.find((o) => o.name === name);
+  const path = op.path.replace(/\{(\w+)\}/g, (_, p) => encodeURIComponent(params[p]));
+  return op.on === 'item' ? `${r.iri}/${id}/${path}` : `${r.iri}/${path}`;
+};
+
+export function WebhooksPage({ ctx, r }) {
   const canWrite = Boolean(r && writes(r, ctx.role));
   const [hooks, setHooks] = useState(null);
   const [eventTypes, setEventTypes] = useState([]);
@@ -96,7 +103,7 @@ export function WebhooksPage({ ctx }) {
   const reload = () => setReloads((n) => n + 1);
   const fail = (e) => setMessage({ kind: 'error', text: e.message });
   useEffect(() => {
-    if (r) rest(`${r.iri}/event-types`).then(setEventTypes, fail);
+    if (r) rest(opUrl(r, 'eventTypes')).then(setEventTypes, fail);
   }, []);
   useEffect(() => {
     if (r) restPage(`${r.iri}?order[createdAt]=asc&itemsPerPage=100`).then((l) => setHooks(l.items), fail);
@@ -105,7 +112,7 @@ export function WebhooksPage({ ctx }) {
 
   async function rotate(hook) {
     try {
-      setDialog({ kind: 'secret', hook: await rest(`${r.iri}/${hook.id}/rotate-secret`, { method: 'POST' }), rotated: true });
+      setDialog({ kind: 'secret', hook: await rest(opUrl(r, 'rotateSecret', hook.id), { method: 'POST' }), rotated: true });
       reload();
     } catch (e) {
       fail(e);
@@ -113,7 +120,7 @@ export function WebhooksPage({ ctx }) {
   }
   async function ping(hook) {
     try {
-      await rest(`${r.iri}/${hook.id}/ping`, { method: 'POST' });
+      await rest(opUrl(r, 'ping', hook.id), { method: 'POST' });
       setDialog({ kind: 'deliveries', hook });
     } catch (e) {
       fail(e);
@@ -175,7 +182,7 @@ export function WebhooksPage({ ctx }) {
         }
       }} />`}
     ${dialog?.kind === 'secret' && html`<${SecretDialog} hook=${dialog.hook} rotated=${dialog.rotated} onClose=${close} />`}
-    ${dialog?.kind === 'deliveries' && html`<${DeliveriesDialog} iri=${r.iri} hook=${dialog.hook} eventTypes=${eventTypes} canWrite=${canWrite} locale=${ctx.locale} onClose=${() => (close(), reload())} />`}
+    ${dialog?.kind === 'deliveries' && html`<${DeliveriesDialog} r=${r} hook=${dialog.hook} eventTypes=${eventTypes} canWrite=${canWrite} locale=${ctx.locale} onClose=${() => (close(), reload())} />`}
     ${dialog?.kind === 'delete' && html`<${Confirm} title=${T.removeTitle} text=${T.removeText(dialog.hook.url)} action=${T.remove} cancel=${T.cancel} onConfirm=${() => remove(dialog.hook)} onClose=${close} />`}`;
 }
 
@@ -260,7 +267,7 @@ function WebhookDialog({ iri, editing, eventTypes, onClose, onSaved, onRotate })
 const STATUS_CLASS = { pending: 'state-pending', succeeded: 'state-ok', failed: 'state-failed' };
 
 /** One webhook's delivery log, newest first, filtered and paged; refreshed every 2 s while a delivery is due. */
-function DeliveriesDialog({ iri, hook, eventTypes, canWrite, locale, onClose }) {
+function DeliveriesDialog({ r, hook, eventTypes, canWrite, locale, onClose }) {
   const [filters, setFilters] = useState({ status: '', type: '' });
   // The cursors of the pages before this one (the first page has none).
   const [cursors, setCursors] = useState([]);
@@ -275,7 +282,7 @@ function DeliveriesDialog({ iri, hook, eventTypes, canWrite, locale, onClose }) 
     if (filters.status) p.set('status', filters.status);
     if (filters.type) p.set('type', filters.type);
     if (after) p.set('after', after);
-    restPage(`${iri}/${hook.id}/deliveries?${p}`).then(
+    restPage(`${opUrl(r, 'deliveries', hook.id)}?${p}`).then(
       (l) => live && setList(l),
       (e) => live && setFailure(e.message),
     );
@@ -309,7 +316,7 @@ function DeliveriesDialog({ iri, hook, eventTypes, canWrite, locale, onClose }) 
       <p class="muted small">${list ? T.total(list.total, locale) : T.loading}${pending ? T.refreshing : ''}</p>
       <div class="toolbar">
         <button type="button" class="btn small" onClick=${() => setReloads((n) => n + 1)}>${T.refresh}</button>
-        ${canWrite && html`<button type="button" class="btn small primary" onClick=${() => act(`${iri}/${hook.id}/ping`, T.pinged)}>${T.ping}</button>`}
+        ${canWrite && html`<button type="button" class="btn small primary" onClick=${() => act(opUrl(r, 'ping', hook.id), T.pinged)}>${T.ping}</button>`}
       </div>
     </div>
     <form class="filters" aria-label=${T.filterLog} onSubmit=${(e) => e.preventDefault()}>
@@ -346,7 +353,7 @@ function DeliveriesDialog({ iri, hook, eventTypes, canWrite, locale, onClose }) 
           <td data-label=${T.logColumns.error} class="small error-cell">${d.lastError ?? html`<span class="muted">—</span>`}</td>
           <td data-label=${T.logColumns.next}>${d.nextAttemptAt ? html`<time datetime=${d.nextAttemptAt} title=${dateTime(d.nextAttemptAt, locale)}>${relative(d.nextAttemptAt, locale)}</time>` : html`<span class="muted">—</span>`}</td>
           <td data-label=${T.logColumns.created}><time datetime=${d.createdAt} title=${dateTime(d.createdAt, locale)}>${relative(d.createdAt, locale)}</time></td>
-          ${canWrite && html`<td class="actions"><button type="button" class="btn small" aria-label=${T.retryOf(d)} onClick=${() => act(`${iri}/${hook.id}/deliveries/${d.id}/retry`, T.retried)}>${T.retry}</button></td>`}
+          ${canWrite && html`<td class="actions"><button type="button" class="btn small" aria-label=${T.retryOf(d)} onClick=${() => act(opUrl(r, 'retry', hook.id, { delivery: d.id }), T.retried)}>${T.retry}</button></td>`}
         </tr>`)}
       </tbody>
     </table></div>`}

@@ -12,14 +12,14 @@ import { SearchBox } from './search.js';
 // Reports, CSV imports (web/app/reports.js): pages of declared operations, from the description.
 import { ExtraNav, extraRoute, ImportView, OperationsView } from '../reports.js';
 // Settings pages (company, people, API tokens, webhooks): web/app/settings/.
-import { CompanySwitcher, SETTINGS_PAGES, settingsHref, settingsRoute, SettingsView } from '../settings/index.js';
+import { CompanySwitcher, settingsLinks, settingsRoute, SettingsView } from '../settings/index.js';
 
 // ---- the shell ------------------------------------------------------------------------------
 
 export function App({ boot }) {
   const desc = useMemo(() => indexDescription(boot.description), [boot]);
   const loc = useLocation();
-  const view = settingsRoute(loc.pathname) ?? extraRoute(desc, loc.pathname, loc.search) ?? route(desc, loc.pathname, loc.search);
+  const view = settingsRoute(desc, loc.pathname) ?? extraRoute(desc, loc.pathname, loc.search) ?? route(desc, loc.pathname, loc.search);
   // Amounts and dates in the user's locale (their setting, else the browser's Accept-Language).
   const locale = boot.locale ?? navigator.language ?? 'en-US';
   const ctx = { desc, role: boot.company?.role ?? 'viewer', company: boot.company, user: boot.user, csrf: boot.csrf, notices: boot.notices ?? {}, locale, settings: boot.settings ?? {} };
@@ -106,12 +106,7 @@ function Nav({ desc, home, current, role }) {
       </ul>
       <p class="app-nav-group" id="app-nav-settings">Settings</p>
       <ul class="app-nav-settings" aria-labelledby="app-nav-settings">
-        ${SETTINGS_PAGES.map((p) => item(settingsHref(p), p.label, current === `settings:${p.path}`))}
-        ${(desc.settings ?? [])
-          .map((name) => desc.get(name))
-          // A resource a settings page shows (webhooks, with their delivery log) is listed once.
-          .filter((r) => !SETTINGS_PAGES.some((p) => p.resource && `/app/${p.resource}` === r.path))
-          .map((r) => item(r.path, r.label, current === r.name))}
+        ${settingsLinks(desc).map((l) => item(l.href, l.label, current === l.key))}
       </ul>
     </div>
   </nav>`;

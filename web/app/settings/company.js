@@ -431,8 +431,8 @@ function LogoPanel({ ctx, admin }) {
       ${present ? html`<img class="logo-preview" src=${`${LOGO}?v=${version}`} alt=${T.logoAlt(ctx.company.name)} />` : present === false ? html`<p class="muted">${T.noLogo}</p>` : null}
       ${admin &&
       html`<div class="logo-actions">
+        <input id="company-logo" class="visually-hidden logo-input" type="file" accept=${LOGO_TYPES.join(',')} aria-describedby="logo-hint" disabled=${busy} onChange=${choose} />
         <label class=${`btn${busy ? ' disabled' : ''}`} for="company-logo">${T.chooseLogo}</label>
-        <input id="company-logo" class="visually-hidden" type="file" accept=${LOGO_TYPES.join(',')} aria-describedby="logo-hint" disabled=${busy} onChange=${choose} />
         ${present && html`<button type="button" class="btn danger" disabled=${busy} onClick=${remove}>${T.removeLogo}</button>`}
       </div>`}
     </div>

@@ -137,7 +137,7 @@ async function embedded(): Promise<void> {
   await pageLoads(s, '/api/graphql', 'GraphiQL');
   const login = await get(`${s.url}/login`, { accept: 'text/html' });
   check(login.status === 200 && login.type.startsWith('text/html'), 'the sign-in page is 200 HTML', `${login.status} ${login.type}`);
-  for (const asset of ['/assets/app/profile.js', '/assets/app/styles.css', '/assets/preact/dist/preact.mjs', '/assets/preact/hooks/dist/hooks.mjs', '/assets/htm/htm.mjs']) {
+  for (const asset of ['/assets/app/app/main.js', '/assets/app/styles.css', '/assets/preact/dist/preact.mjs', '/assets/preact/hooks/dist/hooks.mjs', '/assets/htm/htm.mjs']) {
     const file = await get(s.url + asset);
     check(file.status === 200 && file.text.length > 0, `web page file ${asset} is 200 and not empty`, String(file.status));
   }

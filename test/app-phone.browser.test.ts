@@ -60,7 +60,7 @@ async function navigable(what: string): Promise<void> {
   await menu.tap();
   expect(await menu.getAttribute('aria-expanded')).toBe('true');
   const links = nav.getByRole('link');
-  expect(await links.allInnerTexts()).toEqual(['Dashboard', 'Clients', 'Contacts', 'Addresses', 'Taxes', 'Invoices', 'Quotes', 'Recurring invoices', 'Payments', 'Credit notes', 'Reports', 'Company', 'API tokens', 'Webhooks', 'Document links', 'Emails']);
+  expect(await links.allInnerTexts()).toEqual(['Dashboard', 'Clients', 'Contacts', 'Addresses', 'Taxes', 'Invoices', 'Quotes', 'Recurring invoices', 'Payments', 'Credit notes', 'Reports', 'Company', 'People', 'API tokens', 'Webhooks', 'Document links', 'Emails']);
   for (const link of await links.all()) await tappable(link, `${what}: navigation link ${await link.innerText()}`);
   await fits(`${what}, menu open`);
   await axe(page, `${what}, menu open`);

@@ -65,7 +65,7 @@ describe('/app in a browser', () => {
     await expect.poll(() => h1().innerText()).toBe('Dashboard');
     const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts();
     // The business's resources first; the developer's under Settings (CONTRACT §20).
-    expect(links).toEqual(['Dashboard', 'Clients', 'Contacts', 'Addresses', 'Taxes', 'Invoices', 'Quotes', 'Recurring invoices', 'Payments', 'Credit notes', 'Reports', 'Company', 'API tokens', 'Webhooks', 'Document links', 'Emails']);
+    expect(links).toEqual(['Dashboard', 'Clients', 'Contacts', 'Addresses', 'Taxes', 'Invoices', 'Quotes', 'Recurring invoices', 'Payments', 'Credit notes', 'Reports', 'Company', 'People', 'API tokens', 'Webhooks', 'Document links', 'Emails']);
     await page.getByRole('heading', { name: 'Invoices per status' }).waitFor();
     await axe(page, 'dashboard (empty)');
     // Keyboard: the first Tab reaches the skip link, with a visible focus ring; then the
@@ -314,8 +314,11 @@ describe('/app in a browser', () => {
     const { descriptors } = await import('../resources/index.ts');
     expect(descriptors.length).toBeGreaterThan(10);
     const links = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').evaluateAll((as) => as.map((a) => a.getAttribute('href')!));
-    // The reports page (a page of operations, test/reports.browser.test.ts) has no list or form.
-    for (const href of links.filter((h) => h.startsWith('/app/') && h !== '/app/reports')) {
+    // The reports page (a page of operations, test/reports.browser.test.ts) and the settings pages
+    // (test/settings-axe.browser.test.ts) have no list or form; the webhooks' list and form stay
+    // reachable though the navigation shows their settings page.
+    expect(links).toContain('/app/settings/webhooks');
+    for (const href of [...links.filter((h) => h.startsWith('/app/') && h !== '/app/reports' && !h.startsWith('/app/settings/')), '/app/webhooks']) {
       await page.goto(`${t.url}${href}`);
       await page.getByTestId('total').waitFor();
       await axe(page, `list ${href}`);

@@ -1,8 +1,8 @@
-// /profile/api in a real browser (Debian's chromium through playwright-core): first-run set-up,
-// sign-in (and a wrong password), creating a token and calling the API with the value shown,
-// the list with sorting and search, the summary cards, the history with each filter and its
-// chart, batch revocation, the company switcher, CSRF refusal, the keyboard, and a phone-width
-// screen. Screenshots of each screen land in test-results/profile-*.png.
+// Settings › API tokens of /app (spec §5.2; /profile/api opens it) in a real browser (Debian's
+// chromium through playwright-core): first-run set-up, sign-in (and a wrong password), creating a
+// token and calling the API with the value shown, the list with sorting and search, the summary
+// cards, the history with each filter and its chart, batch revocation, the company switcher, CSRF
+// refusal, the keyboard, and a phone-width screen. Dates read in the user's locale (en-US here). Screenshots of each screen land in test-results/profile-*.png.
 import { mkdirSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userCreate } from '../server/commands.ts';
 import { apiTokenHistory, apiTokens } from '../server/schema.ts';
 import { client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
-import { launchChromium } from './support/browser.ts';
+import { launchChromium, seriousViolations } from './support/browser.ts';
 
 const EMAIL = 'owner@acme.test';
 const PASSWORD = 'a long secret phrase';
@@ -45,6 +45,11 @@ async function shot(name: string, p: Page = page): Promise<void> {
 const rowNames = (p: Page = page) => p.locator('.token-table tbody td.name').allInnerTexts();
 const dialog = (p: Page = page) => p.locator('dialog[open]');
 const db = () => t.db.database.db;
+/** A date and time as the page shows them to an en-US user in UTC: "Nov 28, 2026, 2:04 PM". */
+const DATE_TIME = /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M$/;
+/** The start of that text for a day (YYYY-MM-DD). */
+const dayText = (day: string) => new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(`${day}T12:00:00Z`));
+const PAGE = '/app/settings/api-tokens';
 
 /** Opens "Create API Token", saves, and returns the value shown once. */
 async function createToken(name: string, description = ''): Promise<string> {
@@ -74,7 +79,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-describe('/profile/api in a browser', () => {
+describe('Settings › API tokens in a browser', () => {
   it('first run: / leads to the set-up page, which creates the first user and company and signs in', async () => {
     await page.goto(`${t.url}/`);
     expect(new URL(page.url()).pathname).toBe('/setup');
@@ -89,7 +94,8 @@ describe('/profile/api in a browser', () => {
     // Set-up signs in and opens the web application; the settings are a link away.
     await page.waitForURL(`${t.url}/app`);
     await page.goto(`${t.url}/profile/api`);
-    await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
+    await page.waitForURL(`${t.url}${PAGE}`);
+    await page.getByRole('heading', { name: 'API tokens', level: 1 }).waitFor();
     await expect.poll(() => page.getByTestId('tokens-empty').innerText()).toContain('No API tokens yet.');
     await expect.poll(() => page.getByTestId('card-active').innerText()).toContain('0');
     expect(await page.getByTestId('card-last').innerText()).toContain('No activity yet');
@@ -113,7 +119,8 @@ describe('/profile/api in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${t.url}/app`);
     await page.goto(`${t.url}/profile/api`);
-    await page.getByRole('heading', { name: 'API Keys', level: 1 }).waitFor();
+    await page.waitForURL(`${t.url}${PAGE}`);
+    await page.getByRole('heading', { name: 'API tokens', level: 1 }).waitFor();
   });
 
   it('the create dialog is keyboard-friendly: focus starts on Name, stays inside, Escape closes, Name is required', async () => {
@@ -157,6 +164,7 @@ describe('/profile/api in a browser', () => {
     await expect.poll(() => dialog().getByRole('status').innerText()).toBe('Copied to the clipboard.');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(value);
     await shot('created');
+    expect(await seriousViolations(page)).toEqual([]);
 
     const api = client(t, value);
     const list = await api.get('/api/clients');
@@ -204,8 +212,8 @@ describe('/profile/api in a browser', () => {
     };
     const ciCells = await cells('CI deploy');
     expect(ciCells).toMatchObject({ Description: 'Used by the deploy pipeline', 'Usage Count': '6' });
-    expect(ciCells['Last Used']).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
-    expect(ciCells.Created).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+    expect(ciCells['Last Used']).toMatch(DATE_TIME);
+    expect(ciCells.Created).toMatch(DATE_TIME);
     const zapier = await cells('zapier');
     expect(zapier).toMatchObject({ 'Usage Count': '0', 'Last Used': '' });
     expect(zapier.Description).toBe('—');
@@ -284,7 +292,7 @@ describe('/profile/api in a browser', () => {
     expect(most).toContain('6 requests');
     const last = await page.getByTestId('card-last').innerText();
     expect(last).not.toContain('No activity yet');
-    expect(last).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}/);
+    expect(last.split('\n').at(-1)!.trim()).toMatch(DATE_TIME);
     await shot('cards');
   });
 
@@ -297,7 +305,7 @@ describe('/profile/api in a browser', () => {
     const rows = d.locator('.history-table tbody tr');
     await expect.poll(() => rows.count()).toBe(10);
     const firstRow = (await rows.first().innerText()).replace(/\s+/g, ' ');
-    expect(firstRow).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} DELETE \/api\/clients\/[0-9a-f-]+ 204 127\.0\.0\.1 node$/);
+    expect(firstRow).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2} [AP]M DELETE \/api\/clients\/[0-9a-f-]+ 204 127\.0\.0\.1 node$/);
     expect(await d.locator('.history-table thead th').allInnerTexts()).toEqual(['Date', 'Method', 'Endpoint', 'Status', 'IP Address', 'User Agent']);
 
     // The chart: 30 days, counted by the server.
@@ -310,6 +318,7 @@ describe('/profile/api in a browser', () => {
     expect(await chart.locator(`rect[data-day="${threeDaysAgo}"]`).getAttribute('data-count')).toBe('4');
     expect(await chart.locator('svg').getAttribute('aria-label')).toContain('10 requests in total');
     await shot('history');
+    expect(await seriousViolations(page)).toEqual([]);
 
     const texts = async () => (await rows.allInnerTexts()).map((r) => r.replace(/\s+/g, ' '));
     // Waits for exactly `n` rows that all pass `test` (a filter's answer replaces the previous one).
@@ -334,10 +343,10 @@ describe('/profile/api in a browser', () => {
     await rowsWhere(10, () => true);
 
     await d.getByLabel('From', { exact: true }).fill(today);
-    await rowsWhere(6, (r) => r.startsWith(today));
+    await rowsWhere(6, (r) => r.startsWith(dayText(today)));
     await d.getByLabel('From', { exact: true }).fill(threeDaysAgo);
     await d.getByLabel('To', { exact: true }).fill(threeDaysAgo);
-    await rowsWhere(4, (r) => r.startsWith(threeDaysAgo));
+    await rowsWhere(4, (r) => r.startsWith(dayText(threeDaysAgo)));
     await d.getByLabel('From', { exact: true }).fill(new Date(Date.now() + 86_400_000).toISOString().slice(0, 10));
     await d.getByLabel('To', { exact: true }).fill('');
     await expect.poll(() => d.getByTestId('history-empty').innerText()).toContain('No request matches these filters.');

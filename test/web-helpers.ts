@@ -51,7 +51,7 @@ export class Browserish {
     return this.request('GET', path, { headers });
   }
 
-  /** The CSRF token in a page: the hidden `_csrf` field, or the boot data of /profile/api. */
+  /** The CSRF token in a page: the hidden `_csrf` field, or the boot data of /app. */
   static csrfOf(html: string): string {
     const m = /name="_csrf" value="([^"]+)"/.exec(html) ?? /"csrf":"([^"]+)"/.exec(html);
     expect(m, 'page has a CSRF token').toBeTruthy();
@@ -69,9 +69,9 @@ export class Browserish {
     return this.submit('/login', '/login', { email, password });
   }
 
-  /** The session's CSRF token, from /profile/api. */
+  /** The session's CSRF token, from /app. */
   async csrf(): Promise<string> {
-    const page = await this.get('/profile/api');
+    const page = await this.get('/app');
     expect(page.status).toBe(200);
     return Browserish.csrfOf(page.text);
   }
@@ -87,7 +87,7 @@ export class Browserish {
 
   /** The signed-in user, the active company and the user's companies, as the settings page boots with them; null when signed out. */
   async me(): Promise<{ user: { email: string; name: string }; company: { id: string; name: string; role: string; currency: string } | null; companies: { id: string; name: string; role: string }[] } | null> {
-    const page = await this.get('/profile/api');
+    const page = await this.get('/app');
     if (page.status !== 200) return null;
     const m = /<script type="application\/json" id="boot">(.*?)<\/script>/s.exec(page.text);
     expect(m, 'page has its boot data').toBeTruthy();
@@ -97,6 +97,6 @@ export class Browserish {
   /** Makes another of the user's companies the active one (the settings pages' form). */
   async switchCompany(companyId: string, csrf?: string | null): Promise<WebRes> {
     const token = csrf === undefined ? await this.csrf() : csrf;
-    return this.request('POST', '/profile/switch-company', { form: { ...(token === null ? {} : { _csrf: token }), companyId, next: '/profile/api' } });
+    return this.request('POST', '/profile/switch-company', { form: { ...(token === null ? {} : { _csrf: token }), companyId, next: '/app/settings/api-tokens' } });
   }
 }

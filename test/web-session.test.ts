@@ -1,6 +1,7 @@
 // The web pages' server side: first-run set-up (once, even when raced), sign-in with throttling,
 // sessions (cookie attributes, expiry, logout), CSRF refusal, the company switcher, the JSON
-// endpoints of /profile/api sharing the token rules of /api/api-tokens, static files and headers.
+// endpoints of the API tokens page sharing the token rules of /api/api-tokens, static files and
+// headers; the old settings addresses (/profile/api…) leading to the application's pages.
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,7 +45,11 @@ describe('first run', () => {
     expect((await v.get('/login')).location).toBe('/setup');
     const profile = await v.get('/profile/api');
     expect(profile.status).toBe(302);
-    expect(profile.location).toBe('/login?next=%2Fprofile%2Fapi');
+    expect(profile.location).toBe('/app/settings/api-tokens');
+    const settings = await v.get('/app/settings/api-tokens');
+    expect(settings.status).toBe(302);
+    expect(settings.location).toBe('/login?next=%2Fapp%2Fsettings%2Fapi-tokens');
+    for (const [from, to] of [['/profile', '/app/settings/api-tokens'], ['/profile/company', '/app/settings/company'], ['/profile/webhooks', '/app/settings/webhooks']]) expect((await v.get(from!)).location).toBe(to);
     expect((await v.get('/')).location).toBe('/app');
     const setup = await v.get('/setup');
     expect(setup.status).toBe(200);
@@ -161,7 +166,7 @@ describe('sign-in', () => {
   it('goes back to the page asked for, but never off the site', async () => {
     const v = visitor();
     const form = await v.get('/login?next=%2Fprofile%2Fapi');
-    expect(form.text).toContain('name="next" value="/profile/api"');
+    expect(form.text).toContain('name="next" value="/app/settings/api-tokens"');
     const evil = visitor();
     const f = await evil.get('/login?next=https%3A%2F%2Fevil.test%2F');
     expect(f.text).not.toContain('evil.test');
@@ -208,7 +213,7 @@ describe('sessions', () => {
     const me = await v.get('/api/company');
     expect(me.status).toBe(401);
     expect(me.body.message).toBe('No API token provided');
-    expect((await v.get('/profile/api')).location).toBe('/login?next=%2Fprofile%2Fapi');
+    expect((await v.get('/app/settings/api-tokens')).location).toBe('/login?next=%2Fapp%2Fsettings%2Fapi-tokens');
   });
 
   it('ends 7 days after sign-in however busy', async () => {
@@ -493,7 +498,7 @@ describe('/api with the session cookie, as the pages call it (CONTRACT §17)', (
     const charlie = me.companies.find((c) => c.name === 'Charlie')!;
     const switched = await v.switchCompany(charlie.id);
     expect(switched.status).toBe(303);
-    expect(switched.location).toBe('/profile/api');
+    expect(switched.location).toBe('/app/settings/api-tokens');
     expect((await v.me())!.company).toMatchObject({ name: 'Charlie', role: 'viewer' });
     expect((await listed()).total).toBe(0);
     expect((await v.get('/api/company', { accept: 'application/json' })).body.name).toBe('Charlie');
@@ -516,7 +521,7 @@ describe('/api with the session cookie, as the pages call it (CONTRACT §17)', (
 describe('pages and static files', () => {
   it('sends the security headers with the pages, and none of them with /api', async () => {
     const v = visitor();
-    for (const path of ['/login', '/assets/app/profile.js']) {
+    for (const path of ['/login', '/assets/app/app/main.js']) {
       const res = await v.get(path);
       expect(res.status).toBe(200);
       const csp = res.headers.get('content-security-policy')!;
@@ -536,10 +541,10 @@ describe('pages and static files', () => {
 
   it('serves the static roots, with ETags, and nothing outside them', async () => {
     const v = visitor();
-    const js = await v.get('/assets/app/profile.js');
+    const js = await v.get('/assets/app/app/main.js');
     expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
     const etag = js.headers.get('etag')!;
-    expect((await v.get('/assets/app/profile.js', { 'if-none-match': etag })).status).toBe(304);
+    expect((await v.get('/assets/app/app/main.js', { 'if-none-match': etag })).status).toBe(304);
     expect((await v.get('/assets/preact/dist/preact.mjs')).status).toBe(200);
     expect((await v.get('/assets/preact/hooks/dist/hooks.mjs')).status).toBe(200);
     expect((await v.get('/assets/htm/htm.mjs')).status).toBe(200);

@@ -1,8 +1,8 @@
-// Settings → Webhooks in a real browser (Debian's chromium through playwright-core): a member
-// adds a webhook to a local HTTP receiver, copies the secret shown once, pings it and sees the
-// delivery succeed with its response code (signed with that secret), makes the receiver fail
-// and retries, edits the events, rotates the secret and deletes the webhook; a viewer sees the
-// list read-only. Screenshots land in test-results/webhooks-*.png.
+// Settings › Webhooks of /app in a real browser (Debian's chromium through playwright-core): a
+// member adds a webhook to a local HTTP receiver, copies the secret shown once, pings it and sees
+// the delivery succeed with its response code (signed with that secret), makes the receiver fail
+// and retries, filters the delivery log, edits the events, rotates the secret and deletes the
+// webhook; a viewer sees the list read-only; /profile/webhooks leads to the page. Screenshots land in test-results/webhooks-*.png.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userCreate } from '../server/commands.ts';
 import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
-import { launchChromium, screenshot, signedIn as signInto } from './support/browser.ts';
+import { launchChromium, screenshot, seriousViolations, signedIn as signInto } from './support/browser.ts';
 
 const PASSWORD = 'a long secret phrase';
 
@@ -26,7 +26,7 @@ const received: { headers: Record<string, string>; body: string }[] = [];
 const problems: string[] = [];
 
 const signedIn = (email: string, viewport?: { width: number; height: number }): Promise<Page> =>
-  signInto(browser, { base: t.url, email, password: PASSWORD, path: '/profile/webhooks', heading: 'Webhooks', problems, viewport, clipboard: true });
+  signInto(browser, { base: t.url, email, password: PASSWORD, path: '/app/settings/webhooks', heading: 'Webhooks', problems, viewport, clipboard: true });
 
 const shot = (page: Page, name: string) => screenshot(page, `webhooks-${name}`);
 
@@ -87,6 +87,7 @@ describe('Settings → Webhooks in a browser', () => {
     await expect.poll(() => created.getByRole('status').innerText()).toContain('Copied');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
     await shot(page, 'secret');
+    expect(await seriousViolations(page)).toEqual([]);
     await created.getByRole('button', { name: 'Done' }).click();
 
     // The list: url, description, events, state, the masked secret.
@@ -108,7 +109,7 @@ describe('Settings → Webhooks in a browser', () => {
     const log = page.getByRole('dialog', { name: `Deliveries to ${receiverUrl}` });
     await log.waitFor();
     const first = log.locator('tbody tr').first();
-    await expect.poll(() => first.innerText(), { timeout: 10_000 }).toMatch(/succeeded/);
+    await expect.poll(() => first.innerText(), { timeout: 10_000 }).toMatch(/succeeded/i);
     expect(await first.innerText()).toContain('webhook.ping');
     expect(await first.locator('.status').innerText()).toBe('200');
     const ping = received.at(-1)!;
@@ -122,17 +123,29 @@ describe('Settings → Webhooks in a browser', () => {
     await expect.poll(() => log.locator('tbody tr').count()).toBe(2);
     await expect.poll(() => log.locator('tbody tr').first().innerText(), { timeout: 10_000 }).toMatch(/500/);
     const failing = log.locator('tbody tr').first();
-    expect(await failing.innerText()).toMatch(/pending/);
+    expect(await failing.innerText()).toMatch(/pending/i);
     expect(await failing.locator('[data-label="Next attempt"]').innerText()).toMatch(/in \d+ min|in 1 hour|in 60 min|hour/);
     expect(await failing.locator('[data-label="Attempts"]').innerText()).toContain('1');
     await shot(page, 'deliveries-failed');
     // Retry now, with the receiver fixed: it succeeds at the second attempt.
     answer = 202;
     await failing.getByRole('button', { name: /Retry now/ }).click();
-    await expect.poll(() => log.locator('tbody tr').first().innerText(), { timeout: 10_000 }).toMatch(/succeeded/);
+    await expect.poll(() => log.locator('tbody tr').first().innerText(), { timeout: 10_000 }).toMatch(/succeeded/i);
     expect(await log.locator('tbody tr').first().locator('.status').innerText()).toBe('202');
     expect(await log.locator('tbody tr').first().locator('[data-label="Attempts"]').innerText()).toContain('2');
     await shot(page, 'deliveries-retried');
+    // The log's filters: by status, by event type.
+    await api.post('/api/clients', { name: 'Not subscribed' });
+    await log.getByLabel('Status').selectOption('failed');
+    await expect.poll(() => log.getByText('No delivery matches these filters.').count()).toBe(1);
+    await log.getByLabel('Status').selectOption('succeeded');
+    await expect.poll(() => log.locator('tbody tr').count()).toBe(2);
+    await log.getByLabel('Event type').selectOption('invoice.paid');
+    await expect.poll(() => log.getByText('No delivery matches these filters.').count()).toBe(1);
+    await log.getByLabel('Event type').selectOption('webhook.ping');
+    await expect.poll(() => log.locator('tbody tr').count()).toBe(2);
+    await shot(page, 'deliveries-filtered');
+    expect(await seriousViolations(page)).toEqual([]);
     await log.getByRole('button', { name: 'Close', exact: true }).first().click();
 
     // Edit: all events, inactive, a new description.
@@ -192,6 +205,14 @@ describe('Settings → Webhooks in a browser', () => {
       return [res.status, del.status];
     }, made.body.id);
     expect(status).toEqual([403, 403]);
+    await page.context().close();
+  });
+
+  it('/profile/webhooks opens the page in the application', async () => {
+    const page = await signedIn('mia@acme.test');
+    await page.goto(`${t.url}/profile/webhooks`);
+    await page.waitForURL(`${t.url}/app/settings/webhooks`);
+    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
     await page.context().close();
   });
 

@@ -109,6 +109,8 @@ export const webhookItemOperations: Record<string, OperationDescriptor> = {
     query: DeliveryQuery,
     output: { schema: Delivery, many: true },
     graphql: 'webhookDeliveries',
+    // The application's settings page of webhooks, with each one's delivery log (web/app/settings/).
+    present: { view: 'deliveries' },
     run: (ctx) => ctx.services.deliveries.page(ctx.principal, String(ctx.record!.id), ctx.args as DeliveryQuery),
   },
   retry: {

@@ -1,5 +1,5 @@
 // The HTML of the web pages. Sign-in and set-up are plain server-rendered forms (they work
-// without JavaScript); /profile/api is a shell that loads the page's ES modules (web/). No page
+// without JavaScript); /app is a shell that loads the application's ES modules (web/app/). No page
 // has an inline script other than the import map, which the Content-Security-Policy allows by
 // its hash.
 import { createHash } from 'node:crypto';
@@ -118,25 +118,10 @@ export function messagePage(title: string, message: string, link: { href: string
   return authPage(title, `<h1>${esc(title)}</h1>\n<p class="alert" role="alert">${esc(message)}</p>\n<p><a class="btn" href="${esc(link.href)}">${esc(link.label)}</a></p>`);
 }
 
-/**
- * The shell of a settings page (/profile/api, /profile/company); `boot` is read by the page's
- * script (a JSON data block, not a script).
- */
-export function profilePage(boot: unknown, o: { title: string; script: string } = { title: 'API Keys', script: 'profile.js' }): string {
-  const data = JSON.stringify(boot).replace(/</g, '\\u003c');
-  return layout({
-    title: o.title,
-    head: `<script type="importmap">${importMap}</script>
-<script type="module" src="${assetUrl('app', o.script)}"></script>
-`,
-    body: `<script type="application/json" id="boot">${data}</script>
-<div id="app"><noscript><p class="alert">This page needs JavaScript.</p></noscript></div>`,
-  });
-}
 
 /** The application's modules besides main.js, preloaded so that the browser fetches them at once, not import by import. */
 // The forms (views/form.js, totals.js, rules/totals.js) load when a form is first opened.
-const APP_MODULES = ['views/shell.js', 'views/common.js', 'views/list.js', 'views/record.js', 'views/picker.js', 'views/index.js', 'views/dashboard.js', 'views/related.js', 'views/search.js', 'lib.js', 'money.js', 'api.js'];
+const APP_MODULES = ['views/shell.js', 'views/common.js', 'views/list.js', 'views/record.js', 'views/picker.js', 'views/index.js', 'views/dashboard.js', 'views/related.js', 'views/search.js', 'views/dialog.js', 'settings/index.js', 'lib.js', 'money.js', 'api.js'];
 
 /** The shell of every /app address: the application's modules build the view from the boot data. */
 export function appPage(boot: unknown): string {

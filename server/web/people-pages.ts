@@ -97,6 +97,11 @@ export function registerPeoplePages(
     if (!s) return reply.redirect('/login', 303);
     const body = (req.body ?? {}) as FieldValues;
     const res = await changePassword(db, s.user.id, str(body.current, MAX_PASSWORD + 1), str(body.password, MAX_PASSWORD + 1));
+    // The application's form (Settings › People) asks for JSON: a problem, or 204.
+    if (/json/.test(req.headers.accept ?? '')) {
+      if (!res.ok) return reply.code(422).type('application/problem+json').send({ status: 422, title: 'Unprocessable Entity', detail: res.error, violations: [{ propertyPath: res.field === 'password' ? 'current' : 'password', message: res.error }] });
+      return reply.code(204).send();
+    }
     if (!res.ok) return html(reply, 422, newPasswordPage({ csrf: store.csrfToken(s.value), action: '/profile/password', current: true, error: res.error }));
     return html(reply, 200, newPasswordPage({ csrf: store.csrfToken(s.value), action: '/profile/password', current: true, notice: 'Your password is changed.' }));
   });

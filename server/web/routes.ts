@@ -1,5 +1,6 @@
-// The web pages: first-run set-up, sign-in and out, the settings pages (/profile/api, /profile/company,
-// /profile/webhooks) and the switch of the active company, and the web application (/app). Pages only: their scripts call /api like
+// The web pages: first-run set-up, sign-in and out, the switch of the active company, and the web
+// application (/app), settings included (/app/settings/…; the old addresses /profile/api,
+// /profile/company and /profile/webhooks lead there). Pages only: their scripts call /api like
 // any client, authenticated by the session cookie with the page's CSRF token (server/auth.ts,
 // CONTRACT §17). Everything here lives in one encapsulated fastify context: its cookie parsing,
 // form parsing and security headers never touch /api.
@@ -12,10 +13,9 @@ import { sameHost } from '../auth.ts';
 import { hashPassword, verifyPassword } from '../passwords.ts';
 import { users } from '../schema.ts';
 import { HISTORY_LIMIT } from '../token-service.ts';
-import { MAX_COUNTED } from '../../resources/rules/webhook-operations.ts';
 import { describeModel } from '../../http/describe.ts';
 import type { Model } from '../../engine/model.ts';
-import { appPage, CONTENT_SECURITY_POLICY, loginPage, messagePage, profilePage, setupPage } from './pages.ts';
+import { appPage, CONTENT_SECURITY_POLICY, loginPage, messagePage, setupPage } from './pages.ts';
 import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, type SessionStore, setSessionCookie, type Session } from './sessions.ts';
 import { checkSetup, currencies, hasUsers, MAX_PASSWORD, runSetup } from './setup.ts';
 import { registerStatic } from './static.ts';
@@ -23,13 +23,17 @@ import { isPeopleForm, registerPeoplePages } from './people-pages.ts';
 import type { PeopleMail } from '../people.ts';
 import { DEFAULT_THROTTLE, LoginThrottle, type SharedThrottle, type ThrottleOptions } from './throttle.ts';
 
-export const PROFILE_PATH = '/profile/api';
 /** Where a person lands (`/`, after set-up, after sign-in without a page asked for): the web application. */
 export const HOME_PATH = '/app';
-/** Settings → Company: the company profile printed on invoices and quotes. */
-export const COMPANY_PAGE = '/profile/company';
-/** Settings → Webhooks: the company's webhooks and their deliveries. */
-export const WEBHOOKS_PAGE = '/profile/webhooks';
+/** The settings pages of the application (web/app/settings/), by the addresses they had before it. */
+export const SETTINGS_PAGES: Readonly<Record<string, string>> = {
+  '/profile': '/app/settings/api-tokens',
+  '/profile/api': '/app/settings/api-tokens',
+  '/profile/company': '/app/settings/company',
+  '/profile/webhooks': '/app/settings/webhooks',
+};
+/** Settings › API tokens (spec §5.2). */
+export const PROFILE_PATH = SETTINGS_PAGES['/profile/api']!;
 /** The form that makes another of the user's companies the active one. */
 export const SWITCH_COMPANY = '/profile/switch-company';
 /** The web application (CONTRACT §17). */
@@ -72,6 +76,7 @@ const pathOf = (req: FastifyRequest) => req.url.split('?')[0]!;
 /** Where to go after sign-in: only our own pages (an /app address may carry its query). */
 const safeNext = (v: unknown) => {
   const s = str(v, 1000);
+  if (SETTINGS_PAGES[s]) return SETTINGS_PAGES[s]!;
   if (/^\/profile(\/[A-Za-z0-9/_-]*)?$/.test(s)) return s;
   return /^\/app(\/[A-Za-z0-9/_-]*)?(\?[A-Za-z0-9_.~%=&[\]+:,-]*)?$/.test(s) ? s : HOME_PATH;
 };
@@ -140,7 +145,8 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     // ---- pages ----------------------------------------------------------------------------
 
     scope.get('/', async (_req, reply) => reply.redirect(HOME_PATH));
-    scope.get('/profile', async (_req, reply) => reply.redirect(PROFILE_PATH));
+    // The settings' old addresses open their pages in the application (a bookmark keeps working).
+    for (const [from, to] of Object.entries(SETTINGS_PAGES)) scope.get(from, async (_req, reply) => reply.redirect(to));
 
     scope.get('/setup', async (req, reply) => {
       if (await anyUser()) return reply.redirect('/login');
@@ -211,23 +217,6 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       return reply.redirect('/login', 303);
     });
 
-    scope.get(PROFILE_PATH, async (req, reply) => {
-      const s = await sessionOf(req);
-      if (!s) return reply.redirect(`/login?next=${encodeURIComponent(PROFILE_PATH)}`);
-      return html(reply, 200, profilePage({ csrf: store.csrfToken(s.value), historyLimit: HISTORY_LIMIT, ...meOf(s) }));
-    });
-
-    scope.get(COMPANY_PAGE, async (req, reply) => {
-      const s = await sessionOf(req);
-      if (!s) return reply.redirect(`/login?next=${encodeURIComponent(COMPANY_PAGE)}`);
-      return html(reply, 200, profilePage({ csrf: store.csrfToken(s.value), ...meOf(s) }, { title: 'Company', script: 'company.js' }));
-    });
-
-    scope.get(WEBHOOKS_PAGE, async (req, reply) => {
-      const s = await sessionOf(req);
-      if (!s) return reply.redirect(`/login?next=${encodeURIComponent(WEBHOOKS_PAGE)}`);
-      return html(reply, 200, profilePage({ csrf: store.csrfToken(s.value), countedUpTo: MAX_COUNTED, ...meOf(s) }, { title: 'Webhooks', script: 'webhooks.js' }));
-    });
 
     // ---- /app: the web application, built in the browser from the model's description ----
     // Every address under /app is the same shell; the page's router reads the address, so a
@@ -238,7 +227,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     const appShell = async (req: FastifyRequest, reply: FastifyReply) => {
       const s = await sessionOf(req);
       if (!s) return reply.redirect(`/login?next=${encodeURIComponent(req.url.slice(0, 1000))}`);
-      return html(reply, 200, appPage({ csrf: store.csrfToken(s.value), ...meOf(s), description, notices: o.notices ?? {} }));
+      return html(reply, 200, appPage({ csrf: store.csrfToken(s.value), ...meOf(s), description, notices: o.notices ?? {}, settings: { historyLimit: HISTORY_LIMIT } }));
     };
     scope.get(APP_PATH, appShell);
     scope.get(`${APP_PATH}/*`, appShell);

@@ -39,6 +39,8 @@ export interface SignIn {
   viewport?: { width: number; height: number };
   /** Grants the clipboard (for "copy" buttons). */
   clipboard?: boolean;
+  /** Console errors that are no problem (see watch), e.g. the 404 of a company without a logo. */
+  expected?: RegExp;
 }
 
 /** A new browser context signed in through the login form, on `path`. */
@@ -46,7 +48,7 @@ export async function signedIn(browser: Browser, o: SignIn): Promise<Page> {
   const context = await browser.newContext({ viewport: o.viewport ?? { width: 1280, height: 900 }, timezoneId: 'UTC', locale: 'en-US' });
   if (o.clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: o.base });
   const page = await context.newPage();
-  watch(page, o.base, o.problems);
+  watch(page, o.base, o.problems, o.expected);
   await page.goto(`${o.base}/login?next=${o.path}`);
   await page.getByLabel('Email').fill(o.email);
   await page.getByLabel('Password').fill(o.password);

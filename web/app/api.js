@@ -19,8 +19,8 @@ function signIn() {
   window.location.assign(`/login?next=${encodeURIComponent(window.location.pathname + window.location.search)}`);
 }
 
-/** A REST call: JSON in and out (problem+json on failure, thrown as ApiProblem). */
-export async function rest(path, { method = 'GET', body, accept = 'application/json' } = {}) {
+/** A REST call: JSON in and out (problem+json on failure, thrown as ApiProblem); `raw` answers the Response. */
+export async function rest(path, { method = 'GET', body, accept = 'application/json', raw = false } = {}) {
   const headers = { accept };
   if (method !== 'GET') headers['x-csrf-token'] = csrf;
   if (body !== undefined) headers['content-type'] = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
@@ -34,7 +34,7 @@ export async function rest(path, { method = 'GET', body, accept = 'application/j
     signIn();
     throw new ApiProblem(401, { detail: 'Your session has ended: sign in again.' });
   }
-  if (!accept.includes('json') && res.ok) return res;
+  if ((raw || !accept.includes('json')) && res.ok) return res;
   const text = await res.text();
   let data = null;
   try {
@@ -44,6 +44,45 @@ export async function rest(path, { method = 'GET', body, accept = 'application/j
   }
   if (!res.ok) throw new ApiProblem(res.status, data);
   return data;
+}
+
+/**
+ * A page of a collection in plain JSON: `{ items, total, next }`, `total` from X-Total-Count
+ * (null when the API does not count), `next` the cursor of the Link header's next page or null.
+ */
+export async function restPage(path) {
+  const res = await rest(path, { raw: true });
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : [];
+  const count = res.headers.get('x-total-count');
+  const next = /<([^>]*)>;\s*rel="next"/.exec(res.headers.get('link') || '');
+  return { items: Array.isArray(data) ? data : [], total: count === null ? null : Number(count), next: next ? new URL(next[1], location.href).searchParams.get('after') : null };
+}
+
+/** A body that is not JSON (a file): PUT it as its media type. */
+export async function upload(path, file, { method = 'PUT' } = {}) {
+  let res;
+  try {
+    res = await fetch(path, { method, headers: { accept: 'application/json', 'content-type': file.type, 'x-csrf-token': csrf }, credentials: 'same-origin', body: file });
+  } catch {
+    throw new ApiProblem(0, { detail: 'The server could not be reached. Check your connection and try again.' });
+  }
+  if (res.status === 401) {
+    signIn();
+    throw new ApiProblem(401, { detail: 'Your session has ended: sign in again.' });
+  }
+  if (!res.ok) throw new ApiProblem(res.status, await res.json().catch(() => null));
+}
+
+/** A form of the session's own pages (not /api) posted for a JSON answer: a problem is thrown as an ApiProblem. */
+export async function postForm(path, fields) {
+  let res;
+  try {
+    res = await fetch(path, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-token': csrf }, credentials: 'same-origin', body: new URLSearchParams(fields).toString() });
+  } catch {
+    throw new ApiProblem(0, { detail: 'The server could not be reached. Check your connection and try again.' });
+  }
+  if (!res.ok) throw new ApiProblem(res.status, await res.json().catch(() => null));
 }
 
 /** A GraphQL query; its first error is thrown as an ApiProblem with the status it names. */

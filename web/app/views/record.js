@@ -1,7 +1,7 @@
 // A record's page: its fields, lines and related records, its state changes and operations.
 import { useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
-import { Dialog } from '../../components/dialog.js';
+import { Dialog } from './dialog.js';
 import { download, graphql, rest } from '../api.js';
 import { Related } from './related.js';
 import { actionViews } from './index.js';

@@ -9,7 +9,7 @@
 // itself (and makes what the template links to); edited, they are sent as written.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
-import { Dialog } from '../../components/dialog.js';
+import { Dialog } from './dialog.js';
 import { rest } from '../api.js';
 
 const lines = (text) => text.split(/[\n,;]+/).map((s) => s.trim()).filter(Boolean);

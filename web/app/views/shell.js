@@ -11,16 +11,18 @@ import { customViews } from './index.js';
 import { SearchBox } from './search.js';
 // Reports, CSV imports (web/app/reports.js): pages of declared operations, from the description.
 import { ExtraNav, extraRoute, ImportView, OperationsView } from '../reports.js';
+// Settings pages (company, people, API tokens, webhooks): web/app/settings/.
+import { CompanySwitcher, settingsLinks, settingsRoute, SettingsView } from '../settings/index.js';
 
 // ---- the shell ------------------------------------------------------------------------------
 
 export function App({ boot }) {
   const desc = useMemo(() => indexDescription(boot.description), [boot]);
   const loc = useLocation();
-  const view = extraRoute(desc, loc.pathname, loc.search) ?? route(desc, loc.pathname, loc.search);
+  const view = settingsRoute(desc, loc.pathname) ?? extraRoute(desc, loc.pathname, loc.search) ?? route(desc, loc.pathname, loc.search);
   // Amounts and dates in the user's locale (their setting, else the browser's Accept-Language).
   const locale = boot.locale ?? navigator.language ?? 'en-US';
-  const ctx = { desc, role: boot.company?.role ?? 'viewer', company: boot.company, csrf: boot.csrf, notices: boot.notices ?? {}, locale };
+  const ctx = { desc, role: boot.company?.role ?? 'viewer', company: boot.company, user: boot.user, csrf: boot.csrf, notices: boot.notices ?? {}, locale, settings: boot.settings ?? {} };
   const key = loc.pathname + loc.search;
   // The home page: the custom view registered for an operation (views/index.js), if any.
   const home = viewsOf(desc).find((v) => customViews[v.view]);
@@ -45,7 +47,7 @@ export function App({ boot }) {
         <a class="brand app-brand" href="/app"><span class="brand-mark" aria-hidden="true">i</span> Invoicing</a>
         <${SearchBox} desc=${desc} />
         <div class="app-top-end">
-          <span class="company-name">${boot.company?.name ?? ''}</span>
+          <${CompanySwitcher} boot=${boot} path=${loc.pathname} />
           <span class="user-email">${boot.user.email} · ${ctx.role}</span>
           <form method="post" action="/logout" class="inline">
             <input type="hidden" name="_csrf" value=${boot.csrf} />
@@ -53,7 +55,7 @@ export function App({ boot }) {
           </form>
         </div>
       </header>
-      <${Nav} desc=${desc} home=${homeName} current=${view.resource?.name ?? view.page?.name ?? view.view} role=${ctx.role} />
+      <${Nav} desc=${desc} home=${homeName} current=${view.view === 'settings' ? `settings:${view.page.path}` : (view.resource?.name ?? view.page?.name ?? view.view)} role=${ctx.role} />
       <main id="main" class="app-main" tabindex="-1">
         ${view.view === 'dashboard' && (home ? html`<${customViews[home.view]} key=${key} ctx=${ctx} r=${home.resource} operation=${home.operation} />` : html`<h1>Home</h1>`)}
         ${view.view === 'list' && html`<${ListView} key=${key} ctx=${ctx} r=${view.resource} query=${view.query} />`}
@@ -61,6 +63,7 @@ export function App({ boot }) {
         ${view.view === 'form' && html`<${FormView} key=${key} ctx=${ctx} r=${view.resource} id=${view.id} query=${view.query} />`}
         ${view.view === 'operations' && html`<${OperationsView} key=${view.page.name} ctx=${ctx} page=${view.page} query=${view.query} />`}
         ${view.view === 'import' && html`<${ImportView} key=${key} ctx=${ctx} r=${view.resource} op=${view.op} />`}
+        ${view.view === 'settings' && html`<${SettingsView} key=${view.page.path} ctx=${ctx} page=${view.page} />`}
         ${view.view === 'missing' && html`<h1>Not found</h1><p>There is no page at this address. <a href="/app">Go to the dashboard</a>.</p>`}
       </main>
     </div>`;
@@ -71,6 +74,7 @@ function viewTitle(view) {
     case 'dashboard':
       return 'Dashboard';
     case 'operations':
+    case 'settings':
       return view.page.label;
     case 'import':
       return `Import ${view.resource.label.toLowerCase()}`;
@@ -102,12 +106,7 @@ function Nav({ desc, home, current, role }) {
       </ul>
       <p class="app-nav-group" id="app-nav-settings">Settings</p>
       <ul class="app-nav-settings" aria-labelledby="app-nav-settings">
-        ${item('/profile/company', 'Company', false)}
-        ${item('/profile/api', 'API tokens', false)}
-        ${(desc.settings ?? []).map((name) => {
-          const r = desc.get(name);
-          return item(r.path, r.label, current === name);
-        })}
+        ${settingsLinks(desc).map((l) => item(l.href, l.label, current === l.key))}
       </ul>
     </div>
   </nav>`;

@@ -1,7 +1,7 @@
 // A modal dialog on the native <dialog> element: the rest of the page is inert while it is open,
 // Tab and Shift+Tab cycle within it, Escape closes it, and focus returns to where it was.
 import { useLayoutEffect, useRef } from 'preact/hooks';
-import { html } from '../lib/html.js';
+import { html } from '../../lib/html.js';
 
 const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])';
 let ids = 0;

@@ -10,7 +10,7 @@
 // the resource's declared totals (`present.totals`), as the editor finds them.
 import { useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
-import { Dialog } from '../../components/dialog.js';
+import { Dialog } from './dialog.js';
 import { rest } from '../api.js';
 import { formatMoney, moneyInput, parseMoney, parseNumber } from '../money.js';
 import { titleOf, violationsByField } from '../lib.js';

@@ -22,6 +22,7 @@ import { checkNew } from './state-rules.ts';
 import { bindColumns, storable, unnumbered, type ChildRows } from './values.ts';
 import { createShapeKey, type CreateShape } from './write-statements.ts';
 import { keepValues, type Keep } from '../idempotency.ts';
+import { embeddedOnly, nestedOnly, type WriteNested } from './nested.ts';
 
 export interface Creates {
   /** Whether creates of `r` are written in one statement, outside a transaction. */
@@ -38,15 +39,16 @@ export interface CreateDeps {
   hooks: HookApis;
   owners: Owners;
   children: ChildRows;
+  nested: WriteNested;
 }
 
-export function creates({ parts, checkReferences, hooks, owners, children }: CreateDeps): Creates {
+export function creates({ parts, checkReferences, hooks, owners, children, nested }: CreateDeps): Creates {
   const { db, model, statements, writeSql, columns, reads } = parts;
 
   const oneStatement = new Map(
     model.resources.map((r) => {
       const hooksAllow = r.hooks.create === 'references' || (!r.hooks.beforeWrite && !r.hooks.afterWrite);
-      return [r.name, !r.owner && (!r.computed || r.computed.computeNew !== undefined) && hooksAllow];
+      return [r.name, !r.owner && !r.nested.length && (!r.computed || r.computed.computeNew !== undefined) && hooksAllow];
     }),
   );
 
@@ -107,14 +109,15 @@ export function creates({ parts, checkReferences, hooks, owners, children }: Cre
       await r.hooks.beforeWrite?.(hookApi, { op: 'create', data, existing: null, input: n.data });
       await r.computed?.computeNew?.(hookApi, data, n.children);
       const id = uuidv7();
-      const rec = await insert(tx, r, insertOf(p, r, id, data, n.children));
+      const rec = await insert(tx, r, insertOf(p, r, id, data, embeddedOnly(r, n.children)));
+      await nested(tx, p, r, id, nestedOnly(r, n.children), true);
       const computeAfter = r.computed !== undefined && r.computed.computeNew === undefined;
       if (computeAfter) await r.computed!.compute(hookApi, id);
       await owners.recompute(tx, p, r, ownerId);
       await r.hooks.afterWrite?.(hookApi, { op: 'create', id, data, existing: null, input: n.data });
       await parts.events.write(tx, r, id, 'created', null, data);
       // What ran after the insert may have changed the record (or its children's computed values).
-      return revealed(parts, r, computeAfter || ownerId !== undefined || r.hooks.afterWrite ? (await reads.fetch(tx, r, id))! : rec, data);
+      return revealed(parts, r, computeAfter || ownerId !== undefined || r.hooks.afterWrite || r.nested.length ? (await reads.fetch(tx, r, id))! : rec, data);
     },
 
     async outsideTransaction(p, r, input, keep) {

@@ -205,7 +205,7 @@ export const gqlItem = (r) => lowerFirst(r.name);
 /** The fields a form shows: writable ones (create), or updatable ones (edit); never the state field. */
 export function formFields(r, mode) {
   const state = r.states?.field;
-  return r.fields.filter((f) => !f.readOnly && f.name !== state && f.kind !== 'children' && (mode === 'create' || f.updatable)).concat(r.fields.filter((f) => f.kind === 'children' && f.embedded && (mode === 'create' || f.updatable)));
+  return r.fields.filter((f) => !f.readOnly && f.name !== state && f.kind !== 'children' && (mode === 'create' || f.updatable)).concat(r.fields.filter((f) => f.kind === 'children' && (f.embedded || f.nested) && (mode === 'create' || f.updatable)));
 }
 
 /** Fields a record in its current state may not change (the state machine's `editable`). */

@@ -28,7 +28,16 @@ async function loadForm(ctx, r, id) {
     const company = wants ? await rest('/api/company').catch(() => null) : null;
     return { rec: null, titles: new Map(), company };
   }
-  return loadRecord(ctx, r, id);
+  const loaded = await loadRecord(ctx, r, id);
+  // Children the form edits with the record but that its reads do not embed (descriptor `nested`): read as their own list.
+  const nested = r.fields.filter((f) => f.kind === 'children' && f.nested && ctx.desc.get(f.target));
+  const lists = await Promise.all(
+    nested.map((f) => rest(`${ctx.desc.get(f.target).iri}?${new URLSearchParams({ [f.via]: `${r.iri}/${id}`, itemsPerPage: '100' })}`, { accept: 'application/ld+json' })),
+  );
+  if (!lists.length) return loaded;
+  // More than a page of them: not edited here (sending a part would delete the others).
+  const partial = nested.filter((f, i) => (lists[i].totalItems ?? 0) > lists[i].member.length).map((f) => f.name);
+  return { ...loaded, partial, rec: { ...loaded.rec, ...Object.fromEntries(nested.map((f, i) => [f.name, lists[i].member])) } };
 }
 
 /** Today in the person's calendar, as a date input holds it. */
@@ -66,18 +75,19 @@ export function FormView({ ctx, r, id, query }) {
   const title = id ? `Edit ${r.singular.toLowerCase()}` : `New ${r.singular.toLowerCase()}`;
   if (error) return html`<h1>${title}</h1><${Problem} error=${error} />`;
   if (data.refused) return html`<h1>${title}</h1><p class="alert" role="alert">${data.refused.message}</p><p><a href=${r.path}>Back to ${r.label.toLowerCase()}</a></p>`;
-  return html`<${Form} ctx=${ctx} r=${r} id=${id} rec=${data.rec} company=${data.company} titles=${data.titles} title=${title} query=${query} />`;
+  return html`<${Form} ctx=${ctx} r=${r} id=${id} rec=${data.rec} company=${data.company} titles=${data.titles} title=${title} query=${query} partial=${data.partial} />`;
 }
 
-function Form({ ctx, r, id, rec, company, titles, title, query }) {
+function Form({ ctx, r, id, rec, company, titles, title, query, partial = [] }) {
   const mode = id ? 'update' : 'create';
   const fields = formFields(r, mode);
-  const locked = lockedFields(r, rec);
+  const locked = new Set([...lockedFields(r, rec), ...partial]);
   const [currency, setCurrency] = useState(currencyOf(rec, ctx, r));
   const [values, setValues] = useState(() => {
     const v = {};
     for (const f of fields) {
-      if (f.kind === 'children' || f.kind === 'list') v[f.name] = (rec?.[f.name] ?? []).map((line) => Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, toInput(m, line[m.name], currency, line, ctx.locale)])));
+      // A nested child keeps its id (`_id`): sent back, it names the child to change.
+      if (f.kind === 'children' || f.kind === 'list') v[f.name] = (rec?.[f.name] ?? []).map((line) => Object.fromEntries([...lineFields(ctx.desc, f).map((m) => [m.name, toInput(m, line[m.name], currency, line, ctx.locale)]), ...(f.nested ? [['_id', line.id ?? line['@id']]] : [])]));
     }
     // Scalars in order, so that a default computed from another field (a due date) sees it.
     const raw = {};
@@ -107,7 +117,7 @@ function Form({ ctx, r, id, rec, company, titles, title, query }) {
       if (locked.has(f.name)) continue;
       if (f.kind === 'children' || f.kind === 'list') {
         body[f.name] = values[f.name].map((line, i) => {
-          const out = {};
+          const out = line._id ? { id: line._id } : {};
           for (const m of lineFields(ctx.desc, f)) {
             const c = fromInput(m, line[m.name], currency, line);
             if (c.error) ((local.lines[f.name] ??= {})[i] ??= {})[m.name] = [c.error];
@@ -292,7 +302,7 @@ function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPr
 /** Lines of a record: added, removed and moved; each member a labelled input. */
 function LineEditor({ ctx, f, lines, currency, company, totals, locked, errors, titles, onChange }) {
   const members = lineFields(ctx.desc, f);
-  const one = f.label.replace(/s$/, '').toLowerCase();
+  const one = f.nested ? (ctx.desc.get(f.target)?.singular ?? f.label).toLowerCase() : f.label.replace(/s$/, '').toLowerCase();
   const setLine = (i, name, v) => onChange(lines.map((l, j) => (j === i ? { ...l, [name]: v } : l)));
   const move = (i, d) => {
     const next = [...lines];
@@ -313,8 +323,8 @@ function LineEditor({ ctx, f, lines, currency, company, totals, locked, errors, 
             ${members.map((m) => html`<td data-label=${`${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}`}><${Input} ctx=${ctx} f=${m} idPrefix=${`${f.name}-${i}`} compact=${true} label=${`${m.label}, ${one} ${i + 1}`} value=${line[m.name]} values=${line} currency=${currency} errors=${rowErrors(i)[m.name]} titles=${titles} onChange=${(v) => setLine(i, m.name, v)} /></td>`)}
             ${totals && html`<td class="num line-total" data-label="Amount" data-testid=${`line-total-${i + 1}`}>${totals[i] === null || totals[i] === undefined ? '—' : formatMoney(totals[i], currency, ctx.locale)}</td>`}
             <td class="line-actions">
-              <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} up`} disabled=${i === 0} onClick=${() => move(i, -1)}>↑</button>
-              <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} down`} disabled=${i === lines.length - 1} onClick=${() => move(i, 1)}>↓</button>
+              ${!f.nested && html`<button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} up`} disabled=${i === 0} onClick=${() => move(i, -1)}>↑</button>
+              <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} down`} disabled=${i === lines.length - 1} onClick=${() => move(i, 1)}>↓</button>`}
               <button type="button" class="btn small ghost" aria-label=${`Remove ${one} ${i + 1}`} onClick=${() => onChange(lines.filter((_, j) => j !== i))}>Remove</button>
             </td>
           </tr>

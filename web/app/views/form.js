@@ -3,10 +3,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { ApiProblem, graphql, rest } from '../api.js';
 import { choiceLabel, currencyDigits, currencyField, formatMoney, formatPercent, formFields, fromInput, idOf, lineFields, lockedFields, pickerQuery, titleOf, toInput, unitOf, violationsByField, writes } from '../lib.js';
-import { currencyOf, go, Loading, Notice, Problem, useLoad } from './common.js';
+import { currencyOf, go, Loading, Notice, Problem, RefPicker, useLoad } from './common.js';
 import { loadRecord } from './record.js';
 import { TotalsPreview, totalsOf, useTaxes } from './totals.js';
-import { RefPicker } from './picker.js';
 
 // ---- forms ----------------------------------------------------------------------------------
 

@@ -1,11 +1,9 @@
 // A resource's list: its columns, filters and order, 30 per page with cursor paging.
 import { useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
-import { graphql, rest } from '../api.js';
+import { download, graphql, rest } from '../api.js';
 import { can, choiceLabel, idOf, listAddress, listQuery, listUrl, orderOf, titleOf, writes } from '../lib.js';
-import { go, Loading, Notice, Problem, useLoad, Value } from './common.js';
-import { RefPicker } from './picker.js';
-import { CsvDownload, ImportLink } from '../reports.js';
+import { go, Loading, Notice, Problem, RefPicker, useLoad, Value } from './common.js';
 
 // ---- lists ----------------------------------------------------------------------------------
 
@@ -112,4 +110,25 @@ function FilterBar({ ctx, r, query, filters, order }) {
     </select></div>`}
     <div class="field filter-actions"><button type="submit" class="btn">Apply</button> <a class="btn ghost" href=${r.path}>Clear</a></div>
   </form>`;
+}
+
+// ---- CSV (issue 46): a list's download and its import link --------------------------------
+
+/** The collection operation of `r` that takes a CSV file, if any. */
+export const importOf = (r) => (r.operations ?? []).find((o) => o.on === 'collection' && o.method === 'POST' && o.text === 'text/csv');
+
+/** The list's download button: every record matching its filters, as CSV. */
+export function CsvDownload({ r, query }) {
+  const [error, setError] = useState(null);
+  const url = new URL(listUrl(r, query), location.origin);
+  for (const k of ['itemsPerPage', 'after', 'before', 'page']) url.searchParams.delete(k);
+  return html`<button type="button" class="btn" onClick=${() => download(url.pathname + url.search, 'text/csv', `${r.plural}.csv`).catch(setError)}>Download CSV</button>
+    ${error && html`<span class="alert" role="alert">${error.message}</span>`}`;
+}
+
+/** The import page's link on a list, for those who may import. */
+export function ImportLink({ ctx, r }) {
+  const op = importOf(r);
+  if (!op || !op.roles.includes(ctx.role)) return null;
+  return html`<a class="btn" href=${`${r.path}/${op.path}`}>Import CSV</a>`;
 }

@@ -236,7 +236,7 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     sliceMany: reads.sliceMany,
     async create(p, r, input, o = {}) {
       assertWriter(p, r);
-      if (!create.inOneStatement(r)) return kept(p, r, o.keep, (tx) => create.inTransaction(tx, p, r, input));
+      if (!create.inOneStatement(r, input)) return kept(p, r, o.keep, (tx) => create.inTransaction(tx, p, r, input));
       try {
         return await create.outsideTransaction(p, r, input, o.keep);
       } catch (e) {

@@ -229,8 +229,10 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
             v.add(`${path}[${i}]`, 'This value should be of type object.', C.type);
             return {};
           }
-          const { [via]: _owner, ...rest } = item as FieldValues;
+          const { [via]: owner, ...rest } = item as FieldValues;
           const at = `${path}[${i}].`;
+          // The record it is written with is its reference: naming one (another, or one that does not exist yet) is refused.
+          if (owner !== undefined) v.add(`${at}${via}`, `This value is set by the ${r.name.toLowerCase()} it is written with: leave it out.`, C.rule);
           if (rest.id !== undefined && rest.id !== null && (typeof rest.id !== 'string' || !refId(model, child.name, rest.id))) v.add(`${at}id`, `Item not found for "${String(rest.id).slice(0, 200)}".`, C.notFound);
           try {
             childValidator.normalise(rest, 'create', null, at, via);

@@ -46,6 +46,12 @@ describe('contacts and addresses written with their client', () => {
     expect(paths).toEqual(['addresses[0].country', 'contacts[1].email']);
     expect(await clientCount()).toBe(before);
     expect((await api.get('/api/contacts?email=ok@broken.test')).body.totalItems).toBe(0);
+    // An item names no client: the one it is written with is its client.
+    const other = (await api.post('/api/clients', { name: 'Someone else' })).body['@id'];
+    const named = await api.post('/api/clients', { name: 'Naming Co', contacts: [{ client: other, firstName: 'Nat', email: 'nat@naming.test' }] });
+    expect(named.status, named.text).toBe(422);
+    expect(named.body.violations.map((v: { propertyPath: string }) => v.propertyPath)).toEqual(['contacts[0].client']);
+    expect(await count('/api/contacts', other)).toBe(0);
   });
 
   it('updates, adds and removes children with the client; a failure changes nothing', async () => {

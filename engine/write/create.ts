@@ -2,8 +2,8 @@
 // - in one statement, with no transaction (two statements in all: the reference check, then the
 //   insert of the record, its embedded children and its sequence numbers, atomic by itself), when
 //   its create hooks use only the records it refers to (`hooks.create: 'references'`, or no
-//   hooks), its computed fields are computed before the insert (`computeNew`) and it is not a
-//   child written through its owner;
+//   hooks), its computed fields are computed before the insert (`computeNew`), it is not a
+//   child written through its owner, and the body carries no nested children (write/nested.ts);
 // - otherwise in a transaction: the same checks and the same insert statement, then the computed
 //   fields, the owner's recompute and afterWrite.
 // Either way the hooks run once, and sequence numbers are taken by the insert statement. The
@@ -25,8 +25,8 @@ import { keepValues, type Keep } from '../idempotency.ts';
 import { embeddedOnly, nestedOnly, type WriteNested } from './nested.ts';
 
 export interface Creates {
-  /** Whether creates of `r` are written in one statement, outside a transaction. */
-  inOneStatement(r: ModelResource): boolean;
+  /** Whether this create of `r` is written in one statement, outside a transaction (never one carrying nested children). */
+  inOneStatement(r: ModelResource, input: FieldValues): boolean;
   /** Creates a record in `tx` (a transaction), with validation, rules and hooks. */
   inTransaction(tx: Tx, p: Principal, r: ModelResource, input: FieldValues): Promise<FieldValues>;
   /** Creates a record of a resource written in one statement (see inOneStatement); `keep`: its result kept in that statement. */
@@ -48,7 +48,7 @@ export function creates({ parts, checkReferences, hooks, owners, children, neste
   const oneStatement = new Map(
     model.resources.map((r) => {
       const hooksAllow = r.hooks.create === 'references' || (!r.hooks.beforeWrite && !r.hooks.afterWrite);
-      return [r.name, !r.owner && !r.nested.length && (!r.computed || r.computed.computeNew !== undefined) && hooksAllow];
+      return [r.name, !r.owner && (!r.computed || r.computed.computeNew !== undefined) && hooksAllow];
     }),
   );
 
@@ -100,7 +100,7 @@ export function creates({ parts, checkReferences, hooks, owners, children, neste
   }
 
   return {
-    inOneStatement: (r) => oneStatement.get(r.name)!,
+    inOneStatement: (r, input) => oneStatement.get(r.name)! && !r.nested.some((f) => input[f.name] !== undefined),
 
     async inTransaction(tx, p, r, input) {
       const { n, data, hookApi } = await prepare(tx, p, r, input, (loaded) => hooks.inTransaction(tx, p, r, loaded));
@@ -127,7 +127,7 @@ export function creates({ parts, checkReferences, hooks, owners, children, neste
       await r.computed?.computeNew?.(hookApi, data, n.children);
       const id = uuidv7();
       // Taken before afterWrite: what it changes in `data` is not written (as after an insert).
-      const statement = insertOf(p, r, id, data, n.children, keep);
+      const statement = insertOf(p, r, id, data, embeddedOnly(r, n.children), keep);
       await r.hooks.afterWrite?.(hooks.withoutTransaction(p, r, loaded, true), { op: 'create', id, data, existing: null, input: n.data });
       const events = parts.events.forWrite(r, 'created', null, data);
       return revealed(parts, r, await insert(db, r, statement, events), data);

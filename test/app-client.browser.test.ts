@@ -97,4 +97,15 @@ describe("a client's form and page", () => {
     expect(contacts.map((x) => `${x.firstName} ${x.email}`).sort()).toEqual(['Lucius Jr lucius@wayne.test', 'Selina selina@wayne.test']);
     expect(problems.filter((p) => !/status of 422/.test(p))).toEqual([]);
   });
+
+  it("reads a list's page and its client filter's choices in one request", async () => {
+    const asked: string[] = [];
+    const onRequest = (r: { url(): string }) => void (new URL(r.url()).pathname.startsWith('/api/') && asked.push(r.url()));
+    page.on('request', onRequest);
+    await page.goto(`${t.url}/app/invoices`);
+    await page.locator('main tbody th a').first().waitFor();
+    await expect.poll(() => page.locator('#filter-client option').allInnerTexts()).toContain('Wayne Enterprises');
+    page.off('request', onRequest);
+    expect(asked).toHaveLength(1);
+  });
 });

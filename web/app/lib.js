@@ -190,6 +190,18 @@ export function titlesQuery(desc, iris) {
 }
 
 /** The GraphQL request of a reference picker: records whose searched field matches `text`. */
+/**
+ * The first choices of a list's reference filters (those a reference picker shows before any
+ * search), as members of the list's own GraphQL query: `choices_<field>: <plural>(first: 20 …)`.
+ * Empty when the list has none.
+ */
+export function filterChoices(desc, r) {
+  return r.fields
+    .filter((f) => f.filter && f.kind === 'ref' && desc.get(f.target)?.gql)
+    .map((f) => `choices_${f.name}: ${pickerQuery(desc.get(f.target), '').slice(2, -2)}`)
+    .join(' ');
+}
+
 export function pickerQuery(r, text) {
   const args = ['first: 20'];
   if (text && r.search) args.push(`${r.search}: ${gqlString(text)}`);

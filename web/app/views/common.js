@@ -118,12 +118,20 @@ export function Notice({ ctx, r }) {
  * A reference picked by search: a search box and a list of the matching records (the first 20,
  * by name), read with one GraphQL query per search.
  */
-export function RefPicker({ ctx, id, label, target, value, onChange, required, disabled, errors, titles, anyLabel, compact = false }) {
+export function RefPicker({ ctx, id, label, target, value, onChange, required, disabled, errors, titles, anyLabel, compact = false, initial }) {
   const [text, setText] = useState('');
   const [options, setOptions] = useState([]);
   const [total, setTotal] = useState(null);
   useEffect(() => {
     if (!target?.gql) return;
+    // The first choices read by the caller (a list reads its filters' with its page): null while they come.
+    if (!text && initial !== undefined) {
+      if (initial) {
+        setOptions(initial.options);
+        setTotal(initial.total);
+      }
+      return;
+    }
     let live = true;
     const timer = setTimeout(
       () =>
@@ -142,7 +150,7 @@ export function RefPicker({ ctx, id, label, target, value, onChange, required, d
       live = false;
       clearTimeout(timer);
     };
-  }, [text, target?.name]);
+  }, [text, target?.name, initial]);
   const known = options.some((o) => o.id === value);
   // A value given by the address (`/app/payments/new?invoice=…`) is told with its record once
   // listed, as a pick is (its currency).

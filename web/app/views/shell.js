@@ -4,7 +4,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { choiceLabel, idOf, indexDescription, route, titleOf, viewsOf } from '../lib.js';
-import { go, Loading, useLocation } from './common.js';
+import { go, Loading, Problem, useLocation } from './common.js';
 import { graphql } from '../api.js';
 import { importOf, ListView } from './list.js';
 
@@ -150,12 +150,18 @@ function ExtraNav({ desc, current, role }) {
 const loadedViews = new Map();
 function Lazy({ load, ...props }) {
   const [View, setView] = useState(() => loadedViews.get(load) ?? null);
+  const [error, setError] = useState(null);
   useEffect(() => {
-    if (!View) load().then((v) => {
-      loadedViews.set(load, v);
-      setView(() => v);
-    });
+    if (!View)
+      load().then(
+        (v) => {
+          loadedViews.set(load, v);
+          setView(() => v);
+        },
+        (e) => setError(new Error(`This page could not be loaded (${e.message}). Reload to try again.`)),
+      );
   }, [load]);
+  if (error) return html`<${Problem} error=${error} />`;
   return View ? html`<${View} ...${props} />` : html`<${Loading} />`;
 }
 

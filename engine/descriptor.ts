@@ -153,6 +153,15 @@ export interface ChildrenField extends Common {
   embedded?: boolean;
   /** Field of the child that orders it. */
   orderBy?: string;
+  /**
+   * Written with the record, not embedded in its reads (a client's contacts and addresses): its
+   * create and update take the children as an array; an item with the `id` of one of this
+   * record's children changes it, one without creates it, and on update the children left out
+   * are deleted — all in the record's transaction, through the engine (their own validation,
+   * rules and events); a violation names the item (`contacts[1].email`). Omitted: unchanged.
+   * The children keep their own routes and pages.
+   */
+  nested?: boolean;
 }
 
 /** An embedded list of small objects, stored with the record (jsonb). */
@@ -424,6 +433,12 @@ export interface OperationDescriptor {
     view?: string;
     /** The record's amount an item operation takes whole when given no input, and at most otherwise (`balance`): its view shows it. */
     whole?: string;
+    /**
+     * An item GET answering a list whose items the record's page shows in a panel with this
+     * title (a client's open balance per currency); its schema marks amounts (`x-money`) and
+     * the member giving their currency (`x-currency`).
+     */
+    panel?: string;
   };
   /** The provider (GET) or processor (POST): what the operation does. */
   run(ctx: OperationContext): Promise<unknown>;

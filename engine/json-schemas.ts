@@ -123,10 +123,15 @@ export function writeProperties(model: Model, r: ModelResource, mode: WriteMode,
   const fields = mode === 'update' ? r.updatable : r.creatable;
   const props: Record<string, TSchema> = {};
   const required: string[] = [];
+  // A child written with its record (descriptor `nested`) is sent without its reference to it,
+  // and names an existing child by its `id` to change it.
+  const via = nested ? nestedVia(model, r) : undefined;
+  if (via) props.id = Type.String({ description: `The id (or IRI) of one of the record's ${r.plural} to change; without it, a new one.` });
   for (const f of fields) {
-    if (nested && r.owner?.field === f) continue;
+    if (nested && (r.owner?.field === f || f.name === via)) continue;
     if (f.kind === 'children') {
-      props[f.name] = Type.Array(ref(schemaNames(model.get(f.target!)).nested), { description: 'Replaces every embedded item.' });
+      const description = r.nested.includes(f) ? `Its ${f.name}: each one with an id changes that one, each one without is new; on update, those left out are deleted. Omitted: unchanged.` : 'Replaces every embedded item.';
+      props[f.name] = Type.Array(ref(schemaNames(model.get(f.target!)).nested), { description });
       continue;
     }
     props[f.name] = fieldSchema(model, f, 'write');
@@ -134,6 +139,12 @@ export function writeProperties(model: Model, r: ModelResource, mode: WriteMode,
     if (mode !== 'update' && f.required && def.default === undefined && !def.sequence) required.push(f.name);
   }
   return { props, required };
+}
+
+/** The field of `r` pointing at the record that writes it as nested children (descriptor `nested`), if one does. */
+export function nestedVia(model: Model, r: ModelResource): string | undefined {
+  for (const o of model.resources) for (const f of o.nested) if (f.target === r.name) return (f.def as { via: string }).via;
+  return undefined;
 }
 
 export function writeSchema(model: Model, r: ModelResource, mode: WriteMode, nested = false): TSchema {
@@ -148,7 +159,7 @@ export function baseComponents(model: Model, resources: readonly ModelResource[]
   for (const r of resources) {
     const n = schemaNames(r);
     out[n.read] = readSchema(model, r);
-    if (r.owner) out[n.nested] = writeSchema(model, r, 'create', true);
+    if (r.owner || nestedVia(model, r)) out[n.nested] = writeSchema(model, r, 'create', true);
     if (r.rest.has('create') || r.rest.has('replace')) out[n.create] = writeSchema(model, r, 'create');
     if (r.rest.has('update')) out[n.update] = writeSchema(model, r, 'update');
   }

@@ -39,6 +39,8 @@ export interface ModelResource {
   /** Fields accepted in an update body. */
   readonly updatable: readonly ModelField[];
   readonly embedded: readonly ModelField[];
+  /** Children written with the record but not embedded in it (descriptor `nested`). */
+  readonly nested: readonly ModelField[];
   readonly filters: readonly ModelField[];
   readonly orders: readonly string[];
   readonly rest: ReadonlySet<RestOperation>;
@@ -143,7 +145,7 @@ function normaliseField(name: string, def: Field): ModelField {
     def,
     kind: def.kind,
     stored,
-    readOnly: Boolean(def.readOnly) || Boolean(def.shownOnce) || ('derive' in def && Boolean(def.derive)) || (def.kind === 'children' && !def.embedded),
+    readOnly: Boolean(def.readOnly) || Boolean(def.shownOnce) || ('derive' in def && Boolean(def.derive)) || (def.kind === 'children' && !def.embedded && !def.nested),
     writeOnce: Boolean(def.writeOnce),
     required: Boolean(def.required),
     filter: filter as ModelField['filter'],
@@ -201,6 +203,7 @@ export function buildModel(descriptors: readonly AnyResourceDescriptor[]): Model
       creatable: writable,
       updatable: writable.filter((f) => !f.writeOnce && (!updatableNames || updatableNames.has(f.name))),
       embedded: fields.filter((f) => f.kind === 'children' && f.def.kind === 'children' && f.def.embedded),
+      nested: fields.filter((f) => f.kind === 'children' && f.def.kind === 'children' && !f.def.embedded && f.def.nested),
       filters: fields.filter((f) => f.filter),
       orders: [...fields.filter((f) => f.order).map((f) => f.name), 'createdAt'],
       rest: new Set(rest),

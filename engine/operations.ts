@@ -24,6 +24,7 @@ import { compileValidator, type ResourceValidator } from './validate.ts';
 import { customOperations, withCustomResources } from './custom.ts';
 import { assertWriter } from './roles.ts';
 import { creates } from './write/create.ts';
+import { nestedWrites } from './write/nested.ts';
 import { hookApis } from './write/hook-api.ts';
 import { owners as ownersOf } from './write/owners.ts';
 import { referenceCheck } from './write/references.ts';
@@ -180,8 +181,13 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
   const children = childRows(model);
   const hooks = hookApis(parts, (tx, p, r, input) => create.inTransaction(tx, p, r, input), (tx, p, r, id, input) => update(tx, p, r, id, input, 'update'), options.services ?? ({} as OperationServices));
   const owners = ownersOf(parts, (tx, p, r) => hooks.inTransaction(tx, p, r));
-  const create = creates({ parts, checkReferences, hooks, owners, children });
-  const update = updateOf({ parts, checkReferences, hooks, owners, children });
+  const nested = nestedWrites(parts, {
+    create: (tx, p, r, input) => create.inTransaction(tx, p, r, input),
+    update: (tx, p, r, id, input) => update(tx, p, r, id, input, 'update'),
+    remove: (tx, p, r, id) => remove(tx, p, r, id),
+  });
+  const create = creates({ parts, checkReferences, hooks, owners, children, nested });
+  const update = updateOf({ parts, checkReferences, hooks, owners, children, nested });
   const remove = removeOf(parts, hooks, owners);
 
   /** Runs a write in a transaction and turns constraint violations into API errors. */

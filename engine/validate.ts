@@ -201,7 +201,7 @@ export interface ResourceValidator {
    * Normalises a write body. `existing` is the stored record for update/replace.
    * Unknown fields are a 400; field problems are collected as 422 violations.
    */
-  normalise(input: FieldValues, mode: WriteMode, existing: FieldValues | null, prefix?: string): Normalised;
+  normalise(input: FieldValues, mode: WriteMode, existing: FieldValues | null, prefix?: string, omit?: string): Normalised;
 }
 
 // `originId`: what API Platform Admin (react-admin) adds to a record it sends back (CONTRACT §22).
@@ -215,7 +215,35 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
 
   const checkers = new Map<string, Checker>();
   for (const f of r.fields) {
-    if (f.def.kind === 'children') {
+    if (f.def.kind === 'children' && f.def.nested && !f.def.embedded) {
+      // Children written with the record (descriptor `nested`): each item is checked as a new
+      // child without its reference to the record; the item itself is kept (with its `id`, which
+      // names a child to change) for the engine's own write of the child (write/nested.ts).
+      const child = model.get(f.def.target);
+      const childValidator = compileValidator(model, child, cache);
+      const via = f.def.via;
+      checkers.set(f.name, (value, path, v) => {
+        if (!Array.isArray(value)) return v.add(path, 'This value should be of type array.', C.type);
+        return value.map((item, i) => {
+          if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+            v.add(`${path}[${i}]`, 'This value should be of type object.', C.type);
+            return {};
+          }
+          const { [via]: owner, ...rest } = item as FieldValues;
+          const at = `${path}[${i}].`;
+          // The record it is written with is its reference: naming one (another, or one that does not exist yet) is refused.
+          if (owner !== undefined) v.add(`${at}${via}`, `This value is set by the ${r.name.toLowerCase()} it is written with: leave it out.`, C.rule);
+          if (rest.id !== undefined && rest.id !== null && (typeof rest.id !== 'string' || !refId(model, child.name, rest.id))) v.add(`${at}id`, `Item not found for "${String(rest.id).slice(0, 200)}".`, C.notFound);
+          try {
+            childValidator.normalise(rest, 'create', null, at, via);
+          } catch (e) {
+            if (e instanceof ApiError && e.violations) for (const x of e.violations) v.list.push(x);
+            else throw e;
+          }
+          return rest;
+        });
+      });
+    } else if (f.def.kind === 'children') {
       if (!f.def.embedded) continue;
       const child = model.get(f.def.target);
       const childValidator = compileValidator(model, child, cache);
@@ -275,7 +303,7 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
   // secret value the server makes) is not part of the record, and in a body it is unknown.
   const readOnly = new Set(r.fields.filter((f) => f.readOnly && !f.def.shownOnce).map((f) => f.name));
 
-  self.normalise = (input, mode, existing, prefix = '') => {
+  self.normalise = (input, mode, existing, prefix = '', omit) => {
     // A line embedded in its owner's body does not name the owner.
     const nested = prefix !== '';
     const unknown = Object.keys(input).filter((k) => !IGNORED.has(k) && !allWritable.has(k) && !readOnly.has(k));
@@ -298,9 +326,11 @@ export function compileValidator(model: Model, r: ModelResource, cache = new Map
       }
     }
     for (const f of writable) {
-      if (nested && f.name === owner) continue;
+      if ((nested && f.name === owner) || f.name === omit) continue;
       const present = f.name in input;
       if (mode === 'update' && !present) continue;
+      // Children written with the record are left as they are when the body does not name them (a PUT too).
+      if (!present && r.nested.includes(f)) continue;
       let value = present ? input[f.name] : undefined;
       if (value === undefined || value === null) {
         const dflt = 'default' in f.def ? f.def.default : undefined;

@@ -36,6 +36,8 @@ export interface FieldDescription {
   target?: string;
   /** Children embedded in the record (lines), written with it. */
   embedded?: true;
+  /** Children written with the record (its form edits them as rows) but read on their own (descriptor `nested`). */
+  nested?: true;
   /** The children's field that orders them. */
   orderBy?: string;
   /** The children's field that points back at this record. */
@@ -83,6 +85,10 @@ export interface OperationDescription {
   view?: string;
   /** A POST whose body is a file of this media type (a CSV import), not JSON. */
   text?: string;
+  /** An item GET whose list the record's page shows under this title (descriptor `present.panel`). */
+  panel?: string;
+  /** The members of its items (a panel's): amounts, and the member that gives their currency. */
+  columns?: { name: string; label: string; money?: true; currency?: true }[];
 }
 
 export interface ResourceDescription {
@@ -218,6 +224,7 @@ function fieldOf(model: Model, r: ModelResource, f: ModelField): FieldDescriptio
     d.target = f.def.target;
     d.via = f.def.via;
     if (f.def.embedded) d.embedded = true;
+    if (f.def.nested && !f.def.embedded) d.nested = true;
     if (f.def.orderBy) d.orderBy = f.def.orderBy;
   } else if (f.def.kind === 'list') {
     d.of = Object.entries(f.def.of).map(([n, m]) => scalar(n, m));
@@ -278,6 +285,11 @@ export function describeModel(model: Model): ModelDescription {
       if (op.def.present?.confirm) o.confirm = op.def.present.confirm;
       if (op.def.present?.view) o.view = op.def.present.view;
       if (op.def.textInput) o.text = op.def.textInput.mediaType;
+      if (op.def.present?.panel && op.method === 'GET' && typeof op.def.output === 'object' && 'schema' in op.def.output) {
+        o.panel = op.def.present.panel;
+        const props = (op.def.output.schema as { properties?: Record<string, { 'x-money'?: boolean; 'x-currency'?: boolean }> }).properties ?? {};
+        o.columns = Object.entries(props).map(([name, p]) => ({ name, label: labelOf(name), ...(p['x-money'] ? { money: true as const } : {}), ...(p['x-currency'] ? { currency: true as const } : {}) }));
+      }
       return o;
     });
     const d: ResourceDescription = {

@@ -1,6 +1,7 @@
 import { children, defineResource, oneOf, text } from '../engine/descriptor.ts';
 import { importClients } from './rules/client-import.ts';
 import { clientRules } from './rules/client.ts';
+import { clientBalances } from './rules/client-balances.ts';
 import { normalisePeppolId, peppolIdProblem } from './rules/peppol.ts';
 
 export default defineResource({
@@ -20,15 +21,16 @@ export default defineResource({
     buyerReference: text({ max: 200, description: "BT-10, the buyer's reference (for German public buyers the Leitweg-ID) written on this client's e-invoices; an invoice's own buyerReference overrides it" }),
     status: oneOf(['active', 'archived'], { default: 'active', filter: 'exact' }),
     notes: text(),
-    contacts: children('Contact', 'client'),
-    addresses: children('Address', 'client'),
+    // Edited inside the client's form, saved with it in one transaction (CONTRACT §20).
+    contacts: children('Contact', 'client', { nested: true }),
+    addresses: children('Address', 'client', { nested: true }),
     invoices: children('Invoice', 'client'),
     quotes: children('Quote', 'client'),
     recurringInvoices: children('RecurringInvoice', 'client'),
     payments: children('Payment', 'client'),
   },
   // Clients from a CSV file (CONTRACT §21): rules/client-import.ts.
-  operations: { rest: 'all', graphql: 'all', collection: { import: importClients } },
+  operations: { rest: 'all', graphql: 'all', collection: { import: importClients }, item: { balances: clientBalances } },
   present: { title: 'name', columns: ['name', 'currency', 'status', 'website'], currency: { field: 'currency' }, search: true },
   hooks: clientRules,
 });

@@ -1,4 +1,4 @@
-// The settings pages' router and navigation (web/app/settings/index.js), in Node on the real
+// The settings pages' router and navigation (web/app/lib.js and views/shell.js), in Node on the real
 // model's description: the pages of what the description lacks (company, people, API tokens),
 // then each settings resource — the webhooks' page chosen by the view their delivery log's
 // operation declares, the others their plain list —; addresses under /app/settings; a resource
@@ -9,8 +9,7 @@ import { model } from '../server/model.ts';
 import { startTestServer, type TestServer } from './helpers.ts';
 // @ts-expect-error: the pages' plain ES modules, run here as the browser runs them.
 import * as lib from '../web/app/lib.js';
-// @ts-expect-error: idem.
-import * as settings from '../web/app/settings/index.js';
+const settings = lib;
 
 const desc = () => lib.indexDescription(structuredClone(describeModel(model)));
 

@@ -113,7 +113,10 @@ describe('the OpenAPI document', () => {
   it('describes the write bodies from the model: required fields, read-only fields left out', () => {
     const write = doc.components.schemas['Client-write'];
     expect(write.required).toEqual(['name']);
-    expect(Object.keys(write.properties)).not.toContain('contacts');
+    // Contacts are written with their client (descriptor `nested`), without the client; invoices never are.
+    expect(write.properties.contacts.items.$ref).toBe('#/components/schemas/Contact-nested-write');
+    expect(doc.components.schemas['Contact-nested-write'].properties).not.toHaveProperty('client');
+    expect(Object.keys(write.properties)).not.toContain('invoices');
     const inv = doc.components.schemas['Invoice-write'];
     expect(inv.required).toEqual(['client']);
     expect(inv.properties).not.toHaveProperty('total');

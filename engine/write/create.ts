@@ -2,8 +2,8 @@
 // - in one statement, with no transaction (two statements in all: the reference check, then the
 //   insert of the record, its embedded children and its sequence numbers, atomic by itself), when
 //   its create hooks use only the records it refers to (`hooks.create: 'references'`, or no
-//   hooks), its computed fields are computed before the insert (`computeNew`) and it is not a
-//   child written through its owner;
+//   hooks), its computed fields are computed before the insert (`computeNew`), it is not a
+//   child written through its owner, and the body carries no nested children (write/nested.ts);
 // - otherwise in a transaction: the same checks and the same insert statement, then the computed
 //   fields, the owner's recompute and afterWrite.
 // Either way the hooks run once, and sequence numbers are taken by the insert statement. The
@@ -22,12 +22,14 @@ import { checkNew } from './state-rules.ts';
 import { bindColumns, storable, unnumbered, type ChildRows } from './values.ts';
 import { createShapeKey, type CreateShape } from './write-statements.ts';
 import { keepValues, type Keep } from '../idempotency.ts';
+import { embeddedOnly, nestedOnly, type WriteNested } from './nested.ts';
 
 export interface Creates {
   /**
-   * Whether this create of `r` is written in one statement, outside a transaction: never when it
-   * enters a state other than the state machine's initial one (an invoice created `pending`):
-   * that is a transition, whose rules (numbering aside) may need the transaction.
+   * Whether this create of `r` is written in one statement, outside a transaction: never one
+   * carrying nested children, nor one entering a state other than the state machine's initial one
+   * (an invoice created `pending`): that is a transition, whose rules (numbering aside) may need
+   * the transaction.
    */
   inOneStatement(r: ModelResource, input: FieldValues): boolean;
   /** Creates a record in `tx` (a transaction), with validation, rules and hooks. */
@@ -42,9 +44,10 @@ export interface CreateDeps {
   hooks: HookApis;
   owners: Owners;
   children: ChildRows;
+  nested: WriteNested;
 }
 
-export function creates({ parts, checkReferences, hooks, owners, children }: CreateDeps): Creates {
+export function creates({ parts, checkReferences, hooks, owners, children, nested }: CreateDeps): Creates {
   const { db, model, statements, writeSql, columns, reads } = parts;
 
   const oneStatement = new Map(
@@ -103,7 +106,7 @@ export function creates({ parts, checkReferences, hooks, owners, children }: Cre
 
   return {
     inOneStatement(r, input) {
-      if (!oneStatement.get(r.name)) return false;
+      if (!oneStatement.get(r.name) || r.nested.some((f) => input[f.name] !== undefined)) return false;
       const state = r.states ? input[String(r.states.field)] : undefined;
       return state === undefined || state === null || state === r.states!.initial;
     },
@@ -115,14 +118,15 @@ export function creates({ parts, checkReferences, hooks, owners, children }: Cre
       await r.hooks.beforeWrite?.(hookApi, { op: 'create', data, existing: null, input: n.data });
       await r.computed?.computeNew?.(hookApi, data, n.children);
       const id = uuidv7();
-      const rec = await insert(tx, r, insertOf(p, r, id, data, n.children));
+      const rec = await insert(tx, r, insertOf(p, r, id, data, embeddedOnly(r, n.children)));
+      await nested(tx, p, r, id, nestedOnly(r, n.children), true);
       const computeAfter = r.computed !== undefined && r.computed.computeNew === undefined;
       if (computeAfter) await r.computed!.compute(hookApi, id);
       await owners.recompute(tx, p, r, ownerId);
       await r.hooks.afterWrite?.(hookApi, { op: 'create', id, data, existing: null, input: n.data });
       await parts.events.write(tx, r, id, 'created', null, data);
       // What ran after the insert may have changed the record (or its children's computed values).
-      return revealed(parts, r, computeAfter || ownerId !== undefined || r.hooks.afterWrite ? (await reads.fetch(tx, r, id))! : rec, data);
+      return revealed(parts, r, computeAfter || ownerId !== undefined || r.hooks.afterWrite || r.nested.length ? (await reads.fetch(tx, r, id))! : rec, data);
     },
 
     async outsideTransaction(p, r, input, keep) {
@@ -132,7 +136,7 @@ export function creates({ parts, checkReferences, hooks, owners, children }: Cre
       await r.computed?.computeNew?.(hookApi, data, n.children);
       const id = uuidv7();
       // Taken before afterWrite: what it changes in `data` is not written (as after an insert).
-      const statement = insertOf(p, r, id, data, n.children, keep);
+      const statement = insertOf(p, r, id, data, embeddedOnly(r, n.children), keep);
       await r.hooks.afterWrite?.(hooks.withoutTransaction(p, r, loaded, true), { op: 'create', id, data, existing: null, input: n.data });
       const events = parts.events.forWrite(r, 'created', null, data);
       return revealed(parts, r, await insert(db, r, statement, events), data);

@@ -12,6 +12,7 @@ import type { Owners } from './owners.ts';
 import type { CheckReferences, LoadedRecords } from './references.ts';
 import { checkCrossField, checkEditable, checkStates, derive } from './state-rules.ts';
 import { bindColumns, sameChildren, storable, unnumbered, type ChildRows } from './values.ts';
+import { embeddedOnly, nestedOnly, type WriteNested } from './nested.ts';
 
 export interface UpdateDeps {
   parts: EngineParts;
@@ -19,11 +20,12 @@ export interface UpdateDeps {
   hooks: HookApis;
   owners: Owners;
   children: ChildRows;
+  nested: WriteNested;
 }
 
 export type Update = (tx: Tx, p: Principal, r: ModelResource, id: string, input: FieldValues, mode: WriteMode, pre?: Precondition) => Promise<FieldValues>;
 
-export function update({ parts, checkReferences, hooks, owners, children }: UpdateDeps): Update {
+export function update({ parts, checkReferences, hooks, owners, children, nested }: UpdateDeps): Update {
   const { model, statements, writeSql, reads } = parts;
 
   /** Replaces the embedded children of record `id`: one statement per children field. */
@@ -60,7 +62,8 @@ export function update({ parts, checkReferences, hooks, owners, children }: Upda
     const columns = bindColumns(r, storable(r, data), values, [...numbered, ...parts.secrets(r)]);
     const key = `update|${r.name}|${columns.map((f) => f.name).join(',')}|${numbered.map((f) => f.name).join(',')}`;
     await statements.run(tx, { key, build: () => writeSql.update(r, columns, numbered) }, values);
-    await replaceChildren(tx, p, r, existing.id as string, n.children);
+    await replaceChildren(tx, p, r, existing.id as string, embeddedOnly(r, n.children));
+    await nested(tx, p, r, existing.id as string, nestedOnly(r, n.children), false);
     if (r.computed?.on.some((name) => n.children.has(name) || (name in n.data && !sameValue(n.data[name], existing[name])))) {
       await r.computed.compute(api, existing.id as string);
     }

@@ -223,11 +223,19 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     // reload shows the same view. The description travels in the boot data (no request).
     const description = describeModel(o.model);
     const descriptionJson = JSON.stringify(description);
-    const descriptionTag = `"${createHash('sha256').update(descriptionJson).digest('base64url').slice(0, 27)}"`;
+    const descriptionHash = createHash('sha256').update(descriptionJson).digest('base64url');
+    const descriptionTag = `"${descriptionHash.slice(0, 27)}"`;
+    // The pages read it as an ES module at an address named by its content hash, cached for a
+    // year (it changes only with the model, and then its address changes).
+    const descriptionModule = `export default ${descriptionJson.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')};\n`;
+    const descriptionUrl = `${APP_PATH}/description-${descriptionHash.slice(0, 16)}.js`;
+    scope.get(descriptionUrl, async (_req, reply) =>
+      reply.header('cache-control', 'public, max-age=31536000, immutable').type('text/javascript; charset=utf-8').send(descriptionModule),
+    );
     const appShell = async (req: FastifyRequest, reply: FastifyReply) => {
       const s = await sessionOf(req);
       if (!s) return reply.redirect(`/login?next=${encodeURIComponent(req.url.slice(0, 1000))}`);
-      return html(reply, 200, appPage({ csrf: store.csrfToken(s.value), ...meOf(s), description, notices: o.notices ?? {}, settings: { historyLimit: HISTORY_LIMIT } }));
+      return html(reply, 200, appPage({ csrf: store.csrfToken(s.value), ...meOf(s), description: descriptionUrl, notices: o.notices ?? {}, settings: { historyLimit: HISTORY_LIMIT } }));
     };
     scope.get(APP_PATH, appShell);
     scope.get(`${APP_PATH}/*`, appShell);

@@ -85,22 +85,23 @@ export function sampleScalar(d: ScalarField, name: string, ref: (target: string)
 }
 
 /** Fields a create body may carry: writable ones, minus sequences (they fill themselves). */
-function bodyFields(r: ModelResource, mode: 'create' | 'update', nested: boolean): ModelField[] {
+function bodyFields(r: ModelResource, mode: 'create' | 'update', nested: boolean, omit?: string): ModelField[] {
   return (mode === 'create' ? r.creatable : r.updatable).filter((f) => {
-    if (nested && r.owner?.field === f) return false;
+    if (nested && (r.owner?.field === f || f.name === omit)) return false;
     if (f.def.kind === 'text' && f.def.sequence) return false;
     return true;
   });
 }
 
 /** A body of sample values for `r`; `ref` picks the record a reference points at. */
-export function sampleBody(r: ModelResource, ref: (target: string) => string | undefined, mode: 'create' | 'update' = 'create', nested = false): Body {
+export function sampleBody(r: ModelResource, ref: (target: string) => string | undefined, mode: 'create' | 'update' = 'create', nested = false, omit?: string): Body {
   const body: Body = {};
-  for (const f of bodyFields(r, mode, nested)) {
+  for (const f of bodyFields(r, mode, nested, omit)) {
     const d = f.def;
     if (d.kind === 'children') {
-      // Embedded children travel in REST bodies only; one item each.
-      body[f.name] = [sampleBody(model.get(d.target), ref, 'create', true)];
+      // Embedded (and nested) children travel in REST bodies only; one item each, without the
+      // reference to the record they are written with.
+      body[f.name] = [sampleBody(model.get(d.target), ref, 'create', true, d.nested ? d.via : undefined)];
     } else if (d.kind === 'textList') {
       body[f.name] = d.choices ? [d.choices(model).find((c) => c !== '*') ?? d.choices(model)[0]] : [`${f.name} ${unique()}`];
     } else if (d.kind === 'json') {

@@ -190,6 +190,18 @@ export function titlesQuery(desc, iris) {
 }
 
 /** The GraphQL request of a reference picker: records whose searched field matches `text`. */
+/**
+ * The first choices of a list's reference filters (those a reference picker shows before any
+ * search), as members of the list's own GraphQL query: `choices_<field>: <plural>(first: 20 …)`.
+ * Empty when the list has none.
+ */
+export function filterChoices(desc, r) {
+  return r.fields
+    .filter((f) => f.filter && f.kind === 'ref' && desc.get(f.target)?.gql)
+    .map((f) => `choices_${f.name}: ${pickerQuery(desc.get(f.target), '').slice(2, -2)}`)
+    .join(' ');
+}
+
 export function pickerQuery(r, text) {
   const args = ['first: 20'];
   if (text && r.search) args.push(`${r.search}: ${gqlString(text)}`);
@@ -205,7 +217,7 @@ export const gqlItem = (r) => lowerFirst(r.name);
 /** The fields a form shows: writable ones (create), or updatable ones (edit); never the state field. */
 export function formFields(r, mode) {
   const state = r.states?.field;
-  return r.fields.filter((f) => !f.readOnly && f.name !== state && f.kind !== 'children' && (mode === 'create' || f.updatable)).concat(r.fields.filter((f) => f.kind === 'children' && f.embedded && (mode === 'create' || f.updatable)));
+  return r.fields.filter((f) => !f.readOnly && f.name !== state && f.kind !== 'children' && (mode === 'create' || f.updatable)).concat(r.fields.filter((f) => f.kind === 'children' && (f.embedded || f.nested) && (mode === 'create' || f.updatable)));
 }
 
 /** Fields a record in its current state may not change (the state machine's `editable`). */
@@ -361,4 +373,52 @@ export function chartBars(months, payments, currency, height = 160) {
 export function monthLabel(m) {
   const [y, mo] = m.split('-').map(Number);
   return `${['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][mo - 1]} ${y}`;
+}
+
+// ---- the settings pages (CONTRACT §20): company, people, API tokens, webhooks at /app/settings/<page> ----
+// Each page is a module of web/app/settings/, loaded when first opened; a viewer sees them read-only.
+
+/** The pages of what the description does not have (yet): the company, its people, the API tokens. */
+const PAGES = [
+  { path: 'company', label: 'Company', load: () => import('./settings/company.js').then((m) => m.CompanyPage) },
+  { path: 'people', label: 'People', load: () => import('./settings/people.js').then((m) => m.PeoplePage) },
+  { path: 'api-tokens', label: 'API tokens', load: () => import('./settings/tokens.js').then((m) => m.TokensPage) },
+];
+
+/**
+ * Pages of a settings resource, by the view one of its operations declares (`present.view`), as
+ * views/shell.js registers the home page's: `deliveries` (a webhook's delivery log) makes the
+ * webhooks' page, with the log, in place of their plain list.
+ */
+export const resourceViews = { deliveries: () => import('./settings/webhooks.js').then((m) => m.WebhooksPage) };
+
+export const SETTINGS_PREFIX = '/app/settings';
+export const settingsHref = (p) => `${SETTINGS_PREFIX}/${p.path}`;
+
+/** The page of a settings resource whose operation declares a registered view, or null. */
+function resourcePage(r) {
+  const op = r.operations.find((o) => o.view && resourceViews[o.view]);
+  return op ? { path: r.path.slice('/app/'.length), label: r.label, resource: r, load: resourceViews[op.view] } : null;
+}
+
+/**
+ * The navigation's Settings, in order: the pages above, then each settings resource of the
+ * description — its page when it has one, else its plain list — as `{ href, label, key }`.
+ */
+export function settingsLinks(desc) {
+  const pages = PAGES.map((p) => ({ href: settingsHref(p), label: p.label, key: `settings:${p.path}` }));
+  const resources = (desc.settings ?? []).map((name) => {
+    const r = desc.get(name);
+    const page = resourcePage(r);
+    return page ? { href: settingsHref(page), label: page.label, key: `settings:${page.path}` } : { href: r.path, label: r.label, key: r.name };
+  });
+  return [...pages, ...resources];
+}
+
+/** The view of an address under /app/settings, or null. */
+export function settingsRoute(desc, pathname) {
+  const m = /^\/app\/settings\/([a-z0-9-]+)\/?$/.exec(pathname);
+  if (!m) return pathname.replace(/\/+$/, '') === SETTINGS_PREFIX ? { view: 'settings', page: PAGES[0] } : null;
+  const page = PAGES.find((p) => p.path === m[1]) ?? (desc.settings ?? []).map((n) => resourcePage(desc.get(n))).find((p) => p?.path === m[1]);
+  return page ? { view: 'settings', page } : { view: 'missing' };
 }

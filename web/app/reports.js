@@ -6,22 +6,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../lib/html.js';
 import { ApiProblem, download, rest } from './api.js';
-import { listUrl } from './lib.js';
 import { formatMoney } from './money.js';
-
-/** The view of an address this module serves, or null: `/app/<page>` of operations, `/app/<path>/<import>`. */
-export function extraRoute(desc, pathname, search) {
-  const parts = pathname.replace(/\/+$/, '').split('/').filter(Boolean).slice(1);
-  const page = (desc.pages ?? []).find((p) => p.path === `/app/${parts[0]}`);
-  if (page && parts.length === 1) return { view: 'operations', page, query: new URLSearchParams(search) };
-  const r = parts.length === 2 ? desc.atPath(parts[0]) : undefined;
-  const op = r && importOf(r);
-  if (op && parts[1] === op.path) return { view: 'import', resource: r, op };
-  return null;
-}
-
-/** The collection operation of `r` that takes a CSV file, if any. */
-export const importOf = (r) => (r.operations ?? []).find((o) => o.on === 'collection' && o.method === 'POST' && o.text === 'text/csv');
+// What every list page and the shell need of this (the address of its pages, their links, a list's
+// CSV download and import link) is in views/shell.js and views/list.js: this module loads when one
+// of its pages is first shown.
 
 const label = (name) => {
   const s = name.replace(/([a-z])([A-Z0-9])/g, '$1 $2').replace(/(\d)([a-z])/g, '$1 $2').toLowerCase();
@@ -29,13 +17,6 @@ const label = (name) => {
 };
 
 const year = () => new Date().toISOString().slice(0, 4);
-
-/** The navigation's links to the pages of operations. */
-export function ExtraNav({ desc, current, role }) {
-  return (desc.pages ?? [])
-    .filter((p) => p.operations.some((op) => op.roles.includes(role)))
-    .map((p) => html`<li><a href=${p.path} aria-current=${current === p.name ? 'page' : undefined}>${p.label}</a></li>`);
-}
 
 /** A page of operations (the reports): one tab per operation, its parameters, a chart and a table. */
 export function OperationsView({ ctx, page, query }) {
@@ -151,22 +132,6 @@ function Chart({ op, items, money, text, names }) {
       </svg>
     </figure>`;
   });
-}
-
-/** The list's download button: every record matching its filters, as CSV. */
-export function CsvDownload({ r, query }) {
-  const [error, setError] = useState(null);
-  const url = new URL(listUrl(r, query), location.origin);
-  for (const k of ['itemsPerPage', 'after', 'before', 'page']) url.searchParams.delete(k);
-  return html`<button type="button" class="btn" onClick=${() => download(url.pathname + url.search, 'text/csv', `${r.plural}.csv`).catch(setError)}>Download CSV</button>
-    ${error && html`<span class="alert" role="alert">${error.message}</span>`}`;
-}
-
-/** The import page's link on a list, for those who may import. */
-export function ImportLink({ ctx, r }) {
-  const op = importOf(r);
-  if (!op || !op.roles.includes(ctx.role)) return null;
-  return html`<a class="btn" href=${`${r.path}/${op.path}`}>Import CSV</a>`;
 }
 
 /** Import from a CSV file: a preview (the dry run) first, then the import, all rows or none. */

@@ -2,7 +2,7 @@
 // them (the secret shown once, after creating and after rotating), delete them, send a ping; and
 // each one's delivery log, filtered by status and event type, paged by its cursors, with "Retry
 // now". The resource is the description's (its address, its operations' paths, who writes it):
-// the page is shown for the view its delivery log's operation declares (settings/index.js).
+// the page is shown for the view its delivery log's operation declares (lib.js).
 // Viewers see everything read-only (the server refuses their writes anyway).
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';

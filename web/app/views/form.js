@@ -1,12 +1,12 @@
 // Create and edit forms: fields, amounts as people type them, references picked by search, lines.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { Component } from 'preact';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { ApiProblem, graphql, rest } from '../api.js';
 import { choiceLabel, currencyDigits, currencyField, formatMoney, formatPercent, formFields, fromInput, idOf, lineFields, lockedFields, pickerQuery, titleOf, toInput, unitOf, violationsByField, writes } from '../lib.js';
-import { currencyOf, go, Loading, Notice, Problem, useLoad } from './common.js';
+import { currencyOf, go, Loading, Notice, Problem, RefPicker, useLoad } from './common.js';
 import { loadRecord } from './record.js';
 import { TotalsPreview, totalsOf, useTaxes } from './totals.js';
-import { RefPicker } from './picker.js';
 
 // ---- forms ----------------------------------------------------------------------------------
 
@@ -28,7 +28,16 @@ async function loadForm(ctx, r, id) {
     const company = wants ? await rest('/api/company').catch(() => null) : null;
     return { rec: null, titles: new Map(), company };
   }
-  return loadRecord(ctx, r, id);
+  const loaded = await loadRecord(ctx, r, id);
+  // Children the form edits with the record but that its reads do not embed (descriptor `nested`): read as their own list.
+  const nested = r.fields.filter((f) => f.kind === 'children' && f.nested && ctx.desc.get(f.target));
+  const lists = await Promise.all(
+    nested.map((f) => rest(`${ctx.desc.get(f.target).iri}?${new URLSearchParams({ [f.via]: `${r.iri}/${id}`, itemsPerPage: '100' })}`, { accept: 'application/ld+json' })),
+  );
+  if (!lists.length) return loaded;
+  // More than a page of them: not edited here (sending a part would delete the others).
+  const partial = nested.filter((f, i) => (lists[i].totalItems ?? 0) > lists[i].member.length).map((f) => f.name);
+  return { ...loaded, partial, rec: { ...loaded.rec, ...Object.fromEntries(nested.map((f, i) => [f.name, lists[i].member])) } };
 }
 
 /** Today in the person's calendar, as a date input holds it. */
@@ -66,18 +75,19 @@ export function FormView({ ctx, r, id, query }) {
   const title = id ? `Edit ${r.singular.toLowerCase()}` : `New ${r.singular.toLowerCase()}`;
   if (error) return html`<h1>${title}</h1><${Problem} error=${error} />`;
   if (data.refused) return html`<h1>${title}</h1><p class="alert" role="alert">${data.refused.message}</p><p><a href=${r.path}>Back to ${r.label.toLowerCase()}</a></p>`;
-  return html`<${Form} ctx=${ctx} r=${r} id=${id} rec=${data.rec} company=${data.company} titles=${data.titles} title=${title} query=${query} />`;
+  return html`<${Form} ctx=${ctx} r=${r} id=${id} rec=${data.rec} company=${data.company} titles=${data.titles} title=${title} query=${query} partial=${data.partial} />`;
 }
 
-function Form({ ctx, r, id, rec, company, titles, title, query }) {
+function Form({ ctx, r, id, rec, company, titles, title, query, partial = [] }) {
   const mode = id ? 'update' : 'create';
   const fields = formFields(r, mode);
-  const locked = lockedFields(r, rec);
+  const locked = new Set([...lockedFields(r, rec), ...partial]);
   const [currency, setCurrency] = useState(currencyOf(rec, ctx, r));
   const [values, setValues] = useState(() => {
     const v = {};
     for (const f of fields) {
-      if (f.kind === 'children' || f.kind === 'list') v[f.name] = (rec?.[f.name] ?? []).map((line) => Object.fromEntries(lineFields(ctx.desc, f).map((m) => [m.name, toInput(m, line[m.name], currency, line, ctx.locale)])));
+      // A nested child keeps its id (`_id`): sent back, it names the child to change.
+      if (f.kind === 'children' || f.kind === 'list') v[f.name] = (rec?.[f.name] ?? []).map((line) => Object.fromEntries([...lineFields(ctx.desc, f).map((m) => [m.name, toInput(m, line[m.name], currency, line, ctx.locale)]), ...(f.nested ? [['_id', line.id ?? line['@id']]] : [])]));
     }
     // Scalars in order, so that a default computed from another field (a due date) sees it.
     const raw = {};
@@ -107,7 +117,7 @@ function Form({ ctx, r, id, rec, company, titles, title, query }) {
       if (locked.has(f.name)) continue;
       if (f.kind === 'children' || f.kind === 'list') {
         body[f.name] = values[f.name].map((line, i) => {
-          const out = {};
+          const out = line._id ? { id: line._id } : {};
           for (const m of lineFields(ctx.desc, f)) {
             const c = fromInput(m, line[m.name], currency, line);
             if (c.error) ((local.lines[f.name] ??= {})[i] ??= {})[m.name] = [c.error];
@@ -291,37 +301,61 @@ function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPr
 
 /** Lines of a record: added, removed and moved; each member a labelled input. */
 function LineEditor({ ctx, f, lines, currency, company, totals, locked, errors, titles, onChange }) {
-  const members = lineFields(ctx.desc, f);
-  const one = f.label.replace(/s$/, '').toLowerCase();
-  const setLine = (i, name, v) => onChange(lines.map((l, j) => (j === i ? { ...l, [name]: v } : l)));
-  const move = (i, d) => {
-    const next = [...lines];
-    [next[i], next[i + d]] = [next[i + d], next[i]];
-    onChange(next);
+  const members = useMemo(() => lineFields(ctx.desc, f), [ctx.desc, f]);
+  const one = f.nested ? (ctx.desc.get(f.target)?.singular ?? f.label).toLowerCase() : f.label.replace(/s$/, '').toLowerCase();
+  // What a row changes goes through these, the same functions at every render (they read the
+  // lines of the latest one), so that typing in one line renders that line, not all of them.
+  const latest = useRef(null);
+  latest.current = { lines, onChange };
+  const actions = useRef(null);
+  actions.current ??= {
+    set: (i, name, v) => latest.current.onChange(latest.current.lines.map((l, j) => (j === i ? { ...l, [name]: v } : l))),
+    move: (i, d) => {
+      const next = [...latest.current.lines];
+      [next[i], next[i + d]] = [next[i + d], next[i]];
+      latest.current.onChange(next);
+    },
+    remove: (i) => latest.current.onChange(latest.current.lines.filter((_, j) => j !== i)),
   };
-  const rowErrors = (i) => errors[i] ?? {};
+  const span = members.length + (totals ? 3 : 2);
   return html`<fieldset class="lines" disabled=${locked}>
     <legend>${f.label}</legend>
     ${locked && html`<p class="hint">Cannot change in this state.</p>`}
     <div class="table-wrap"><table class="table line-table">
       <thead><tr><th scope="col">#</th>${members.map((m) => html`<th scope="col">${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}</th>`)}${totals && html`<th scope="col" class="num">Amount</th>`}<th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
       <tbody>
-        ${lines.length === 0 && html`<tr><td colspan=${members.length + (totals ? 3 : 2)} class="empty">No ${one} yet.</td></tr>`}
+        ${lines.length === 0 && html`<tr><td colspan=${span} class="empty">No ${one} yet.</td></tr>`}
         ${lines.map(
-          (line, i) => html`<tr>
-            <td data-label=${`${one[0].toUpperCase()}${one.slice(1)}`}>${i + 1}</td>
-            ${members.map((m) => html`<td data-label=${`${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}`}><${Input} ctx=${ctx} f=${m} idPrefix=${`${f.name}-${i}`} compact=${true} label=${`${m.label}, ${one} ${i + 1}`} value=${line[m.name]} values=${line} currency=${currency} errors=${rowErrors(i)[m.name]} titles=${titles} onChange=${(v) => setLine(i, m.name, v)} /></td>`)}
-            ${totals && html`<td class="num line-total" data-label="Amount" data-testid=${`line-total-${i + 1}`}>${totals[i] === null || totals[i] === undefined ? '—' : formatMoney(totals[i], currency, ctx.locale)}</td>`}
-            <td class="line-actions">
-              <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} up`} disabled=${i === 0} onClick=${() => move(i, -1)}>↑</button>
-              <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} down`} disabled=${i === lines.length - 1} onClick=${() => move(i, 1)}>↓</button>
-              <button type="button" class="btn small ghost" aria-label=${`Remove ${one} ${i + 1}`} onClick=${() => onChange(lines.filter((_, j) => j !== i))}>Remove</button>
-            </td>
-          </tr>
-          ${rowErrors(i)._ && html`<tr><td colspan=${members.length + (totals ? 3 : 2)}><p class="field-error">${rowErrors(i)._.join(' ')}</p></td></tr>`}`,
+          (line, i) =>
+            html`<${LineRow} ctx=${ctx} f=${f} members=${members} one=${one} line=${line} i=${i} last=${i === lines.length - 1} currency=${currency} titles=${titles} errors=${errors[i] ?? NO_ERRORS}
+              totalled=${Boolean(totals)} total=${totals ? totals[i] : null} span=${span} actions=${actions.current} />`,
         )}
       </tbody>
     </table></div>
     <button type="button" class="btn" onClick=${() => onChange([...lines, emptyLine(ctx, f, currency, company)])}>Add ${one}</button>
   </fieldset>`;
+}
+
+const NO_ERRORS = Object.freeze({});
+
+/** One line of the editor: rendered again only when one of its own props changes. */
+class LineRow extends Component {
+  shouldComponentUpdate(next) {
+    for (const k in next) if (next[k] !== this.props[k]) return true;
+    return false;
+  }
+
+  render({ ctx, f, members, one, line, i, last, currency, titles, errors, totalled, total, span, actions }) {
+    return html`<tr>
+        <td data-label=${`${one[0].toUpperCase()}${one.slice(1)}`}>${i + 1}</td>
+        ${members.map((m) => html`<td data-label=${`${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}`}><${Input} ctx=${ctx} f=${m} idPrefix=${`${f.name}-${i}`} compact=${true} label=${`${m.label}, ${one} ${i + 1}`} value=${line[m.name]} values=${line} currency=${currency} errors=${errors[m.name]} titles=${titles} onChange=${(v) => actions.set(i, m.name, v)} /></td>`)}
+        ${totalled && html`<td class="num line-total" data-label="Amount" data-testid=${`line-total-${i + 1}`}>${total === null || total === undefined ? '—' : formatMoney(total, currency, ctx.locale)}</td>`}
+        <td class="line-actions">
+          ${!f.nested && html`<button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} up`} disabled=${i === 0} onClick=${() => actions.move(i, -1)}>↑</button>
+          <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} down`} disabled=${last} onClick=${() => actions.move(i, 1)}>↓</button>`}
+          <button type="button" class="btn small ghost" aria-label=${`Remove ${one} ${i + 1}`} onClick=${() => actions.remove(i)}>Remove</button>
+        </td>
+      </tr>
+      ${errors._ && html`<tr><td colspan=${span}><p class="field-error">${errors._.join(' ')}</p></td></tr>`}`;
+  }
 }

@@ -1,9 +1,6 @@
-// The custom views of /app, by the name an operation's description gives (`present.view`). The
-// home page shows the view registered for the first such operation; a model with none gets a
-// plain home page. Adding a view: a module here, and its name on the operation's descriptor.
-import { Dashboard } from './dashboard.js';
-
-export const customViews = { dashboard: Dashboard };
+// The views of actions on a record, loaded with the record's view (views/record.js). The custom
+// views of addresses (the dashboard) are registered in views/shell.js, which needs their names
+// before any view is loaded.
 
 /**
  * Views of actions on a record (a dialog), by the name an operation's description gives: `send`, a

@@ -1,19 +1,20 @@
 // A resource's list: its columns, filters and order, 30 per page with cursor paging.
 import { useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
-import { graphql, rest } from '../api.js';
-import { can, choiceLabel, idOf, listAddress, listQuery, listUrl, orderOf, titleOf, writes } from '../lib.js';
-import { go, Loading, Notice, Problem, useLoad, Value } from './common.js';
-import { RefPicker } from './picker.js';
-import { CsvDownload, ImportLink } from '../reports.js';
+import { download, graphql, rest } from '../api.js';
+import { can, choiceLabel, filterChoices, idOf, listAddress, listQuery, listUrl, orderOf, titleOf, writes } from '../lib.js';
+import { go, Loading, Notice, Problem, RefPicker, useLoad, Value } from './common.js';
 
 // ---- lists ----------------------------------------------------------------------------------
 
 async function loadList(ctx, r, query) {
   if (r.gql) {
-    const data = await graphql(listQuery(ctx.desc, r, query));
+    // One request: the page, and the first choices of its reference filters.
+    const choices = filterChoices(ctx.desc, r);
+    const data = await graphql(choices ? `${listQuery(ctx.desc, r, query).slice(0, -1)} ${choices} }` : listQuery(ctx.desc, r, query));
     const c = data[r.plural];
-    return { items: c.edges.map((e) => e.node), total: c.totalCount, info: c.pageInfo };
+    const picks = Object.fromEntries(Object.entries(data).filter(([k]) => k.startsWith('choices_')).map(([k, v]) => [k.slice('choices_'.length), { options: v.edges.map((e) => e.node), total: v.totalCount }]));
+    return { items: c.edges.map((e) => e.node), total: c.totalCount, info: c.pageInfo, choices: picks };
   }
   const body = await rest(listUrl(r, query), { accept: 'application/ld+json' });
   const view = body.view ?? {};
@@ -40,7 +41,7 @@ export function ListView({ ctx, r, query }) {
       </div>
     </div>
     <${Notice} ctx=${ctx} r=${r} />
-    <${FilterBar} ctx=${ctx} r=${r} query=${query} filters=${filters} order=${order} />
+    <${FilterBar} ctx=${ctx} r=${r} query=${query} filters=${filters} order=${order} choices=${r.gql ? (data?.choices ?? null) : undefined} />
     <${Problem} error=${error} />
     ${loading && !data && html`<${Loading} />`}
     ${data &&
@@ -77,7 +78,8 @@ export function ListView({ ctx, r, query }) {
       </nav>`}`;
 }
 
-function FilterBar({ ctx, r, query, filters, order }) {
+/** `choices`: the reference filters' first choices, read with the list (null while it loads; undefined: each picker reads its own). */
+function FilterBar({ ctx, r, query, filters, order, choices }) {
   const [values, setValues] = useState(() => Object.fromEntries([...query.entries()]));
   if (!filters.length && r.orders.length < 2) return null;
   const set = (k) => (e) => setValues((v) => ({ ...v, [k]: e.currentTarget.value }));
@@ -101,7 +103,7 @@ function FilterBar({ ctx, r, query, filters, order }) {
         return html`<div class="field"><label for=${id(f.name)}>${f.label}</label><select id=${id(f.name)} value=${values[f.name] ?? ''} onChange=${set(f.name)}><option value="">Any</option>${f.values.map((v) => html`<option value=${v}>${choiceLabel(v)}</option>`)}</select></div>`;
       if (f.kind === 'ref') {
         const t = ctx.desc.get(f.target);
-        return t?.gql ? html`<${RefPicker} ctx=${ctx} id=${id(f.name)} label=${f.label} target=${t} value=${values[f.name] ?? ''} anyLabel="Any" onChange=${(iri) => setValues((v) => ({ ...v, [f.name]: iri }))} />` : null;
+        return t?.gql ? html`<${RefPicker} ctx=${ctx} id=${id(f.name)} label=${f.label} target=${t} value=${values[f.name] ?? ''} anyLabel="Any" initial=${choices === undefined ? undefined : (choices?.[f.name] ?? null)} onChange=${(iri) => setValues((v) => ({ ...v, [f.name]: iri }))} />` : null;
       }
       return html`<div class="field"><label for=${id(f.name)}>${f.label}</label><input type="search" id=${id(f.name)} value=${values[f.name] ?? ''} onInput=${set(f.name)} /></div>`;
     })}
@@ -112,4 +114,25 @@ function FilterBar({ ctx, r, query, filters, order }) {
     </select></div>`}
     <div class="field filter-actions"><button type="submit" class="btn">Apply</button> <a class="btn ghost" href=${r.path}>Clear</a></div>
   </form>`;
+}
+
+// ---- CSV (issue 46): a list's download and its import link --------------------------------
+
+/** The collection operation of `r` that takes a CSV file, if any. */
+export const importOf = (r) => (r.operations ?? []).find((o) => o.on === 'collection' && o.method === 'POST' && o.text === 'text/csv');
+
+/** The list's download button: every record matching its filters, as CSV. */
+export function CsvDownload({ r, query }) {
+  const [error, setError] = useState(null);
+  const url = new URL(listUrl(r, query), location.origin);
+  for (const k of ['itemsPerPage', 'after', 'before', 'page']) url.searchParams.delete(k);
+  return html`<button type="button" class="btn" onClick=${() => download(url.pathname + url.search, 'text/csv', `${r.plural}.csv`).catch(setError)}>Download CSV</button>
+    ${error && html`<span class="alert" role="alert">${error.message}</span>`}`;
+}
+
+/** The import page's link on a list, for those who may import. */
+export function ImportLink({ ctx, r }) {
+  const op = importOf(r);
+  if (!op || !op.roles.includes(ctx.role)) return null;
+  return html`<a class="btn" href=${`${r.path}/${op.path}`}>Import CSV</a>`;
 }

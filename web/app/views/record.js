@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { Dialog } from './dialog.js';
 import { download, graphql, rest } from '../api.js';
-import { Related } from './related.js';
+import { OperationPanel, Related } from './related.js';
 import { actionViews } from './index.js';
 import { can, choiceLabel, deletable as mayDelete, lineFields, meets, operationsFor, pageOf, titleOf, titlesQuery, transitionAction, transitionsOf, writes } from '../lib.js';
 import { go, Loading, Problem, useLoad, Value } from './common.js';
@@ -154,6 +154,7 @@ export function RecordView({ ctx, r, id }) {
         )}
       </dl>
     </section>`}
+    ${r.operations.filter((op) => op.panel && op.on === 'item' && op.method === 'GET' && !op.params && op.roles.includes(ctx.role)).map((op) => html`<${OperationPanel} ctx=${ctx} op=${op} iri=${iri} />`)}
     ${related.map((f) => html`<${Related} ctx=${ctx} t=${ctx.desc.get(f.target)} via=${f.via} iri=${iri} label=${f.label} mayAdd=${meets(rec, f.addWhen)} />`)}
     ${ctx.desc.resources
       .flatMap((x) => (x.rest.includes('list') ? x.fields.filter((f) => f.refersTo?.includes(r.name) && f.filter).map((f) => ({ x, f })) : []))

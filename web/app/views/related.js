@@ -3,7 +3,7 @@
 // referring resource's own list (its declared columns), filtered by the reference, first page.
 import { html } from '../../lib/html.js';
 import { graphql, rest } from '../api.js';
-import { can, idOf, listQuery, listUrl, titleOf, writes } from '../lib.js';
+import { can, formatMoney, idOf, listQuery, listUrl, titleOf, writes } from '../lib.js';
 import { useLoad, Value } from './common.js';
 
 async function load(ctx, t, via, iri) {
@@ -40,5 +40,32 @@ export function Related({ ctx, t, via, iri, label, mayAdd }) {
       )}</tbody>
     </table></div>
     ${data.total > data.items.length && html`<p><a href=${all}>All ${data.total} ${t.label.toLowerCase()}</a></p>`}`}
+  </section>`;
+}
+
+/**
+ * A panel of what an item operation answers about the record (descriptor `present.panel`: a
+ * client's open balance per currency): its items' members as the description lists them, amounts
+ * in major units with the currency their item names, in the person's locale.
+ */
+export function OperationPanel({ ctx, op, iri }) {
+  const { data, error } = useLoad(() => rest(`${iri}/${op.path}`).then((b) => (Array.isArray(b) ? b : (b.member ?? b.items ?? []))), `${iri}/${op.path}`);
+  const cols = op.columns ?? [];
+  const currency = cols.find((c) => c.currency);
+  // The currency goes with each amount; the amounts come first.
+  const shown = [...cols.filter((c) => c.money), ...cols.filter((c) => !c.money && !(currency && c === currency))];
+  const id = `panel-${op.name}`;
+  return html`<section class="panel pad related-list" aria-labelledby=${id} data-testid=${id}>
+    <h2 id=${id}>${op.panel}</h2>
+    ${error && html`<p class="muted">${error.message}</p>`}
+    ${data && data.length === 0 && html`<p class="muted">None.</p>`}
+    ${data &&
+    data.length > 0 &&
+    html`<div class="table-wrap"><table class="table compact">
+      <thead><tr>${shown.map((c) => html`<th scope="col" class=${c.money ? 'num' : ''}>${c.label}</th>`)}</tr></thead>
+      <tbody>${data.map(
+        (it) => html`<tr>${shown.map((c) => html`<td class=${c.money ? 'num' : ''} data-label=${c.label} data-field=${c.name}>${c.money ? formatMoney(it[c.name], currency ? it[currency.name] : null, ctx.locale) : String(it[c.name] ?? '')}</td>`)}</tr>`,
+      )}</tbody>
+    </table></div>`}
   </section>`;
 }

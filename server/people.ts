@@ -18,6 +18,7 @@ import { isUuid } from '../engine/validate.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { accountEmails, apiTokens, companies, invitations, memberships, passwordResets, users } from './schema.ts';
 import { emailQueue } from './email/schema.ts';
+import { checkEmailCap } from './email/cap.ts';
 import { hashToken, newTokenValue } from './tokens.ts';
 import { MAX_PASSWORD, MIN_PASSWORD } from './web/setup.ts';
 import { buildModel } from '../engine/model.ts';
@@ -137,7 +138,8 @@ function messageDomain(from: string | undefined): string {
 /** Writes an account e-mail and queues it for the mail worker (held without SMTP), in `tx`. */
 async function queueAccountEmail(tx: Db, mail: PeopleMail, e: { companyId: string | null; purpose: string; to: string; subject: string; body: string }): Promise<void> {
   const id = uuidv7();
-  await tx.insert(accountEmails).values({ id, ...e, messageId: `<${randomUUID()}@${messageDomain(mail.from)}>`, status: mail.sending ? 'queued' : 'held' });
+  // createdAt on the clock the hourly cap measures its window on (server/email/cap.ts).
+  await tx.insert(accountEmails).values({ id, ...e, createdAt: new Date(), messageId: `<${randomUUID()}@${messageDomain(mail.from)}>`, status: mail.sending ? 'queued' : 'held' });
   if (mail.sending) {
     // The queue's company: the inviting company, or none (a reset): the nil id.
     await tx.insert(emailQueue).values({ id, companyId: e.companyId ?? '00000000-0000-0000-0000-000000000000', attempts: 0, nextAttemptAt: sql`now()` as never });
@@ -168,6 +170,8 @@ export async function createInvitation(db: Db, mail: PeopleMail, p: Principal, i
     const t = tx as unknown as Db;
     const [already] = await t.select({ id: users.id }).from(memberships).innerJoin(users, eq(users.id, memberships.userId)).where(and(eq(memberships.companyId, p.company.id), sql`lower(${users.email}) = ${email}`));
     if (already) throw ApiError.validation([{ propertyPath: 'email', message: 'This person is a member of the company already.', code: ViolationCode.unique }]);
+    // An invitation is an e-mail the API creates for the company: it counts, and is capped, with its documents' e-mails.
+    await checkEmailCap(tx, p.company.id);
     const [company] = await t.select({ name: companies.name }).from(companies).where(eq(companies.id, p.company.id));
     const [inviter] = await t.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, p.userId));
     const [made] = await t

@@ -1,6 +1,7 @@
 // The hourly cap on e-mails (CONTRACT §15): more than 200 e-mails created through the API by one
 // company in the last 60 minutes (held ones included, reminders not) is a 429 with Retry-After.
-// Counted exactly, one at a time and under concurrent creates.
+// Counted exactly, one at a time and under concurrent creates; an invitation (POST /api/invitations
+// sends one) is an e-mail the API creates for the company, counted and capped with the others.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../server/db.ts';
@@ -27,6 +28,7 @@ async function company(name: string): Promise<{ c: Client; invoice: string; id: 
   return { c, invoice: inv.body['@id'], id };
 }
 
+const invitationEmails = async (companyId: string) => rowsOf<{ n: number }>(await db.database.db.execute(sql`select count(*)::int as n from account_emails where company_id = ${companyId} and purpose = 'invitation'`))[0]!.n;
 const emails = async (companyId: string) => rowsOf<{ n: number }>(await db.database.db.execute(sql`select count(*)::int as n from emails where company_id = ${companyId} and kind = 'document'`))[0]!.n;
 
 describe('the hourly cap', () => {
@@ -49,5 +51,36 @@ describe('the hourly cap', () => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(15);
     expect(await emails(id)).toBe(200);
+  }, 120_000);
+
+  it('counts the invitations the API sends with the e-mails, one at a time', async () => {
+    const { c, invoice, id } = await company('Cap Invitations');
+    await db.database.db.execute(sql`insert into emails (id, company_id, document, kind, status, created_at, updated_at)
+      select gen_random_uuid(), ${id}, ${invoice}, 'document', 'held', now() - interval '30 minutes', now() from generate_series(1, 196)`);
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await c.post('/api/invitations', { email: `p${i}@cap.test`, role: 'member' })).status);
+    statuses.push((await c.post('/api/emails', { document: invoice })).status);
+    const refusedInvitation = await c.post('/api/invitations', { email: 'late@cap.test', role: 'member' });
+    const refusedEmail = await c.post('/api/emails', { document: invoice });
+    expect(statuses).toEqual([201, 201, 201, 201]);
+    expect(refusedInvitation.status).toBe(429);
+    expect(Number(refusedInvitation.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refusedEmail.status).toBe(429);
+    expect((await emails(id)) + (await invitationEmails(id))).toBe(200);
+    // Nothing of the refused invitation was written.
+    const n = rowsOf<{ n: number }>(await db.database.db.execute(sql`select count(*)::int as n from invitations where company_id = ${id} and email = 'late@cap.test'`))[0]!.n;
+    expect(n).toBe(0);
+  }, 120_000);
+
+  it('holds under concurrent e-mails and invitations', async () => {
+    const { c, invoice, id } = await company('Cap Mixed');
+    await db.database.db.execute(sql`insert into emails (id, company_id, document, kind, status, created_at, updated_at)
+      select gen_random_uuid(), ${id}, ${invoice}, 'document', 'held', now() - interval '10 minutes', now() from generate_series(1, 192)`);
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? c.post('/api/emails', { document: invoice }) : c.post('/api/invitations', { email: `m${i}@cap.test`, role: 'viewer' })).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 201)).toHaveLength(8);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(12);
+    expect((await emails(id)) + (await invitationEmails(id))).toBe(200);
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 // E-mail rules (CONTRACT §15). Creating an e-mail, in one transaction:
 // 1. checks the document (an invoice, quote or credit note of the company, not cancelled), the
 //    addresses (RFC 5322 mailboxes, stored as bare addr-specs; no CR/LF in any header value; at
-//    most 50 recipients), `attach`, and the company's hourly limit (200 created through the API);
+//    most 50 recipients), `attach`, and the company's hourly limit (server/email/cap.ts);
 // 2. moves a draft document on as its own PATCH would (invoice → pending, quote → sent, credit note
 //    → issued), with its rules and events: both happen or neither;
 // 3. fills in the defaults: `to` from the client's contacts, subject and body from the company's
@@ -10,7 +10,7 @@
 // Reminders (the daily run, resources/rules/reminders.ts) are created through the same path with
 // kind `reminder`, the reminder template, and no hourly limit.
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { currencyDigits } from './money.ts';
 import type { HookApi, HookSet } from '../../engine/hooks.ts';
 import { ApiError, ViolationCode, type Violation } from '../../engine/errors.ts';
@@ -25,6 +25,11 @@ export interface MailService {
   company(tx: Tx, companyId: string): Promise<{ name: string; email: string | null; emailTemplates: unknown; reminders: number[]; locale?: string; peppolId?: string | null; country?: string | null; vatNumber?: string | null }>;
   /** Puts e-mail `id` in the delivery queue, in `tx`; the worker sends it once `tx` has committed. */
   enqueue(tx: Tx, companyId: string, id: string): Promise<void>;
+  /**
+   * The hourly cap (CONTRACT §15): a 429 with Retry-After when the company has created its
+   * hour's e-mails through the API, counted with every other e-mail the API made for it (server/email/cap.ts).
+   */
+  checkCap(tx: Tx, companyId: string): Promise<void>;
   /** A Message-ID made of `unique` (written with the e-mail: the same on every attempt). */
   messageId(unique: string): string;
   /**
@@ -74,7 +79,6 @@ async function refuseImpossibleEinvoice(api: HookApi, doc: FieldValues, format: 
 }
 
 export const MAX_RECIPIENTS = 50;
-export const HOURLY_LIMIT = 200;
 
 /** The documents an e-mail carries, by their REST path. */
 const DOCUMENTS = [
@@ -161,31 +165,6 @@ export async function contactsOf(api: HookApi, clientId: string): Promise<string
   return [...new Set(rows.map((r) => r.email))];
 }
 
-/**
- * 429 when the company created HOURLY_LIMIT e-mails through the API in the last 60 minutes (held
- * ones included, reminders not). Creates of one company wait for each other on an advisory lock
- * held to the end of the transaction, so that each counts the others' committed e-mails. The
- * window is measured on the clock that stamps createdAt (the engine's, in this process), not the
- * database's `now()`: that is the transaction's start, and a database clock ahead of the
- * service's dropped the window's first e-mails from the count.
- */
-async function checkHourlyLimit(api: HookApi): Promise<void> {
-  const company = api.principal.company.id;
-  await api.tx.execute(sql`select pg_advisory_xact_lock(hashtext('email-rate'), hashtext(${company}))`);
-  const t = api.table('Email');
-  const now = Date.now();
-  const rows = (await api.tx
-    .select({ createdAt: t.createdAt })
-    .from(t)
-    .where(and(eq(t.companyId, company), eq(t.kind, 'document'), gt(t.createdAt, new Date(now - 3_600_000))))
-    .orderBy(sql`${t.createdAt} desc`)
-    .limit(HOURLY_LIMIT)) as { createdAt: Date | string }[];
-  if (rows.length < HOURLY_LIMIT) return;
-  const oldest = new Date(rows.at(-1)!.createdAt).getTime();
-  const wait = Math.max(1, Math.ceil((oldest + 3_600_000 - now) / 1000));
-  throw new ApiError(429, `At most ${HOURLY_LIMIT} e-mails per hour may be created; the next one is possible in ${wait} seconds. Nothing was queued.`, { title: 'Too Many Requests', headers: { 'retry-after': String(wait) } });
-}
-
 /** The bare addresses of `to`, `cc` and `bcc`, or a 422 naming the field (and CR/LF in the subject). */
 export function checkedAddresses(d: FieldValues): { to: string[]; cc: string[]; bcc: string[] } {
   const v: Violation[] = [];
@@ -268,7 +247,7 @@ export const emailRules: HookSet = {
     refuseCancelled(type, doc);
     const attach = await attachmentsOf(api, type, doc, d.attach);
 
-    if (kind === 'document') await checkHourlyLimit(api);
+    if (kind === 'document') await api.services.mail.checkCap(api.tx, api.principal.company.id);
 
     // A draft moves on as its own PATCH would (its rules, number and events), in this transaction:
     // whatever refuses the e-mail after this (no recipient) undoes it too.

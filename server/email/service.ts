@@ -7,6 +7,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { MailService } from '../../resources/rules/email.ts';
 import { companies } from '../schema.ts';
 import { emailQueue } from './schema.ts';
+import { checkEmailCap } from './cap.ts';
 
 export interface MailSettings {
   /** SMTP_URL: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`; none: e-mails are held. */
@@ -46,6 +47,7 @@ export function mailService(settings: Pick<MailSettings, 'smtpUrl' | 'from'>, o:
       // a moment later (and its poll finds it in any case).
       if (o.wake) setTimeout(o.wake, 50).unref();
     },
+    checkCap: checkEmailCap,
     messageId: (unique) => `<${unique}@${domain}>`,
     // `{{link}}`: a client link (CONTRACT §16) for the document and the first recipient, made in the e-mail's transaction.
     link: async (api, document, recipient) => (await createLinkForRecipient(api, `${api.model.get(document.resource).iri}/${document.id}`, recipient)).url,

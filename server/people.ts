@@ -19,6 +19,7 @@ import { hashPassword, verifyPassword } from './passwords.ts';
 import { accountEmails, apiTokens, companies, invitations, memberships, passwordResets, users } from './schema.ts';
 import { emailQueue } from './email/schema.ts';
 import { checkEmailCap } from './email/cap.ts';
+import { accountMessage } from './email/account-messages.ts';
 import { hashToken, newTokenValue } from './tokens.ts';
 import { MAX_PASSWORD, MIN_PASSWORD } from './web/setup.ts';
 import { buildModel } from '../engine/model.ts';
@@ -172,19 +173,22 @@ export async function createInvitation(db: Db, mail: PeopleMail, p: Principal, i
     if (already) throw ApiError.validation([{ propertyPath: 'email', message: 'This person is a member of the company already.', code: ViolationCode.unique }]);
     // An invitation is an e-mail the API creates for the company: it counts, and is capped, with its documents' e-mails.
     await checkEmailCap(tx, p.company.id);
-    const [company] = await t.select({ name: companies.name }).from(companies).where(eq(companies.id, p.company.id));
+    const [company] = await t.select({ name: companies.name, locale: companies.locale }).from(companies).where(eq(companies.id, p.company.id));
     const [inviter] = await t.select({ name: users.name, email: users.email }).from(users).where(eq(users.id, p.userId));
     const [made] = await t
       .insert(invitations)
       .values({ id: uuidv7(), companyId: p.company.id, email, role: input.role, tokenHash: hashToken(token), invitedBy: p.userId, expiresAt: new Date(Date.now() + INVITATION_DAYS * 86_400_000) })
       .returning();
-    const who = inviter ? `${inviter.name || inviter.email}` : 'An admin';
+    // In the inviting company's language (its profile's locale).
+    const locale = company?.locale;
+    const who = inviter ? `${inviter.name || inviter.email}` : accountMessage(locale, 'someone');
+    const values = { who, company: company?.name ?? '', role: input.role, days: INVITATION_DAYS, link };
     await queueAccountEmail(t, mail, {
       companyId: p.company.id,
       purpose: 'invitation',
       to: email,
-      subject: `Invitation to ${company?.name ?? 'a company'} on Invoicing`,
-      body: `${who} invites you to join ${company?.name ?? 'their company'} as ${input.role}.\n\nAccept the invitation here (the link works once, for ${INVITATION_DAYS} days):\n${link}\n\nIf you did not expect this e-mail, ignore it.`,
+      subject: accountMessage(locale, 'invitationSubject', values),
+      body: accountMessage(locale, 'invitationBody', values),
     });
     return made!;
   });
@@ -284,8 +288,8 @@ export async function acceptInvitation(db: Db, token: string, input: { name: str
 
 // ---- passwords -------------------------------------------------------------------------------
 
-/** Sends a reset link to `email` when a user has it; the caller answers the same either way. */
-export async function requestReset(db: Db, mail: PeopleMail, email: string): Promise<{ link: string } | null> {
+/** Sends a reset link to `email` when a user has it, in `locale` (the request's language); the caller answers the same either way. */
+export async function requestReset(db: Db, mail: PeopleMail, email: string, locale = 'en'): Promise<{ link: string } | null> {
   const address = email.trim().toLowerCase();
   const [u] = await db.select({ id: users.id, email: users.email }).from(users).where(sql`lower(${users.email}) = ${address}`);
   if (!u) return null;
@@ -298,8 +302,8 @@ export async function requestReset(db: Db, mail: PeopleMail, email: string): Pro
       companyId: null,
       purpose: 'reset',
       to: u.email,
-      subject: 'Reset your Invoicing password',
-      body: `Someone asked to reset the password of ${u.email}.\n\nSet a new password here (the link works once, for ${RESET_MINUTES} minutes):\n${link}\n\nIf it was not you, ignore this e-mail: your password stays as it is.`,
+      subject: accountMessage(locale, 'resetSubject'),
+      body: accountMessage(locale, 'resetBody', { email: u.email, minutes: RESET_MINUTES, link }),
     });
   });
   return { link };

@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db, FieldValues } from '../../engine/types.ts';
 import { acceptInvitation, changePassword, findInvitation, requestReset, resetUsable, useReset, type PeopleMail } from '../people.ts';
+import { languageOf } from '../../http/describe-i18n.ts';
 import { invitePage, messagePage, newPasswordPage, resetRequestPage } from './pages.ts';
 import { preSession, setSessionCookie, SESSION_COOKIE, type Session, type SessionStore } from './sessions.ts';
 import { MAX_PASSWORD } from './setup.ts';
@@ -66,7 +67,7 @@ export function registerPeoplePages(
     await o.resetThrottle.failed(email, req.ip);
     // The link is only ever in the e-mail (shown on this page, it would hand any account to
     // whoever asks); while e-mail is held, an admin invites again or sets a password with the CLI.
-    await requestReset(db, o.mail, email);
+    await requestReset(db, o.mail, email, languageOf(req.headers['accept-language']).language);
     return html(reply, 200, resetRequestPage({ csrf, notice: RESET_NOTICE }));
   });
 

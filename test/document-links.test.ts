@@ -358,6 +358,32 @@ describe('the page', () => {
   });
 });
 
+describe('the answer and payment boxes in the company’s language (CONTRACT §20)', () => {
+  it.each([
+    { locale: 'de', says: ['Ihre Antwort', 'Angebot annehmen', 'Ablehnen', 'Wartet auf Ihre Antwort'], pays: ['So bezahlen Sie', 'Überweisung', 'Empfänger', 'Verwendungszweck', 'EUR 250,00', 'Mit Ihrer Banking-App scannen', 'Zahlung ausstehend'], accepted: 'Das Angebot ist angenommen' },
+    { locale: 'fr', says: ['Votre réponse', 'Accepter le devis', 'Refuser', 'En attente de votre réponse'], pays: ['Comment payer', 'Virement bancaire', 'Bénéficiaire', 'Référence', 'EUR 250,00', 'Scannez avec votre application bancaire', 'En attente de paiement'], accepted: 'le devis est accepté' },
+  ])('$locale', async ({ locale, says, pays, accepted }) => {
+    expect((await admin.patch('/api/company', { locale })).status).toBe(200);
+    try {
+      const quote = (await admin.post('/api/quotes', { client: clientIri, lines: [{ description: 'Offer', price: 5000 }] })).body;
+      await admin.patch(quote['@id'], { status: 'sent' });
+      const q = pathOf((await link(quote['@id'])).body.url as string);
+      const shown = (await page(q)).text;
+      for (const s of says) expect(shown, s).toContain(s);
+      expect(shown).not.toContain('Your answer');
+      expect((await post(`${q}/accept`)).status).toBe(303);
+      expect((await page(`${q}?done=accepted`)).text).toContain(accepted);
+      const inv = await invoice();
+      await admin.patch(inv['@id'], { status: 'pending' });
+      const paying = (await page(pathOf((await link(inv['@id'])).body.url as string))).text;
+      for (const s of pays) expect(paying, s).toContain(s);
+      expect(paying).not.toContain('How to pay');
+    } finally {
+      await admin.patch('/api/company', { locale: 'en' });
+    }
+  });
+});
+
 describe('PUBLIC_URL', () => {
   it('defaults to http://<HOST>:<PORT>, without a trailing slash when set', () => {
     expect(loadConfig({}).publicUrl).toBe('http://127.0.0.1:8080');

@@ -21,6 +21,14 @@ const CATALOGUE = {
     reason: 'Reason', terms: 'Terms', notes: 'Notes', page: '{number} · page {page} of {count}',
     lines: '{count, plural, one {# line} other {# lines}}',
     from: 'From', details: 'Details', totals: 'Totals', downloadPdf: 'Download PDF', linesOf: 'Lines of {title} {number}', by: 'by {date}',
+    // The client page's answer and payment boxes (server/links/page.ts).
+    status: '{status, select, pending {Awaiting payment} overdue {Overdue} paid {Paid} cancelled {Cancelled} draft {Draft} sent {Awaiting your answer} accepted {Accepted} declined {Declined} issued {Issued} other {{status}}}',
+    downloadFacturx: 'Download PDF (Factur-X e-invoice)', einvoice: 'E-invoice ({format})',
+    yourAnswer: 'Your answer', answerText: 'Accept this quote to go ahead, or decline it. {seller} is told either way.', acceptQuote: 'Accept quote', decline: 'Decline',
+    howToPay: 'How to pay', bankTransfer: 'Bank transfer', beneficiary: 'Beneficiary', transferAmount: 'Amount', transferReference: 'Reference',
+    qrLabel: 'EPC QR code of this transfer, for a banking app', qrCaption: 'Scan with your banking app',
+    noticeAccepted: 'Thank you: the quote is accepted.', noticeDeclined: 'The quote is declined. The sender has been told.',
+    noticePaid: 'Thank you: your payment is being processed. This page shows it once it is recorded.',
   },
   de: {
     invoice: 'Rechnung', creditNote: 'Gutschrift', quote: 'Angebot',
@@ -34,6 +42,13 @@ const CATALOGUE = {
     reason: 'Grund', terms: 'Bedingungen', notes: 'Anmerkungen', page: '{number} · Seite {page} von {count}',
     lines: '{count, plural, one {# Position} other {# Positionen}}',
     from: 'Von', details: 'Angaben', totals: 'Summen', downloadPdf: 'PDF herunterladen', linesOf: 'Positionen: {title} {number}', by: 'bis {date}',
+    status: '{status, select, pending {Zahlung ausstehend} overdue {Überfällig} paid {Bezahlt} cancelled {Storniert} draft {Entwurf} sent {Wartet auf Ihre Antwort} accepted {Angenommen} declined {Abgelehnt} issued {Ausgestellt} other {{status}}}',
+    downloadFacturx: 'PDF herunterladen (E-Rechnung Factur-X)', einvoice: 'E-Rechnung ({format})',
+    yourAnswer: 'Ihre Antwort', answerText: 'Nehmen Sie dieses Angebot an, um fortzufahren, oder lehnen Sie es ab. {seller} wird in beiden Fällen benachrichtigt.', acceptQuote: 'Angebot annehmen', decline: 'Ablehnen',
+    howToPay: 'So bezahlen Sie', bankTransfer: 'Überweisung', beneficiary: 'Empfänger', transferAmount: 'Betrag', transferReference: 'Verwendungszweck',
+    qrLabel: 'EPC-QR-Code dieser Überweisung, für eine Banking-App', qrCaption: 'Mit Ihrer Banking-App scannen',
+    noticeAccepted: 'Vielen Dank: Das Angebot ist angenommen.', noticeDeclined: 'Das Angebot ist abgelehnt. Der Absender wurde benachrichtigt.',
+    noticePaid: 'Vielen Dank: Ihre Zahlung wird bearbeitet. Diese Seite zeigt sie, sobald sie verbucht ist.',
   },
   fr: {
     invoice: 'Facture', creditNote: 'Avoir', quote: 'Devis',
@@ -47,6 +62,13 @@ const CATALOGUE = {
     reason: 'Motif', terms: 'Conditions', notes: 'Notes', page: '{number} · page {page} sur {count}',
     lines: '{count, plural, one {# ligne} other {# lignes}}',
     from: 'De', details: 'Détails', totals: 'Totaux', downloadPdf: 'Télécharger le PDF', linesOf: 'Lignes : {title} {number}', by: 'avant le {date}',
+    status: '{status, select, pending {En attente de paiement} overdue {En retard} paid {Payée} cancelled {Annulé} draft {Brouillon} sent {En attente de votre réponse} accepted {Accepté} declined {Refusé} issued {Émis} other {{status}}}',
+    downloadFacturx: 'Télécharger le PDF (facture électronique Factur-X)', einvoice: 'Facture électronique ({format})',
+    yourAnswer: 'Votre réponse', answerText: 'Acceptez ce devis pour donner suite, ou refusez-le. {seller} en est informé dans les deux cas.', acceptQuote: 'Accepter le devis', decline: 'Refuser',
+    howToPay: 'Comment payer', bankTransfer: 'Virement bancaire', beneficiary: 'Bénéficiaire', transferAmount: 'Montant', transferReference: 'Référence',
+    qrLabel: 'Code QR EPC de ce virement, pour une application bancaire', qrCaption: 'Scannez avec votre application bancaire',
+    noticeAccepted: 'Merci : le devis est accepté.', noticeDeclined: 'Le devis est refusé. L’expéditeur en a été informé.',
+    noticePaid: 'Merci : votre paiement est en cours de traitement. Cette page l’affichera dès qu’il sera enregistré.',
   },
 } as const satisfies Record<Locale, Record<string, string>>;
 

@@ -4,6 +4,7 @@
 // (plain POST forms); bank transfer details with the EPC QR code (inline SVG) and the card
 // provider's button. The dead-link and error pages show nothing of any document.
 import type { DocumentData } from '../documents/data.ts';
+import type { Messages } from '../documents/messages.ts';
 import { addressLines, amountIn, groupIban, messagesOf, moneyIn, totalRows } from '../documents/labels.ts';
 import { formatAmount, formatMoney, plainDecimal } from '../documents/money.ts';
 import { ASSETS_PREFIX } from '../web/static.ts';
@@ -65,26 +66,22 @@ export interface PageOptions {
 }
 
 const TITLES = { invoice: 'Invoice', quote: 'Quote', creditNote: 'Credit note' } as const;
-const STATUS: Record<string, string> = {
-  pending: 'Awaiting payment', overdue: 'Overdue', paid: 'Paid', cancelled: 'Cancelled', draft: 'Draft',
-  sent: 'Awaiting your answer', accepted: 'Accepted', declined: 'Declined', issued: 'Issued',
-};
 
 /**
  * The downloads: what an e-mail to the client attaches (CONTRACT §19). A Factur-X client gets
  * the PDF that carries its e-invoice; an XRechnung client the PDF and the XRechnung XML; others
  * the PDF and the Peppol UBL, where the document has one.
  */
-function downloads(d: DocumentData, o: Pick<PageOptions, 'base' | 'ubl'>, pdfLabel: string): [href: string, file: string, label: string][] {
-  const pdf: [string, string, string] = [`${o.base}/pdf`, `${d.number}.pdf`, pdfLabel];
+function downloads(d: DocumentData, o: Pick<PageOptions, 'base' | 'ubl'>, m: Messages): [href: string, file: string, label: string][] {
+  const pdf: [string, string, string] = [`${o.base}/pdf`, `${d.number}.pdf`, m.t('downloadPdf')];
   if (!o.ubl) return [pdf];
-  if (d.eInvoiceFormat === 'facturx') return [[pdf[0], pdf[1], 'Download PDF (Factur-X e-invoice)']];
-  return [pdf, [`${o.base}/ubl`, `${d.number}.xml`, d.eInvoiceFormat === 'xrechnung' ? 'E-invoice (XRechnung)' : 'E-invoice (UBL)']];
+  if (d.eInvoiceFormat === 'facturx') return [[pdf[0], pdf[1], m.t('downloadFacturx')]];
+  return [pdf, [`${o.base}/ubl`, `${d.number}.xml`, m.t('einvoice', { format: d.eInvoiceFormat === 'xrechnung' ? 'XRechnung' : 'UBL' })]];
 }
 
 export function documentPage(d: DocumentData, o: PageOptions): string {
-  // The document's words, dates and amounts in the company's language (documents/messages.ts);
-  // the actions around it (answer, pay) are in English yet.
+  // The document's words, dates and amounts, and the actions around it (answer, pay), in the
+  // company's language (documents/messages.ts).
   const m = messagesOf(d);
   const amount = (v: number) => amountIn(m, v, d.currency);
   const money = (v: number) => moneyIn(m, v, d.currency);
@@ -127,31 +124,31 @@ export function documentPage(d: DocumentData, o: PageOptions): string {
   const actions: string[] = [];
   if (o.canAnswer) {
     actions.push(`<section class="cl-card cl-answer" aria-labelledby="answer-h">
-  <h2 id="answer-h">Your answer</h2>
-  <p>Accept this quote to go ahead, or decline it. ${esc(sellerName)} is told either way.</p>
+  <h2 id="answer-h">${esc(m.t('yourAnswer'))}</h2>
+  <p>${esc(m.t('answerText', { seller: sellerName }))}</p>
   <div class="cl-buttons">
-    <form method="post" action="${esc(o.base)}/accept"><button type="submit" class="cl-btn primary">Accept quote</button></form>
-    <form method="post" action="${esc(o.base)}/decline"><button type="submit" class="cl-btn">Decline</button></form>
+    <form method="post" action="${esc(o.base)}/accept"><button type="submit" class="cl-btn primary">${esc(m.t('acceptQuote'))}</button></form>
+    <form method="post" action="${esc(o.base)}/decline"><button type="submit" class="cl-btn">${esc(m.t('decline'))}</button></form>
   </div>
 </section>`);
   }
   if (o.transfer || o.pay) {
     const t = o.transfer;
     actions.push(`<section class="cl-card cl-pay" aria-labelledby="pay-h">
-  <h2 id="pay-h">How to pay</h2>
+  <h2 id="pay-h">${esc(m.t('howToPay'))}</h2>
   ${o.pay ? `<form method="post" action="${esc(o.base)}/pay" class="cl-card-pay"><button type="submit" class="cl-btn primary wide">${esc(o.pay.label)}</button></form>` : ''}
   ${t ? `<div class="cl-transfer">
     <div>
-      <h3>Bank transfer</h3>
+      <h3>${esc(m.t('bankTransfer'))}</h3>
       <dl class="cl-dl">
-        <dt>Beneficiary</dt><dd>${esc(t.name)}</dd>
+        <dt>${esc(m.t('beneficiary'))}</dt><dd>${esc(t.name)}</dd>
         <dt>IBAN</dt><dd class="mono">${esc(groupIban(t.iban))}</dd>
         ${t.bic ? `<dt>BIC</dt><dd class="mono">${esc(t.bic)}</dd>` : ''}
-        <dt>Amount</dt><dd>${esc(formatMoney(t.amount, d.currency))}</dd>
-        <dt>Reference</dt><dd class="mono">${esc(t.reference)}</dd>
+        <dt>${esc(m.t('transferAmount'))}</dt><dd>${esc(money(t.amount))}</dd>
+        <dt>${esc(m.t('transferReference'))}</dt><dd class="mono">${esc(t.reference)}</dd>
       </dl>
     </div>
-    ${t.qrSvg ? `<figure class="cl-qr"><div role="img" aria-label="EPC QR code of this transfer, for a banking app">${t.qrSvg}</div><figcaption>Scan with your banking app</figcaption></figure>` : ''}
+    ${t.qrSvg ? `<figure class="cl-qr"><div role="img" aria-label="${esc(m.t('qrLabel'))}">${t.qrSvg}</div><figcaption>${esc(m.t('qrCaption'))}</figcaption></figure>` : ''}
   </div>` : ''}
 </section>`);
   }
@@ -163,12 +160,12 @@ export function documentPage(d: DocumentData, o: PageOptions): string {
       ${d.logo ? `<img class="cl-logo" src="${esc(o.base)}/logo" alt="${esc(sellerName)}">` : ''}
       <p class="cl-from">${esc(sellerName)}</p>
       <h1>${esc(title)} ${esc(d.number)}</h1>
-      <p class="cl-status cl-status-${esc(d.status)}">${esc(STATUS[d.status] ?? d.status)}</p>
+      <p class="cl-status cl-status-${esc(d.status)}">${esc(m.t('status', { status: d.status }))}</p>
     </div>
     <div class="cl-head-side">
       ${headline}
       <p class="cl-downloads">
-        ${downloads(d, o, m.t('downloadPdf')).map(([href, file, label]) => `<a class="cl-btn" href="${esc(href)}" download="${esc(file)}">${esc(label)}</a>`).join('\n        ')}
+        ${downloads(d, o, m).map(([href, file, label]) => `<a class="cl-btn" href="${esc(href)}" download="${esc(file)}">${esc(label)}</a>`).join('\n        ')}
       </p>
     </div>
   </header>

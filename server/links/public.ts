@@ -24,6 +24,7 @@ import { PDF_TYPE, UBL_TYPE } from '../../resources/rules/document-files.ts';
 import { systemPrincipals } from '../commands.ts';
 import { loadDocument, type DocumentData, type DocumentKind } from '../documents/data.ts';
 import { epcPayload, epcPossible, epcSvg } from '../documents/epc.ts';
+import { messagesOf } from '../documents/labels.ts';
 import type { Verdict } from '../rate-limit.ts';
 import { documentLinkTokens, paymentSessionReceipts, paymentSessions } from '../schema.ts';
 import { documentPage, linkCsp, messagePage } from './page.ts';
@@ -265,11 +266,9 @@ export async function registerLinkRoutes(app: FastifyInstance, o: LinkRoutesOpti
       // The SVG's own XML declaration has no place inside HTML.
       transfer = { ...t, qrSvg: svg ? svg.replace(/^<\?xml[^>]*>\s*/, '').replace('<svg ', '<svg aria-hidden="true" focusable="false" ') : null };
     }
-    const notices: Record<string, string> = {
-      accepted: 'Thank you: the quote is accepted.',
-      declined: 'The quote is declined. The sender has been told.',
-      paid: 'Thank you: your payment is being processed. This page shows it once it is recorded.',
-    };
+    // In the company's language, as the page (documents/messages.ts).
+    const m = messagesOf(d);
+    const notices: Record<string, string> = { accepted: m.t('noticeAccepted'), declined: m.t('noticeDeclined'), paid: m.t('noticePaid') };
     return {
       base: base(token),
       canAnswer: l.kind === 'quote' && d.status === 'sent',

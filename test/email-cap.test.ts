@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../server/db.ts';
 import { client, freshDatabase, startTestServer, tokenFor, type Client, type TestDatabase, type TestServer } from './helpers.ts';
+import { Browserish } from './web-helpers.ts';
 
 let db: TestDatabase;
 let t: TestServer;
@@ -82,5 +83,26 @@ describe('the hourly cap', () => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(8);
     expect(statuses.filter((s) => s === 429)).toHaveLength(12);
     expect((await emails(id)) + (await invitationEmails(id))).toBe(200);
+  }, 120_000);
+});
+
+describe('the reset links’ cap (CONTRACT §20: 5 requests an hour per address and per IP)', () => {
+  // With Redis (the counts every instance shares) when the run has one, else in memory.
+  it('holds under concurrent requests: exactly 5 e-mails, the others 429', async () => {
+    const shared = process.env.REDIS_URL ? await startTestServer({ REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `cap-${Date.now()}-${Math.random()}:` }, { db }) : t;
+    try {
+      await tokenFor(shared, { email: 'reset@cap.test', company: 'Cap Reset' });
+      const forms = await Promise.all(Array.from({ length: 12 }, async () => {
+        const b = new Browserish(shared.url);
+        return { b, csrf: Browserish.csrfOf((await b.get('/reset')).text) };
+      }));
+      const statuses = await Promise.all(forms.map(({ b, csrf }) => b.request('POST', '/reset', { form: { _csrf: csrf, email: 'reset@cap.test' } }).then((r) => r.status)));
+      expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+      const n = rowsOf<{ n: number }>(await db.database.db.execute(sql`select count(*)::int as n from account_emails where purpose = 'reset' and "to" = 'reset@cap.test'`))[0]!.n;
+      expect(n).toBe(5);
+    } finally {
+      if (shared !== t) await shared.close();
+    }
   }, 120_000);
 });

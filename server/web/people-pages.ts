@@ -59,12 +59,12 @@ export function registerPeoplePages(
     const email = str((req.body as FieldValues | undefined)?.email, 254).trim().toLowerCase();
     const csrf = store.csrfToken(preSession(req, reply));
     if (!email) return html(reply, 400, resetRequestPage({ csrf, error: 'Enter your email address.' }));
-    const wait = await o.resetThrottle.blockedFor(email, req.ip);
+    // Counted and judged in one step: the cap holds under concurrent requests.
+    const wait = await o.resetThrottle.take(email, req.ip);
     if (wait > 0) {
       reply.header('retry-after', String(Math.ceil(wait / 1000)));
       return html(reply, 429, resetRequestPage({ csrf, email, error: `Too many requests for a reset link. Try again in ${Math.ceil(wait / 60_000)} minutes.` }));
     }
-    await o.resetThrottle.failed(email, req.ip);
     // The link is only ever in the e-mail (shown on this page, it would hand any account to
     // whoever asks); while e-mail is held, an admin invites again or sets a password with the CLI.
     await requestReset(db, o.mail, email, languageOf(req.headers['accept-language']).language);

@@ -42,6 +42,20 @@ end
 return redis.call('HINCRBY', KEYS[1], 'n', 1)
 `;
 
+// One attempt counted and judged at once (a cap that holds under concurrent requests): as FAIL,
+// answering the count with this attempt and the window's end.
+const TAKE = `
+local now = tonumber(ARGV[1])
+local ends = tonumber(redis.call('HGET', KEYS[1], 'u') or '0')
+if ends <= now then
+  ends = now + tonumber(ARGV[2])
+  redis.call('HSET', KEYS[1], 'n', 1, 'u', ends)
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+  return {1, ends}
+end
+return {redis.call('HINCRBY', KEYS[1], 'n', 1), ends}
+`;
+
 export class LoginThrottle {
   private readonly counts = new Map<string, Count>();
 
@@ -51,6 +65,7 @@ export class LoginThrottle {
     private readonly shared?: SharedThrottle,
   ) {
     if (shared && !('loginThrottleFail' in shared.redis)) shared.redis.defineCommand('loginThrottleFail', { numberOfKeys: 1, lua: FAIL });
+    if (shared && !('loginThrottleTake' in shared.redis)) shared.redis.defineCommand('loginThrottleTake', { numberOfKeys: 1, lua: TAKE });
   }
 
   private keys(email: string, ip: string): [string, number][] {
@@ -114,6 +129,42 @@ export class LoginThrottle {
         this.counts.set(key, { n: 1, until: now + this.o.windowMs });
       }
     }
+  }
+
+  /**
+   * Counts this attempt and answers whether it is within the caps, in one step (no check then
+   * count that concurrent requests could all pass): milliseconds to wait when it is over a cap
+   * (the attempt refused), 0 when it is allowed.
+   */
+  async take(email: string, ip: string): Promise<number> {
+    const now = this.clock();
+    const keys = this.keys(email, ip);
+    let counts: Count[] | null = null;
+    if (this.shared) {
+      const redis = this.shared.redis as unknown as { loginThrottleTake(key: string, now: number, windowMs: number): Promise<[number, number]> };
+      try {
+        counts = (await Promise.all(keys.map(([k]) => redis.loginThrottleTake(this.redisKey(k), now, this.o.windowMs)))).map(([n, until]) => ({ n: Number(n), until: Number(until) }));
+      } catch (err) {
+        this.shared.failed(err);
+      }
+    }
+    // In memory: counted and read with no await between, so no other request comes in between.
+    counts ??= keys.map(([key]) => {
+      let c = this.counts.get(key);
+      if (c && c.until > now) c.n++;
+      else {
+        if (this.counts.size >= (this.o.maxKeys ?? 100_000)) this.sweep(now);
+        c = { n: 1, until: now + this.o.windowMs };
+        this.counts.set(key, c);
+      }
+      return { ...c };
+    });
+    let wait = 0;
+    keys.forEach(([, max], i) => {
+      const c = counts[i]!;
+      if (c.n > max) wait = Math.max(wait, c.until - now);
+    });
+    return wait;
   }
 
   async succeeded(email: string): Promise<void> {

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db, FieldValues } from '../../engine/types.ts';
 import { acceptInvitation, changePassword, findInvitation, requestReset, resetUsable, useReset, type PeopleMail } from '../people.ts';
-import { languageOf } from '../../http/describe-i18n.ts';
+import { languageOf } from '../../http/languages.ts';
 import { invitePage, messagePage, newPasswordPage, resetRequestPage } from './pages.ts';
 import { preSession, setSessionCookie, SESSION_COOKIE, type Session, type SessionStore } from './sessions.ts';
 import { MAX_PASSWORD } from './setup.ts';

@@ -1,7 +1,7 @@
 // The CLI's commands as functions of a database, so the same code runs from the command line
 // or, while a server holds the embedded database, inside that server (see admin-socket.ts).
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db, Principal, Role, Tx } from '../engine/types.ts';
+import type { Db, Principal, Role } from '../engine/types.ts';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { isDate } from '../engine/validate.ts';
 import { COUNTS_TABLE, rebuildCountsSql } from '../engine/counts.ts';
@@ -14,8 +14,8 @@ import { hashPassword } from './passwords.ts';
 import { apiTokens, companies, memberships, users } from './schema.ts';
 import { hashToken, newTokenValue } from './tokens.ts';
 import { webhookOutbox } from './webhooks/outbox.ts';
-import { readCompany, vatRegistration } from './company.ts';
-import { mailService } from './email/service.ts';
+import { configuredServices } from './services.ts';
+import { loadConfig } from './config.ts';
 import { sendReminders } from './email/reminders.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
 
@@ -116,7 +116,8 @@ export async function scheduleRun(ctx: CommandContext, args: Args): Promise<Sche
   if (!isDate(date)) throw new CommandError(`--date "${date}" is not a date (YYYY-MM-DD).`);
   // With the webhooks' outbox: a CLI run's events are delivered by the running servers.
   // Its reminders are queued (or held, without SMTP_URL) for the running servers' workers to send.
-  const engine = ctx.engine ?? createEngine(ctx.db, model, tables, { outbox: webhookOutbox(model), services: { mail: mailService({ smtpUrl: process.env.SMTP_URL || undefined, from: process.env.MAIL_FROM || undefined }), vatRegistration: (id: string) => vatRegistration(ctx.db, id), companyProfile: (tx: Tx, id: string) => readCompany(tx, id) } as unknown as OperationServices });
+  // Its services are the configuration's, as a server's (server/services.ts).
+  const engine = ctx.engine ?? createEngine(ctx.db, model, tables, { outbox: webhookOutbox(model), services: configuredServices(ctx.db, loadConfig()) as OperationServices });
   const principals = systemPrincipals(ctx.db);
   const summary = await runSchedule(engine, date, principals);
   // Then the reminders, for invoices as the day left them (overdue marked).

@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { basename } from 'node:path';
 import { count, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import type { OperationServices } from '../engine/descriptor.ts';
 import { buildApp } from './app.ts';
 import { isSingleExecutable } from './assets.ts';
 import { adminSocketPath } from './lock.ts';
@@ -19,6 +20,8 @@ import { settings, users } from './schema.ts';
 export interface Running {
   fastify: FastifyInstance;
   database: Database;
+  /** What the engine's hooks and operations use of the server (tests change the webhooks' URL policy). */
+  services: OperationServices;
   url: string;
   stop(): Promise<void>;
 }
@@ -71,7 +74,7 @@ export async function startServer(config: Config, opts: { database?: Database; a
   const database = opts.database ?? (await openDatabase({ ...databaseOptions(config), maxConnections: config.databasePoolSize, log: (m) => notes.push(m) }));
   await database.migrate();
   const secret = await ensureAppSecret(database, config.appSecret);
-  const { fastify, engine, webhooks, mail } = await buildApp({ config, database, clock: opts.clock, secret });
+  const { fastify, engine, webhooks, mail, services } = await buildApp({ config, database, clock: opts.clock, secret });
   for (const note of notes) fastify.log.info(note);
   if (database.pooled) await poolerNotes(database, config, fastify.log);
   const [{ n }] = (await database.db.select({ n: count() }).from(users)) as [{ n: number }];
@@ -100,6 +103,7 @@ export async function startServer(config: Config, opts: { database?: Database; a
   return {
     fastify,
     database,
+    services,
     url,
     stop() {
       stopping ??= (async () => {

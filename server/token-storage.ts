@@ -5,7 +5,7 @@ import { escapeLike } from '../engine/read/conditions.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { ilike, or } from 'drizzle-orm';
 import type { Db } from '../engine/types.ts';
-import type { Processor, Provider } from '../engine/custom.ts';
+import type { ResourceStorage } from '../engine/custom.ts';
 import type { TokenActivity } from '../resources/api-token.ts';
 import type { HistoryRecorder } from './history.ts';
 import { apiTokens } from './schema.ts';
@@ -15,7 +15,7 @@ import { createToken, dailyUsage, historyFilters, listTokens, ownerOf, ownToken,
  * The token resource's storage: reads see this instance's requests so far (its queued history
  * is written first); a revocation is told to every instance (`revoked`).
  */
-export function tokenStorage(o: { settle(): Promise<void>; revoked(tokenId: string): Promise<void> }): { provider: Provider; processor: Processor } {
+export function tokenStorage(o: { settle(): Promise<void>; revoked(tokenId: string): Promise<void> }): ResourceStorage {
   const columns = { name: apiTokens.name, description: apiTokens.description };
   return {
     provider: {

@@ -119,8 +119,8 @@ export default defineResource({
     token: text({ shownOnce: true, description: 'The value, shown here and never again (only its hash is stored).' }),
   },
   operations: { rest: ['list', 'read', 'create', 'update', 'delete'], graphql: 'none', collection: { summary }, item: { history, daily } },
-  // Under Settings in the application, beside the webhooks.
-  present: { group: 'settings' },
+  // Not in the application's navigation: the settings pages reach it (/profile/api, the people).
+  present: { group: 'none' },
   writers: ['admin', 'member', 'viewer'],
   ...storedBy('apiTokenStorage'),
 });

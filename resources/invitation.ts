@@ -27,8 +27,8 @@ export default defineResource({
     link: text({ shownOnce: true, description: 'While e-mail is held (no SMTP_URL): the link to hand over, shown here once. Otherwise it is only in the e-mail.' }),
   },
   operations: { rest: ['list', 'read', 'create', 'delete'], graphql: 'none' },
-  // Under Settings in the application, beside the webhooks.
-  present: { group: 'settings' },
+  // Not in the application's navigation: the settings pages reach it (/profile/api, the people).
+  present: { group: 'none' },
   writers: ['admin'],
   ...storedBy('invitationStorage'),
 });

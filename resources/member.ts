@@ -25,8 +25,8 @@ export default defineResource({
     role: oneOf(ROLES, { required: true, description: 'admin: everything; member: reads and writes the business records; viewer: reads only' }),
   },
   operations: { rest: ['list', 'read', 'update', 'delete'], graphql: 'none' },
-  // Under Settings in the application, beside the webhooks.
-  present: { group: 'settings' },
+  // Not in the application's navigation: the settings pages reach it (/profile/api, the people).
+  present: { group: 'none' },
   writers: ['admin'],
   ...storedBy('memberStorage'),
 });

@@ -7,7 +7,7 @@
 //   npx tsx bench/app.ts [--runs 5]
 import { parseArgs } from 'node:util';
 import type { Page, Request } from 'playwright-core';
-import { userCreate } from '../server/commands.ts';
+import { userCreate } from '../server/cli/commands.ts';
 import { client, startTestServer, tokenFor } from '../test/helpers.ts';
 import { launchChromium } from '../test/support/browser.ts';
 

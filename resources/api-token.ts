@@ -1,7 +1,7 @@
 // API tokens (CONTRACT §4 "API token"): REST only, always the calling user's tokens in the
 // calling token's company; any role manages its own. Their rows live in system tables
 // (server/schema.ts), so the server brings its storage as the service `apiTokenStorage`
-// (server/token-storage.ts, backed by server/token-service.ts): the engine checks roles and
+// (server/access/token-storage.ts, backed by server/access/token-service.ts): the engine checks roles and
 // validates bodies, the REST adapter negotiates, formats and answers errors, and the OpenAPI
 // document follows, as for any resource. Its usage summary and a token's request history are
 // declared operations, answered by the server's token activity service.
@@ -22,7 +22,7 @@ export interface TokenActivity {
 declare module '../engine/descriptor.ts' {
   interface OperationServices {
     tokens: TokenActivity;
-    /** The tokens' storage (server/token-storage.ts). */
+    /** The tokens' storage (server/access/token-storage.ts). */
     apiTokenStorage: ResourceStorage;
   }
 }

@@ -1,7 +1,7 @@
 // /api as one fastify plugin, registered with its prefix (buildApp). Its hooks, in order:
 // `admission` (token → principal, the rate limit, X-RateLimit-* headers) for every request that
 // reaches it, 404s included, and the request history when the response is sent. Inside, three
-// encapsulated parts, each with its own guard (server/auth.ts):
+// encapsulated parts, each with its own guard (server/access/auth.ts):
 //   public   the entrypoint, the JSON-LD @context documents and the GraphiQL page: no token needed
 //   rest     the REST routes of the model, all derived by http/rest.ts from descriptors (CRUD,
 //            declared operations, documents, singletons), those of the resources the server
@@ -19,7 +19,7 @@ import type { Formats } from '../formats/negotiate.ts';
 import { registerGraphiqlPage } from '../http/graphiql.ts';
 import { registerGraphql } from '../http/graphql.ts';
 import { documentationLink, registerContexts, registerEntrypoint, registerRest } from '../http/rest.ts';
-import { admission, guard, principalOf, type Gatekeeper, type SessionAuth } from './auth.ts';
+import { admission, guard, principalOf, type Gatekeeper, type SessionAuth } from './access/auth.ts';
 import { notFound, toApiError } from './errors.ts';
 import { historyHook, type HistoryRecorder } from './history.ts';
 import type { OperationServices } from '../engine/descriptor.ts';

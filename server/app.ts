@@ -17,11 +17,11 @@ import { assetDir, readAsset } from './assets.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db.ts';
 import { installErrorHandling, toApiError } from './errors.ts';
-import { Gate } from './gate.ts';
+import { Gate } from './access/gate.ts';
 import { closeHistoryOnClose, HistoryRecorder } from './history.ts';
 import { model, tables } from './model.ts';
-import type { Clock } from './rate-limit.ts';
-import { settleHistory, tokenActivity, tokenStorage } from './token-storage.ts';
+import type { Clock } from './access/rate-limit.ts';
+import { settleHistory, tokenActivity, tokenStorage } from './access/token-storage.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
 import { configuredServices } from './services.ts';
 import { invitationStorage, memberStorage } from './people.ts';
@@ -35,7 +35,7 @@ import { WebhookWorker } from './webhooks/worker.ts';
 import { LINK_RATE_LIMIT, registerLinkRoutes } from './links/public.ts';
 import { paymentProvider } from './links/payments.ts';
 import { EmailWorker } from './email/worker.ts';
-import { systemPrincipals } from './commands.ts';
+import { systemPrincipals } from './access/principals.ts';
 
 const VERSION = (JSON.parse(readAsset('app', 'package.json').toString('utf8')) as { version: string }).version;
 

@@ -15,10 +15,10 @@ import { ApiError, ViolationCode } from '../engine/errors.ts';
 import type { Db, FieldValues, Principal, Role } from '../engine/types.ts';
 import { uuidv7 } from '../engine/uuid.ts';
 import { isUuid } from '../engine/validate.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
+import { hashPassword, verifyPassword } from './access/passwords.ts';
 import { accountEmails, apiTokens, companies, invitations, memberships, passwordResets, users } from './schema.ts';
 import { emailQueue } from './email/schema.ts';
-import { hashToken, newTokenValue } from './tokens.ts';
+import { hashToken, newTokenValue } from './access/tokens.ts';
 import { MAX_PASSWORD, MIN_PASSWORD } from './web/setup.ts';
 
 export const INVITATION_DAYS = 7;

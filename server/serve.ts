@@ -9,12 +9,12 @@ import type { OperationServices } from '../engine/descriptor.ts';
 import { buildApp } from './app.ts';
 import { isSingleExecutable } from './assets.ts';
 import { adminSocketPath } from './lock.ts';
-import { startAdminSocket } from './admin-socket.ts';
+import { startAdminSocket } from './cli/admin-socket.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db.ts';
-import { REVOCATION_POLL_BOUND_MS } from './invalidation.ts';
+import { REVOCATION_POLL_BOUND_MS } from './access/invalidation.ts';
 import { startScheduler } from './scheduler.ts';
-import type { Clock } from './rate-limit.ts';
+import type { Clock } from './access/rate-limit.ts';
 import { settings, users } from './schema.ts';
 
 export interface Running {

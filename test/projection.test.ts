@@ -11,7 +11,7 @@ import { json } from '../formats/json.ts';
 import { jsonld } from '../formats/jsonld.ts';
 import type { Format } from '../formats/types.ts';
 import { model, tables } from '../server/model.ts';
-import { lookupToken } from '../server/tokens.ts';
+import { lookupToken } from '../server/access/tokens.ts';
 import { call, client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
 import { Seeder } from './support/samples.ts';
 

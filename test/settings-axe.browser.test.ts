@@ -3,7 +3,7 @@
 // the page (the pages' Content-Security-Policy allows no injected script tag).
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCreate } from '../server/commands.ts';
+import { userCreate } from '../server/cli/commands.ts';
 import { startTestServer, type TestServer } from './helpers.ts';
 import { launchChromium, screenshot, seriousViolations, signedIn } from './support/browser.ts';
 

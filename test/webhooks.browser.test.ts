@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCreate } from '../server/commands.ts';
+import { userCreate } from '../server/cli/commands.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { launchChromium, screenshot, signedIn as signInto } from './support/browser.ts';
 

@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scheduleRun } from '../server/commands.ts';
+import { scheduleRun } from '../server/cli/commands.ts';
 import { openDatabase, rowsOf } from '../server/db.ts';
 import { call, client, databaseOptionsOf, freePort, freshDatabase, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { Relay } from './support/pg-relay.ts';
@@ -731,7 +731,7 @@ describe('durability', () => {
     const token = await tokenFor(seed, { email: 'k@hooks.test', company: 'Killed' });
     await seed.running.stop();
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', 'serve'], {
       env: { ...process.env, ...ENV, WEBHOOK_TIMEOUT: '1s', DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'silent', SCHEDULER: 'off', REDIS_URL: '' },
       stdio: 'ignore',
     });

@@ -3,15 +3,15 @@
 // (web/routes.ts), so that both apply the same rules: name required (≤100, unique per user and
 // company), the value shown once, at most the 100 most recent history entries, one summary.
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { Db, Principal, FieldValues } from '../engine/types.ts';
-import type { HistoryQuery } from '../resources/api-token.ts';
-import { ApiError, ViolationCode } from '../engine/errors.ts';
-import { driverError } from '../engine/operations.ts';
-import { uuidv7 } from '../engine/uuid.ts';
-import { compileValidator, isDate, isUuid } from '../engine/validate.ts';
-import { rowsOf } from './db.ts';
-import { model } from './model.ts';
-import { apiTokenHistory, apiTokenMonthly, apiTokens } from './schema.ts';
+import type { Db, Principal, FieldValues } from '../../engine/types.ts';
+import type { HistoryQuery } from '../../resources/api-token.ts';
+import { ApiError, ViolationCode } from '../../engine/errors.ts';
+import { driverError } from '../../engine/operations.ts';
+import { uuidv7 } from '../../engine/uuid.ts';
+import { compileValidator, isDate, isUuid } from '../../engine/validate.ts';
+import { rowsOf } from '../db.ts';
+import { model } from '../model.ts';
+import { apiTokenHistory, apiTokenMonthly, apiTokens } from '../schema.ts';
 import { hashToken, newTokenValue } from './tokens.ts';
 
 /** History entries shown per token (spec §8). */

@@ -68,8 +68,8 @@ export interface PhaseShare {
 
 /** Our modules, by the phase of a request they belong to (the first match wins). */
 const PHASES: [RegExp, string][] = [
-  [/^server\/(auth|gate|token-cache|tokens|lru|invalidation)\.ts$/, 'authentication'],
-  [/^server\/rate-limit\.ts$/, 'rate limit'],
+  [/^server\/access\/(auth|gate|token-cache|token-service|token-storage|tokens|lru|invalidation|passwords|principals)\.ts$/, 'authentication'],
+  [/^server\/access\/rate-limit\.ts$/, 'rate limit'],
   [/^server\/history\.ts$/, 'history (record, batched flush)'],
   [/^server\/idempotency\.ts$/, 'idempotency hooks'],
   [/^engine\/(read\/window|keyset)\.ts$/, 'window (paging, cursors)'],

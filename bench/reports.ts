@@ -13,7 +13,7 @@ import postgres from 'postgres';
 import { sql as dsql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { openDatabase } from '../server/db.ts';
-import { tokenCreate, userCreate } from '../server/commands.ts';
+import { tokenCreate, userCreate } from '../server/cli/commands.ts';
 import { model } from '../server/model.ts';
 import { agingSql, revenueSql, taxSql } from '../resources/rules/reports.ts';
 import { createBenchDatabase, type BenchDatabase } from './seed.ts';

@@ -1,5 +1,5 @@
 // How long after a change committed elsewhere another instance stops honouring a cached token,
-// on PostgreSQL without Redis (the token cache's notifications, server/invalidation.ts).
+// on PostgreSQL without Redis (the token cache's notifications, server/access/invalidation.ts).
 // Two instances on a fresh database; each round caches a token on instance b, then deletes it
 // with plain SQL (as an operator would, outside any instance) and polls b until it answers 401.
 // A revocation made through the API needs no such bound: the revoking request answers only once
@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { loadConfig } from '../server/config.ts';
-import { tokenCreate, userCreate } from '../server/commands.ts';
+import { tokenCreate, userCreate } from '../server/cli/commands.ts';
 import { openDatabase } from '../server/db.ts';
 import { startServer } from '../server/serve.ts';
 

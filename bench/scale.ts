@@ -15,7 +15,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import postgres from 'postgres';
 import { openDatabase } from '../server/db.ts';
-import { tokenCreate } from '../server/commands.ts';
+import { tokenCreate } from '../server/cli/commands.ts';
 import { encodeCursor } from '../engine/keyset.ts';
 import { MAX_PAGE_OFFSET } from '../engine/query.ts';
 import { model } from '../server/model.ts';

@@ -7,7 +7,7 @@
 // independently with numeric round() afterwards.
 import postgres from 'postgres';
 import { openDatabase } from '../server/db.ts';
-import { tokenCreate, userCreate } from '../server/commands.ts';
+import { tokenCreate, userCreate } from '../server/cli/commands.ts';
 import type { SeedSize } from './seed.ts';
 
 export interface SqlSeeded {

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { openDatabase } from '../server/db.ts';
-import { tokenCreate, userCreate } from '../server/commands.ts';
+import { tokenCreate, userCreate } from '../server/cli/commands.ts';
 import { uuidv7 } from '../engine/uuid.ts';
 import { decimalText, documentTotals, scaled, type Discount, type Line, type TaxRate } from './totals.ts';
 

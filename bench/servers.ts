@@ -151,7 +151,7 @@ export function oursEnv(o: { databaseUrl: string; port: number }): Record<string
 }
 
 /**
- * Our service, as `npm start` runs it (`node <flags> --import tsx server/cli.ts serve`), the
+ * Our service, as `npm start` runs it (`node <flags> --import tsx server/cli/cli.ts serve`), the
  * process we measure being the server itself. The single executable gets the same flags through
  * NODE_OPTIONS, as the README's systemd unit does.
  */
@@ -161,7 +161,7 @@ export async function startOurs(o: OursOptions): Promise<ServerProcess> {
     name: 'ours',
     // --binary: the single executable (`npm run build:binary`) instead of the sources through tsx.
     command: o.binary ? `${ROOT}dist/invoicing` : process.execPath,
-    args: o.binary ? ['serve'] : [...startFlags(), ...(o.nodeFlags ?? []), '--import', 'tsx', 'server/cli.ts', 'serve'],
+    args: o.binary ? ['serve'] : [...startFlags(), ...(o.nodeFlags ?? []), '--import', 'tsx', 'server/cli/cli.ts', 'serve'],
     env: {
       ...(o.binary ? { NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', ...startFlags(), ...(o.nodeFlags ?? [])].join(' ').trim() } : {}),
       ...oursEnv({ databaseUrl: o.databaseUrl, port }),

@@ -4,6 +4,7 @@
 // its 400s and 422s, 404s) and the adapters still do negotiation, formats, errors and the
 // OpenAPI document; no table, migration, SQL projection or GraphQL type is derived for them.
 import type { Db, Principal, FieldValues } from './types.ts';
+import type { OperationServices } from './descriptor.ts';
 import { ApiError } from './errors.ts';
 import type { Model, ModelResource } from './model.ts';
 import type { Engine, Page } from './operations.ts';
@@ -19,6 +20,8 @@ export interface CustomContext {
   readonly operation: 'list' | 'read' | 'update' | 'replace' | 'delete' | 'create';
   /** The engine's database. */
   readonly db: Db;
+  /** What the layer above provides (EngineOptions.services): a resource's storage among them (`storedBy`). */
+  readonly services: OperationServices;
 }
 
 export interface Provider {
@@ -44,8 +47,8 @@ export type CustomOperations = Pick<Engine, 'list' | 'read' | 'find' | 'create' 
 
 export const isCustom = (r: ModelResource): boolean => r.provider !== undefined;
 
-export function customOperations(db: Db, model: Model, validators = new Map<string, ResourceValidator>()): CustomOperations {
-  const ctx = (p: Principal, r: ModelResource, operation: CustomContext['operation']): CustomContext => ({ principal: p, resource: r, operation, db });
+export function customOperations(db: Db, model: Model, validators = new Map<string, ResourceValidator>(), services = {} as OperationServices): CustomOperations {
+  const ctx = (p: Principal, r: ModelResource, operation: CustomContext['operation']): CustomContext => ({ principal: p, resource: r, operation, db, services });
   const provider = (r: ModelResource) => r.provider ?? fail(r, 'provider');
   const processor = (r: ModelResource) => r.processor ?? fail(r, 'processor');
   const validator = (r: ModelResource) => compileValidator(model, r, validators);
@@ -108,8 +111,38 @@ export function withCustomResources(engine: Engine, custom: CustomOperations): E
  * An engine for a model whose resources all have a provider: nothing is derived for tables,
  * so it needs none (what the REST adapter uses of an engine).
  */
-export function customEngine(db: Db, model: Model): CustomOperations & { readonly model: Model; readonly json: undefined } {
-  return { model, json: undefined, ...customOperations(db, model) };
+export function customEngine(db: Db, model: Model, services?: OperationServices): CustomOperations & { readonly model: Model; readonly json: undefined } {
+  return { model, json: undefined, ...customOperations(db, model, undefined, services) };
+}
+
+/** A resource's storage: its provider and processor. */
+export interface ResourceStorage {
+  readonly provider: Provider;
+  readonly processor: Processor;
+}
+
+/** The services (OperationServices) that are a resource's storage. */
+export type StorageService = { [K in keyof OperationServices]-?: OperationServices[K] extends ResourceStorage ? K : never }[keyof OperationServices];
+
+/**
+ * A provider and processor that hand every call to the storage the layer above passes in as
+ * the service `key` (EngineOptions.services): a descriptor whose records live in the server's
+ * own tables (the company's row, users, API tokens) stays a descriptor like any other, and the
+ * server brings where its records are.
+ */
+export function storedBy(key: StorageService): ResourceStorage {
+  const of = (c: CustomContext): ResourceStorage => (c.services[key] as ResourceStorage | undefined) ?? fail(c.resource, `storage (service "${String(key)}")`);
+  return {
+    provider: {
+      list: (c, q) => of(c).provider.list(c, q),
+      read: (c, id) => of(c).provider.read(c, id),
+    },
+    processor: {
+      create: (c, data) => of(c).processor.create(c, data),
+      update: (c, existing, changes) => of(c).processor.update(c, existing, changes),
+      remove: (c, existing) => of(c).processor.remove(c, existing),
+    },
+  };
 }
 
 function fail(r: ModelResource, what: string): never {

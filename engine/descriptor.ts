@@ -344,8 +344,11 @@ export interface ResourcePresentation<F extends Fields = Fields> {
    * it while the record is made (an invoice's client's currency, a payment's invoice's).
    */
   currency?: { field: keyof F & string; from?: keyof F & string };
-  /** Where it is in the navigation: the business's work, or the Settings group (developer resources). */
-  group?: 'business' | 'settings';
+  /**
+   * Where it is in the navigation: the business's work, the Settings group (developer resources),
+   * or none (described, but reached from pages of its own: the API tokens, the people).
+   */
+  group?: 'business' | 'settings' | 'none';
   /** Found by the application's search box, by its title. */
   search?: boolean;
   /** The form totals as it is typed, by one of the rules the application shares with the server. */

@@ -55,7 +55,7 @@ export const eventPrefix = (r: ModelResource): string => snake(r.name);
 export function eventTypes(model: Model): string[] {
   const out: string[] = [];
   for (const r of model.resources) {
-    if (r.provider && !r.processor) continue; // nothing written, nothing to tell (reports)
+    if (r.provider) continue; // not written by the engine: nothing it tells (reports, the company profile, API tokens)
     const p = eventPrefix(r);
     out.push(`${p}.created`, `${p}.updated`, `${p}.deleted`);
     const e = r.events;

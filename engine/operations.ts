@@ -269,5 +269,5 @@ export function createEngine(db: Db, model: Model, tables: Tables, options: Engi
     bind: (tx, p, r) => hooks.inTransaction(tx, p, r),
   };
   // Resources with their own provider and processor are served by engine/custom.ts.
-  return withCustomResources(engine, customOperations(db, model, validators));
+  return withCustomResources(engine, customOperations(db, model, validators, options.services));
 }

@@ -1,13 +1,12 @@
 // API tokens (CONTRACT §4 "API token"): REST only, always the calling user's tokens in the
 // calling token's company; any role manages its own. Their rows live in system tables
-// (server/schema.ts), so the descriptor brings its own provider and processor (server/token-storage.ts,
-// backed by server/token-service.ts): the engine checks roles and validates bodies, the REST
-// adapter negotiates, formats and answers errors, and the OpenAPI document follows, as for any
-// resource. Its usage summary and a token's request history are declared operations, answered
-// by the server's token activity service. Not listed in index.ts: a token belongs to a user
-// rather than to the company's data; /api serves it from a model of its own (token-service.ts).
+// (server/schema.ts), so the server brings its storage as the service `apiTokenStorage`
+// (server/access/token-storage.ts, backed by server/access/token-service.ts): the engine checks roles and
+// validates bodies, the REST adapter negotiates, formats and answers errors, and the OpenAPI
+// document follows, as for any resource. Its usage summary and a token's request history are
+// declared operations, answered by the server's token activity service.
 import { Type, type Static, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
-import type { Processor, Provider } from '../engine/custom.ts';
+import { storedBy, type ResourceStorage } from '../engine/custom.ts';
 import { defineResource, integer, text, timestamp, type OperationDescriptor } from '../engine/descriptor.ts';
 import type { Principal } from '../engine/types.ts';
 
@@ -23,6 +22,8 @@ export interface TokenActivity {
 declare module '../engine/descriptor.ts' {
   interface OperationServices {
     tokens: TokenActivity;
+    /** The tokens' storage (server/access/token-storage.ts). */
+    apiTokenStorage: ResourceStorage;
   }
 }
 
@@ -106,20 +107,20 @@ const daily: OperationDescriptor = {
   run: (ctx) => ctx.services.tokens.daily(ctx.principal, String(ctx.record!.id)),
 };
 
-/** The descriptor; without `storage` (validation only), it has neither provider nor processor. */
-export const apiToken = (storage?: { provider: Provider; processor: Processor }) =>
-  defineResource({
-    name: 'ApiToken',
-    plural: 'apiTokens',
-    description: "An API token of the calling user in the calling token's company. Its value is shown once, when it is created.",
-    fields: {
-      name: text({ required: true, max: 100, filter: 'partial', order: true }),
-      description: text({ filter: 'partial', order: true }),
-      usageCount: integer({ readOnly: true, order: true, description: 'Requests made with the token' }),
-      lastUsedAt: timestamp({ readOnly: true, order: true, description: 'Time of the last request; null if never used' }),
-      token: text({ shownOnce: true, description: 'The value, shown here and never again (only its hash is stored).' }),
-    },
-    operations: { rest: ['list', 'read', 'create', 'update', 'delete'], graphql: 'none', collection: { summary }, item: { history, daily } },
-    writers: ['admin', 'member', 'viewer'],
-    ...storage,
-  });
+export default defineResource({
+  name: 'ApiToken',
+  plural: 'apiTokens',
+  description: "An API token of the calling user in the calling token's company. Its value is shown once, when it is created.",
+  fields: {
+    name: text({ required: true, max: 100, filter: 'partial', order: true }),
+    description: text({ filter: 'partial', order: true }),
+    usageCount: integer({ readOnly: true, order: true, description: 'Requests made with the token' }),
+    lastUsedAt: timestamp({ readOnly: true, order: true, description: 'Time of the last request; null if never used' }),
+    token: text({ shownOnce: true, description: 'The value, shown here and never again (only its hash is stored).' }),
+  },
+  operations: { rest: ['list', 'read', 'create', 'update', 'delete'], graphql: 'none', collection: { summary }, item: { history, daily } },
+  // Not in the application's navigation: the settings pages reach it (/profile/api, the people).
+  present: { group: 'none' },
+  writers: ['admin', 'member', 'viewer'],
+  ...storedBy('apiTokenStorage'),
+});

@@ -16,7 +16,13 @@ import webhook from './webhook.ts';
 import documentLink from './document-link.ts';
 import email from './email.ts';
 import report from './report.ts';
+import company from './company.ts';
+import apiToken from './api-token.ts';
+import member from './member.ts';
+import invitation from './invitation.ts';
 
 export const descriptors: readonly AnyResourceDescriptor[] = [
   client, contact, address, tax, invoice, invoiceLine, quote, quoteLine, recurringInvoice, payment, creditNote, creditNoteLine, webhook, documentLink, email, report,
+  // Stored by the server (their storage is a service: engine/custom.ts storedBy).
+  apiToken, company, member, invitation,
 ];

@@ -1,7 +1,7 @@
 // `npm run build:binary`: dist/invoicing, one executable file — Node's single executable
 // application (SEA) with the whole program bundled by esbuild into one CommonJS script, and every
 // file it reads at run time (server/assets.ts: ASSET_ROOTS) embedded as SEA assets.
-//   1. esbuild: server/cli.ts → dist/invoicing.cjs
+//   1. esbuild: server/cli/cli.ts → dist/invoicing.cjs
 //   2. the asset manifest and dist/sea-config.json, from ASSET_ROOTS
 //   3. node --experimental-sea-config → dist/sea-prep.blob
 //   4. a copy of this node binary (stripped), the blob injected with postject → dist/invoicing
@@ -25,9 +25,9 @@ if (major < 20 || (major === 20 && minor < 12)) throw new Error(`Node ${process.
 rmSync(DIST, { recursive: true, force: true });
 mkdirSync(DIST, { recursive: true });
 
-step('bundling server/cli.ts with esbuild');
+step('bundling server/cli/cli.ts with esbuild');
 await build({
-  entryPoints: [join(PROJECT_DIR, 'server', 'cli.ts')],
+  entryPoints: [join(PROJECT_DIR, 'server', 'cli', 'cli.ts')],
   outfile: BUNDLE,
   bundle: true,
   platform: 'node',

@@ -1,6 +1,6 @@
 // `npm run soak [-- --seconds N] [-- --connections C]`: a bounded load test with invariants.
 //
-// Starts the real server (`tsx server/cli.ts serve`) on a fresh PostgreSQL database, drives it
+// Starts the real server (`tsx server/cli/cli.ts serve`) on a fresh PostgreSQL database, drives it
 // with C keep-alive connections (undici) for N seconds (SOAK_SECONDS, default 60) with a mix of
 // writes and reads: invoices with lines, status changes, payments and their voiding, line and
 // note edits, lists, items and GraphQL queries. Then it stops the server with SIGTERM (which
@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { Pool } from 'undici';
 import { openDatabase } from '../server/db.ts';
-import { tokenCreate, userCreate } from '../server/commands.ts';
+import { tokenCreate, userCreate } from '../server/cli/commands.ts';
 import { invoiceInvariants, type Check } from './invariants.ts';
 
 const { values: args } = parseArgs({
@@ -68,7 +68,7 @@ for (const name of ['Soak A', 'Soak B']) {
 await setup.close();
 
 const port = await freePort();
-const server = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], {
+const server = spawn(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', 'serve'], {
   env: { ...process.env, DATABASE_URL: dbUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', SCHEDULER: 'off', REDIS_URL: '' },
   stdio: ['ignore', 'inherit', 'inherit'],
 });

@@ -1,11 +1,12 @@
 // /api as one fastify plugin, registered with its prefix (buildApp). Its hooks, in order:
 // `admission` (token → principal, the rate limit, X-RateLimit-* headers) for every request that
 // reaches it, 404s included, and the request history when the response is sent. Inside, three
-// encapsulated parts, each with its own guard (server/auth.ts):
+// encapsulated parts, each with its own guard (server/access/auth.ts):
 //   public   the entrypoint, the JSON-LD @context documents and the GraphiQL page: no token needed
-//   rest     the REST routes of three models, all derived by http/rest.ts from descriptors (CRUD,
-//            declared operations, documents, singletons): the service's, the calling user's API
-//            tokens and the company profile; X-API-TOKEN required; unknown paths under /api
+//   rest     the REST routes of the model, all derived by http/rest.ts from descriptors (CRUD,
+//            declared operations, documents, singletons), those of the resources the server
+//            stores (the company profile, API tokens, people) too; X-API-TOKEN required; unknown
+//            paths under /api
 //   graphql  GraphQL over HTTP: X-API-TOKEN required, refusals in GraphQL's shape
 // The documentation pages (/api/docs, /api/docs.json) are a sibling plugin (http/docs.ts), outside
 // these hooks: no token, no rate limit.
@@ -18,21 +19,12 @@ import type { Formats } from '../formats/negotiate.ts';
 import { registerGraphiqlPage } from '../http/graphiql.ts';
 import { registerGraphql } from '../http/graphql.ts';
 import { documentationLink, registerContexts, registerEntrypoint, registerRest } from '../http/rest.ts';
-import { admission, guard, principalOf, type Gatekeeper, type SessionAuth } from './auth.ts';
+import { admission, guard, principalOf, type Gatekeeper, type SessionAuth } from './access/auth.ts';
 import { notFound, toApiError } from './errors.ts';
-import { companyModel } from './company.ts';
-import { invitationStorage, memberStorage, peopleModel, type PeopleMail } from './people.ts';
-import { invitation } from '../resources/invitation.ts';
-import { member } from '../resources/member.ts';
 import { historyHook, type HistoryRecorder } from './history.ts';
-import { apiToken } from '../resources/api-token.ts';
-import { customEngine } from '../engine/custom.ts';
-import { buildModel } from '../engine/model.ts';
-import { tokenDocuments, tokenModel, TOKEN } from './token-service.ts';
-import { settleHistory, tokenStorage } from './token-storage.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
 import { installIdempotency } from './idempotency.ts';
-import { operationRunner, type RunOperation } from '../engine/declared.ts';
+import type { RunOperation } from '../engine/declared.ts';
 import { readTitles } from '../engine/titles.ts';
 
 /** Where the API is mounted: the prefix of every IRI the model gives its records. */
@@ -47,14 +39,12 @@ export interface ApiOptions {
   graphqlSchema: GraphQLSchema;
   /** GraphQL queries compiled into one SQL statement (config GRAPHQL_COMPILE). */
   compileGraphql: boolean;
-  gate: Gatekeeper & { revoked(tokenId: string): Promise<void>; clock: () => number };
+  gate: Gatekeeper & { clock: () => number };
   history: HistoryRecorder;
   /** Runs the declared operations of the model's resources (engine/declared.ts). */
   run: RunOperation;
-  /** What declared operations use of the server (for the models of its own: tokens). */
+  /** What declared operations use of the server. */
   services: OperationServices;
-  /** Where invitations' and resets' links point, and whether their e-mails are sent (server/people.ts). */
-  people: PeopleMail;
   /** The web pages' sessions: their cookie authenticates too, with a CSRF token on writes (CONTRACT §17). */
   sessions?: SessionAuth;
 }
@@ -72,7 +62,7 @@ export async function apiPlugin(app: FastifyInstance, o: ApiOptions): Promise<vo
 
   await app.register(async (pub) => {
     pub.addHook('onRequest', guard({ authenticate: false }));
-    registerContexts(pub, { models: [o.model, tokenModel, companyModel, peopleModel] });
+    registerContexts(pub, { models: [o.model] });
     registerEntrypoint(pub, { model: o.model, formats: o.formats });
     // Other methods on the entrypoint are unknown routes, answered without asking for a token.
     pub.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url: '/', handler: notFound });
@@ -96,15 +86,4 @@ function registerRoutes(rest: FastifyInstance, o: ApiOptions): void {
   // CSV of every collection and report (CONTRACT §21): referenced records named by their titles.
   const csv = { titles: (p: Parameters<typeof readTitles>[1], r: Parameters<typeof readTitles>[2], ids: readonly string[]) => readTitles(o.db, p, r, ids) };
   registerRest(rest, { engine: o.engine, formats: o.formats, principal: principalOf, run: o.run, services: o.services, csv });
-  // The calling user's API tokens: a model of their own, stored by the server (token-storage.ts).
-  const storage = tokenStorage({ settle: () => settleHistory(o.history, rest), revoked: (id) => o.gate.revoked(id) });
-  const tokens = buildModel([apiToken(storage), ...tokenDocuments]);
-  const tokenEngine = customEngine(o.db, tokens);
-  registerRest(rest, { engine: tokenEngine, formats: o.formats, principal: principalOf, resources: [tokens.get(TOKEN.name)], run: operationRunner(tokenEngine, o.db, o.services), csv });
-  // The company profile: a singleton of a model of its own, stored on the company's row (company.ts).
-  // The company's people and invitations: a model of their own, stored on the service's tables (people.ts).
-  const people = buildModel([member(memberStorage({ revoked: (id) => o.gate.revoked(id) })), invitation(invitationStorage(o.people))]);
-  registerRest(rest, { engine: customEngine(o.db, people), formats: o.formats, principal: principalOf });
-  const companyEngine = customEngine(o.db, companyModel);
-  registerRest(rest, { engine: companyEngine, formats: o.formats, principal: principalOf, run: operationRunner(companyEngine, o.db, o.services) });
 }

@@ -17,33 +17,25 @@ import { assetDir, readAsset } from './assets.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db.ts';
 import { installErrorHandling, toApiError } from './errors.ts';
-import { Gate } from './gate.ts';
+import { Gate } from './access/gate.ts';
 import { closeHistoryOnClose, HistoryRecorder } from './history.ts';
 import { model, tables } from './model.ts';
-import type { Clock } from './rate-limit.ts';
-import { settleHistory, tokenActivity } from './token-storage.ts';
-import { TOKEN, tokenModel } from './token-service.ts';
-import { openapiComponents } from '../http/openapi.ts';
+import type { Clock } from './access/rate-limit.ts';
+import { settleHistory, tokenActivity, tokenStorage } from './access/token-storage.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
-import { COMPANY, companyModel, readCompany, vatRegistration } from './company.ts';
-import { keepLogo, logoStorage } from './company-logo.ts';
-import { peopleModel } from './people.ts';
-import { customEngine } from '../engine/custom.ts';
-import { mergeSchemas } from '../engine/graphql/merge.ts';
+import { configuredServices } from './services.ts';
+import { invitationStorage, memberStorage } from './people.ts';
 import { documentRenderers } from './documents/index.ts';
 import { registerWeb } from './web/routes.ts';
 import { SessionStore, sessionAuth } from './web/sessions.ts';
-import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
 import { webhookOutbox } from './webhooks/outbox.ts';
 import { deliveryLog } from './webhooks/deliveries.ts';
 import { operationRunner } from '../engine/declared.ts';
 import { WebhookWorker } from './webhooks/worker.ts';
-import { setPublicUrl } from '../resources/rules/document-link.ts';
 import { LINK_RATE_LIMIT, registerLinkRoutes } from './links/public.ts';
 import { paymentProvider } from './links/payments.ts';
 import { EmailWorker } from './email/worker.ts';
-import { mailService } from './email/service.ts';
-import { systemPrincipals } from './commands.ts';
+import { systemPrincipals } from './access/principals.ts';
 
 const VERSION = (JSON.parse(readAsset('app', 'package.json').toString('utf8')) as { version: string }).version;
 
@@ -65,6 +57,8 @@ export interface App {
   webhooks: WebhookWorker;
   /** The mail channel of the same delivery mechanism (server/delivery/queue.ts). */
   mail: EmailWorker;
+  /** What the engine's hooks and operations use of the server (the webhooks' URL policy among them). */
+  services: OperationServices;
 }
 
 /** Log options: token values never reach a log line. */
@@ -107,21 +101,17 @@ export async function buildApp(o: AppOptions): Promise<App> {
       return reply.code(p.status).headers(p.headers).send(JSON.stringify(p.body));
     },
   });
+  // What hooks, declared operations and the resources the server stores use of it: those of the
+  // configuration first (server/services.ts: client links' PUBLIC_URL, the webhooks' URL policy,
+  // the company profile's storage, the mail queue), the rest filled in below (they use the engine).
+  const services = configuredServices(o.database.db, o.config, { wake: () => mail.wake() }) as OperationServices;
   // Webhooks: events written with each change (the outbox), delivered by the worker after commit.
-  setAllowPrivate(o.config.webhooks.allowPrivate);
-  // Client links point there (CONTRACT §16).
-  setPublicUrl(o.config.publicUrl);
   // The worker has connections of its own: under load its claims and records would otherwise
   // wait behind every request's queries, and deliveries fall behind the writes.
   const deliveryDb = o.database.separate('invoicing:webhooks', 2);
-  const webhooks = new WebhookWorker(deliveryDb.db, o.config.webhooks, app.log);
+  const webhooks = new WebhookWorker(deliveryDb.db, o.config.webhooks, app.log, services.webhookUrls);
   // Where the worker runs, the deliveries of this server's writes are handed to it at their commit.
   const outbox = webhookOutbox(model, o.config.webhooks.worker ? webhooks : undefined);
-  // What hooks and declared operations use of the server, filled in below (its parts use the engine).
-  const services = {} as OperationServices;
-  services.vatRegistration = (companyId) => vatRegistration(o.database.db, companyId);
-  services.companyProfile = (tx, companyId) => readCompany(tx, companyId);
-  services.keepLogo = (tx, companyId) => keepLogo(tx, companyId);
   const engine = createEngine(o.database.db, model, tables, { raw: o.database.raw, outbox, services });
   // A delivery recorded without a body whose body was never saved gets it from the record as it is.
   webhooks.bodies = async (c) => (c.record_id ? engine.eventBody(c.type, c.company_id, c.record_id, new Date(c.created_at).toISOString()) : null);
@@ -169,26 +159,29 @@ export async function buildApp(o: AppOptions): Promise<App> {
   });
 
   // Documentation first: @fastify/swagger collects the routes registered after it.
-  await registerOpenapi(app, { model, formats, version: VERSION, more: { components: { ...openapiComponents(tokenModel, formats, [TOKEN]), ...openapiComponents(companyModel, formats, [COMPANY]), ...openapiComponents(peopleModel, formats, peopleModel.resources) }, tags: [{ name: TOKEN.name, description: 'API tokens of the calling user, their usage summary and request history.' }, { name: COMPANY.name, description: COMPANY.description }, ...peopleModel.resources.map((r) => ({ name: r.name, description: r.description }))] } });
+  await registerOpenapi(app, { model, formats, version: VERSION });
   const swaggerUi = { dir: assetDir('swagger-ui'), logo: readAsset('swagger-ui', 'logo.svg') };
-  await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi, hydra: { entrypoint: model, others: [tokenModel, companyModel, peopleModel] } }));
+  await app.register(async (docs) => registerDocs(docs, { path: `${API_PREFIX}/docs`, swaggerUi, hydra: { entrypoint: model } }));
 
-  // What declared operations use of the server: the webhooks' delivery log and queue.
+  // Invitations' and password resets' e-mails: their links, and the mail worker that sends them.
+  const peopleMail = { publicUrl: o.config.publicUrl, sending: o.config.mail.smtpUrl !== undefined, from: o.config.mail.from, wake: () => mail.wake() };
+  // What declared operations and the resources stored by the server use of it: the webhooks'
+  // delivery log and queue, the API tokens' activity, the storage of tokens and people.
+  const settle = () => settleHistory(history, app);
+  const revoked = (tokenId: string) => gate.revoked(tokenId);
   Object.assign(services, {
     deliveries: deliveryLog({ db: o.database.db, engine, wake: () => webhooks.wake() }),
     documents,
-    tokens: tokenActivity({ db: o.database.db, settle: () => settleHistory(history, app), clock: gate.clock }),
-    mail: mailService(o.config.mail, { wake: () => mail.wake() }),
-    companyLogo: logoStorage,
-  } satisfies OperationServices);
+    tokens: tokenActivity({ db: o.database.db, settle, clock: gate.clock }),
+    // Reads see this instance's requests so far; a revocation is told to every instance.
+    apiTokenStorage: tokenStorage({ settle, revoked }),
+    memberStorage: memberStorage({ revoked }),
+    invitationStorage: invitationStorage(peopleMail),
+  } satisfies Partial<OperationServices>);
   const run = operationRunner(engine, o.database.db, services);
-  // Invitations' and password resets' e-mails: their links, and the mail worker that sends them.
-  const peopleMail = { publicUrl: o.config.publicUrl, sending: o.config.mail.smtpUrl !== undefined, from: o.config.mail.from, wake: () => mail.wake() };
   // The web pages' sign-in sessions: the pages' own routes and /api (with a CSRF token on writes) read them.
   const sessions = new SessionStore(o.database.db, o.secret ?? o.config.appSecret ?? randomBytes(32).toString('base64url'), gate.clock);
-  // The company profile's model has only a provider-served singleton: its engine reads and updates.
-  const companyEngine = customEngine(o.database.db, companyModel) as unknown as Engine;
-  const graphqlSchema = mergeSchemas(buildGraphqlSchema(model, engine, { run }), buildGraphqlSchema(companyModel, companyEngine));
+  const graphqlSchema = buildGraphqlSchema(model, engine, { run });
   await app.register(apiPlugin, {
     prefix: API_PREFIX,
     db: o.database.db,
@@ -202,7 +195,6 @@ export async function buildApp(o: AppOptions): Promise<App> {
     run,
     services,
     sessions: sessionAuth(sessions),
-    people: peopleMail,
   });
   registerGraphiqlAssets(app, { schema: graphqlSchema, endpoint: API_PREFIX + GRAPHQL_PATH, readAsset });
 
@@ -228,5 +220,5 @@ export async function buildApp(o: AppOptions): Promise<App> {
     provider: paymentProvider(o.config.payments),
     log: app.log,
   });
-  return { fastify: app, engine, gate, history, webhooks, mail };
+  return { fastify: app, engine, gate, history, webhooks, mail, services };
 }

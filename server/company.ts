@@ -1,15 +1,14 @@
 // The company profile's storage: its fields live on the companies row. The descriptor
 // (resources/company.ts) is a singleton served by the engine through REST and GraphQL; this
-// provider and processor read and write the row, and readCompany/updateCompany give the same
-// rules to the documents and the settings page.
+// provider and processor (the service `companyStorage`) read and write the row, and
+// readCompany/updateCompany give the same rules to the documents and the settings page.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db, Principal, FieldValues, Tx } from '../engine/types.ts';
-import type { Processor, Provider } from '../engine/custom.ts';
-import { customEngine } from '../engine/custom.ts';
+import type { OperationServices } from '../engine/descriptor.ts';
+import { customEngine, type ResourceStorage } from '../engine/custom.ts';
 import { ApiError, ViolationCode } from '../engine/errors.ts';
-import { buildModel } from '../engine/model.ts';
 import { driverError } from '../engine/operations.ts';
-import { company, NUMBERING } from '../resources/company.ts';
+import { NUMBERING } from '../resources/company.ts';
 import { setSequence, sequenceSettingSql } from '../engine/sequences.ts';
 import { literal } from '../engine/sql-text.ts';
 import { refId } from '../engine/validate.ts';
@@ -19,7 +18,7 @@ import { companies } from './schema.ts';
 export { ibanProblem, bicProblem, vatProblem } from '../resources/rules/company.ts';
 
 /** The profile's storage: the calling company's row (a singleton's id is the company's). */
-export function companyStorage(): { provider: Provider; processor: Processor } {
+export function companyStorage(): ResourceStorage {
   return {
     provider: {
       async list() {
@@ -78,8 +77,7 @@ async function taxId(db: Db, companyId: string, iri: unknown): Promise<string | 
   return id!;
 }
 
-export const companyModel = buildModel([company(companyStorage())]);
-export const COMPANY = companyModel.get('Company');
+export const COMPANY = model.get('Company');
 /** The profile's field names, in the descriptor's order. */
 export const PROFILE_FIELDS = COMPANY.fields.map((f) => f.name);
 
@@ -124,9 +122,9 @@ export async function readCompany(db: Db | Tx, companyId: string): Promise<Compa
   const { row: r, ...extra } = row;
   return profileOf({ ...r, ...extra });
 }
-/** Applies a profile change through the engine: admins only (403), every field validated (422). */
+/** Applies a profile change through the engine's rules: admins only (403), every field validated (422). */
 export async function updateCompany(db: Db, principal: Pick<Principal, 'role' | 'company'>, input: FieldValues): Promise<CompanyProfile> {
-  return (await customEngine(db, companyModel).update(principal as Principal, COMPANY, principal.company.id, input, 'update')) as CompanyProfile;
+  return (await customEngine(db, model, { companyStorage: companyStorage() } as OperationServices).update(principal as Principal, COMPANY, principal.company.id, input, 'update')) as CompanyProfile;
 }
 
 /** The company's VAT registration (CONTRACT §18), for the totals of a new document (resources/rules/documents.ts). */

@@ -221,7 +221,7 @@ declare module 'fastify' {
 
 /**
  * The /api plugin's onResponse hook: records every request that passed token authentication
- * (server/auth.ts `admission`), whatever its status, once its response has been sent.
+ * (server/access/auth.ts `admission`), whatever its status, once its response has been sent.
  */
 export function historyHook(recorder: HistoryRecorder): onResponseHookHandler {
   return (req, reply, done) => {

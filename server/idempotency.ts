@@ -19,7 +19,7 @@ import type { Engine } from '../engine/operations.ts';
 import { etagOf } from '../engine/versions.ts';
 import type { Formats } from '../formats/negotiate.ts';
 import { contentTypeOf } from '../formats/types.ts';
-import type { Clock } from './rate-limit.ts';
+import type { Clock } from './access/rate-limit.ts';
 import { withHook } from './route-hooks.ts';
 
 /** How long a key and its response are kept. */

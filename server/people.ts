@@ -10,21 +10,18 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { and, asc, desc, eq, gt, isNull, sql } from 'drizzle-orm';
-import type { Processor, Provider } from '../engine/custom.ts';
+import type { ResourceStorage } from '../engine/custom.ts';
 import { ApiError, ViolationCode } from '../engine/errors.ts';
 import type { Db, FieldValues, Principal, Role } from '../engine/types.ts';
 import { uuidv7 } from '../engine/uuid.ts';
 import { isUuid } from '../engine/validate.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
+import { hashPassword, verifyPassword } from './access/passwords.ts';
 import { accountEmails, apiTokens, companies, invitations, memberships, passwordResets, users } from './schema.ts';
 import { emailQueue } from './email/schema.ts';
 import { checkEmailCap } from './email/cap.ts';
 import { accountMessage } from './email/account-messages.ts';
-import { hashToken, newTokenValue } from './tokens.ts';
+import { hashToken, newTokenValue } from './access/tokens.ts';
 import { MAX_PASSWORD, MIN_PASSWORD } from './web/setup.ts';
-import { buildModel } from '../engine/model.ts';
-import { invitation } from '../resources/invitation.ts';
-import { member } from '../resources/member.ts';
 
 export const INVITATION_DAYS = 7;
 export const RESET_MINUTES = 60;
@@ -40,9 +37,6 @@ export interface PeopleMail {
   /** Tells the mail worker to look (after commit). */
   wake?: () => void;
 }
-
-/** The people's resources, for validation, JSON-LD contexts and OpenAPI (served by /api with their storage: server/api.ts). */
-export const peopleModel = buildModel([member(), invitation()]);
 
 const rows = <T>(r: unknown): T[] => (Array.isArray(r) ? (r as T[]) : ((r as { rows: T[] }).rows ?? []));
 
@@ -101,7 +95,7 @@ export async function removeMember(db: Db, companyId: string, userId: string): P
 }
 
 /** The members' storage (resources/member.ts); `revoked` tells every instance of a revoked token. */
-export function memberStorage(o: { revoked(tokenId: string): Promise<void> }): { provider: Provider; processor: Processor } {
+export function memberStorage(o: { revoked(tokenId: string): Promise<void> }): ResourceStorage {
   const rec = (m: MemberRow): FieldValues => ({ ...m, updatedAt: m.createdAt });
   return {
     provider: {
@@ -196,7 +190,7 @@ export async function createInvitation(db: Db, mail: PeopleMail, p: Principal, i
 }
 
 /** The invitations' storage (resources/invitation.ts). */
-export function invitationStorage(mail: PeopleMail): { provider: Provider; processor: Processor } {
+export function invitationStorage(mail: PeopleMail): ResourceStorage {
   return {
     provider: {
       async list({ db, principal }, q) {

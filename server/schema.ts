@@ -128,7 +128,7 @@ export const settings = pgTable('settings', {
  * One row: a counter that every change able to make a cached principal wrong increments (a token
  * deleted, a membership's role changed or the membership removed, a company's currency changed or
  * the company deleted), in the same statement through triggers, which also NOTIFY
- * `token_cache_invalidation` with the new value (delivered at commit). See server/invalidation.ts.
+ * `token_cache_invalidation` with the new value (delivered at commit). See server/access/invalidation.ts.
  */
 export const tokenCacheEpoch = pgTable('token_cache_epoch', {
   id: integer('id').primaryKey().default(1),

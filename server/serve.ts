@@ -5,20 +5,23 @@ import type { Server } from 'node:http';
 import { basename } from 'node:path';
 import { count, eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import type { OperationServices } from '../engine/descriptor.ts';
 import { buildApp } from './app.ts';
 import { isSingleExecutable } from './assets.ts';
 import { adminSocketPath } from './lock.ts';
-import { startAdminSocket } from './admin-socket.ts';
+import { startAdminSocket } from './cli/admin-socket.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db.ts';
-import { REVOCATION_POLL_BOUND_MS } from './invalidation.ts';
+import { REVOCATION_POLL_BOUND_MS } from './access/invalidation.ts';
 import { startScheduler } from './scheduler.ts';
-import type { Clock } from './rate-limit.ts';
+import type { Clock } from './access/rate-limit.ts';
 import { settings, users } from './schema.ts';
 
 export interface Running {
   fastify: FastifyInstance;
   database: Database;
+  /** What the engine's hooks and operations use of the server (tests change the webhooks' URL policy). */
+  services: OperationServices;
   url: string;
   stop(): Promise<void>;
 }
@@ -71,7 +74,7 @@ export async function startServer(config: Config, opts: { database?: Database; a
   const database = opts.database ?? (await openDatabase({ ...databaseOptions(config), maxConnections: config.databasePoolSize, log: (m) => notes.push(m) }));
   await database.migrate();
   const secret = await ensureAppSecret(database, config.appSecret);
-  const { fastify, engine, webhooks, mail } = await buildApp({ config, database, clock: opts.clock, secret });
+  const { fastify, engine, webhooks, mail, services } = await buildApp({ config, database, clock: opts.clock, secret });
   for (const note of notes) fastify.log.info(note);
   if (database.pooled) await poolerNotes(database, config, fastify.log);
   const [{ n }] = (await database.db.select({ n: count() }).from(users)) as [{ n: number }];
@@ -100,6 +103,7 @@ export async function startServer(config: Config, opts: { database?: Database; a
   return {
     fastify,
     database,
+    services,
     url,
     stop() {
       stopping ??= (async () => {

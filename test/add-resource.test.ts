@@ -16,7 +16,7 @@ import { defaultFormats } from '../formats/negotiate.ts';
 import { registerRest } from '../http/rest.ts';
 import { registerGraphql } from '../http/graphql.ts';
 import { descriptors } from '../resources/index.ts';
-import { userCreate } from '../server/commands.ts';
+import { userCreate } from '../server/cli/commands.ts';
 import { installErrorHandling, toApiError } from '../server/errors.ts';
 import * as system from '../server/schema.ts';
 import { freshDatabase, type TestDatabase } from './helpers.ts';

@@ -6,7 +6,7 @@
 // naming its consequence, and does nothing when the person says "Not now".
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scheduleRun, userCreate } from '../server/commands.ts';
+import { scheduleRun, userCreate } from '../server/cli/commands.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { launchChromium, screenshot, seriousViolations, signedIn } from './support/browser.ts';
 

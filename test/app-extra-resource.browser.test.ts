@@ -11,7 +11,7 @@ import { countsDdl } from '../engine/counts.ts';
 import { buildModel } from '../engine/model.ts';
 import { buildTables } from '../engine/tables.ts';
 import { versionTriggers } from '../engine/versions.ts';
-import { userCreate } from '../server/commands.ts';
+import { userCreate } from '../server/cli/commands.ts';
 import * as system from '../server/schema.ts';
 import { client, freshDatabase, startTestServer, tokenFor, type TestDatabase, type TestServer } from './helpers.ts';
 import { launchChromium, screenshot, watch } from './support/browser.ts';

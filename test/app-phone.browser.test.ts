@@ -6,7 +6,7 @@
 // test-results/app-phone-*.png.
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCreate } from '../server/commands.ts';
+import { userCreate } from '../server/cli/commands.ts';
 import { client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
 import { launchChromium, screenshot, seriousViolations, watch } from './support/browser.ts';
 

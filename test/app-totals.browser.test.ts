@@ -5,7 +5,7 @@
 // from the company's defaults: today, the due date after its default days, its terms and tax.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCreate } from '../server/commands.ts';
+import { userCreate } from '../server/cli/commands.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { launchChromium, screenshot, seriousViolations, signedIn } from './support/browser.ts';
 // @ts-expect-error: the pages' plain ES module.

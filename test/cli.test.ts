@@ -24,7 +24,7 @@ function env(dataDir: string, extra: Record<string, string> = {}): NodeJS.Proces
 /** One CLI command as a script runs it; asynchronous, so that the file's tests run side by side. */
 function cli(dataDir: string, args: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ['server/cli.ts', ...args], { cwd: root, env: env(dataDir, extra), timeout: 90_000 });
+    const child = spawn(tsx, ['server/cli/cli.ts', ...args], { cwd: root, env: env(dataDir, extra), timeout: 90_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -45,7 +45,7 @@ async function serving(dir: string) {
   const port = String(await freePort());
   // node --import tsx, not the tsx command: tsx relays SIGTERM to its child and kills it (exit
   // 143) when the child does not acknowledge within 30 ms, which a busy machine can miss.
-  const server = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], { cwd: root, env: env(dir, { PORT: port }) });
+  const server = spawn(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', 'serve'], { cwd: root, env: env(dir, { PORT: port }) });
   const out = { log: '' };
   server.stdout.on('data', (c: Buffer) => (out.log += c.toString()));
   server.stderr.on('data', (c: Buffer) => (out.log += c.toString()));

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCreate } from '../server/commands.ts';
+import { userCreate } from '../server/cli/commands.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { launchChromium, screenshot, signedIn as signInto } from './support/browser.ts';
 

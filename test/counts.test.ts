@@ -4,7 +4,7 @@
 // are read from them, and `counts:rebuild` recounts them.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countsRebuild } from '../server/commands.ts';
+import { countsRebuild } from '../server/cli/commands.ts';
 import { rowsOf } from '../server/db.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 

@@ -10,7 +10,7 @@ import type { Principal } from '../engine/types.ts';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { rowsOf } from '../server/db.ts';
 import { model, tables } from '../server/model.ts';
-import { lookupToken } from '../server/tokens.ts';
+import { lookupToken } from '../server/access/tokens.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 
 let t: TestServer;

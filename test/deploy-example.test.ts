@@ -100,10 +100,10 @@ describe.skipIf(!PG || !hasPgbouncer)('deploy/: two instances behind PgBouncer, 
       LOG_LEVEL: 'info',
       PATH: process.env.PATH ?? '',
     };
-    // ExecStart (the single executable) is `node --import tsx server/cli.ts` from the sources here.
+    // ExecStart (the single executable) is `node --import tsx server/cli/cli.ts` from the sources here.
     for (let i = 0; i < 2; i++) {
       const port = await freePort();
-      const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout!.on('data', (d) => (out += d));
       child.stderr!.on('data', (d) => (out += d));
@@ -139,7 +139,7 @@ describe.skipIf(!PG || !hasPgbouncer)('deploy/: two instances behind PgBouncer, 
    * was written to that connection before the close was seen ("other side closed").
    */
   async function cli(...args: string[]): Promise<string> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { env: { ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', ...args], { env: { ...env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d) => (stdout += d));

@@ -14,7 +14,7 @@ import { expectValidCii, expectValidUbl } from './support/einvoice-validate.ts';
 import { Mailbox, until } from './support/smtp.ts';
 import { createEngine } from '../engine/operations.ts';
 import { model, tables } from '../server/model.ts';
-import { systemPrincipals } from '../server/commands.ts';
+import { systemPrincipals } from '../server/access/principals.ts';
 import { loadDocument, type DocumentKind } from '../server/documents/data.ts';
 import { renderCii } from '../server/documents/cii.ts';
 import { companies } from '../server/schema.ts';

@@ -377,7 +377,7 @@ describe('templates and reminders', () => {
   });
 
   it('sends one reminder per invoice and offset, even with two runs at the same time', async () => {
-    const { scheduleRun } = await import('../server/commands.ts');
+    const { scheduleRun } = await import('../server/cli/commands.ts');
     const c = client(t, await tokenFor(t, { email: 'rem@mail.test', company: 'Mail Rem' }));
     expect((await c.patch('/api/company', { reminders: [-3, 1, 40] })).status).toBe(200);
     const cl = await c.post('/api/clients', { name: 'Late Payer' });

@@ -320,7 +320,7 @@ describe.runIf(PG)('SIGKILL of the service during writes', () => {
     await seed.running.stop();
 
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', 'serve'], {
       env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000', SCHEDULER: 'off', REDIS_URL: '' },
       stdio: 'ignore',
     });
@@ -368,14 +368,14 @@ describe.skipIf(PG)('SIGKILL of the service on the embedded database (PGlite)', 
       const env = { ...process.env, DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000', SCHEDULER: 'off', REDIS_URL: '', DATABASE_URL: '' };
       // The token is created through the CLI while no server runs.
       const run = (args: string[]) => new Promise<string>((resolve, reject) => {
-        const p = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const p = spawn(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';
         p.stdout!.on('data', (d) => (out += d));
         p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args[0]} exited ${code}`))));
       });
       await run(['user:create', '--email', 'p@p.test', '--password', 'password123', '--company', 'P']);
       const token = (await run(['token:create', '--email', 'p@p.test', '--company', 'P', '--name', 'p'])).trim();
-      const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], { env, stdio: 'ignore' });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', 'serve'], { env, stdio: 'ignore' });
       const base = { url: `http://127.0.0.1:${port}` };
       await expect.poll(async () => (await call(base, 'GET', '/readyz').catch(() => ({ status: 0 }))).status, { timeout: 60_000, interval: 200 }).toBe(200);
       const client = (await call(base, 'POST', '/api/clients', { token, body: { name: 'P' } })).body['@id'];

@@ -192,7 +192,8 @@ describe('hand-picked queries', () => {
   });
 
   it('every scalar kind, ids, timestamps, nulls and __typename, on every resource', async () => {
-    for (const r of model.resources.filter((x) => x.graphql.has('query'))) {
+    // (The company profile, a singleton the server stores, is read by its own resolver: company.test.ts.)
+    for (const r of model.resources.filter((x) => x.graphql.has('query') && !x.provider)) {
       const fields = ['__typename', 'id', '_id', 'createdAt', 'updatedAt', ...r.fields.filter((f) => f.kind !== 'children' && f.kind !== 'list' && f.kind !== 'ref' && !f.def.shownOnce).map((f) => f.name)];
       const refs = r.fields.filter((f) => f.kind === 'ref').map((f) => `${f.name} { id __typename }`);
       // Every member of each list's items (a relation with some of its fields).
@@ -491,7 +492,7 @@ function connectionOf(r: ModelResource, depth: number, omit?: string): fc.Arbitr
 }
 
 function rootOf(): fc.Arbitrary<Part> {
-  const roots = model.resources.filter((r) => r.graphql.has('query'));
+  const roots = model.resources.filter((r) => r.graphql.has('query') && !r.provider);
   const collection = fc.constantFrom(...roots).chain((r) => connectionOf(r, 2).map((p) => ({ render: (v: Vars) => `${r.plural}${p.render(v)}` })));
   const item = fc.constantFrom(...roots).chain((r) =>
     fc

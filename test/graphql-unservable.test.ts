@@ -11,7 +11,7 @@ import { buildGraphqlSchema } from '../engine/graphql/schema.ts';
 import { UNSERVABLE_TEXT } from '../engine/graphql/compiled/values.ts';
 import { rowsOf } from '../server/db.ts';
 import { model, tables } from '../server/model.ts';
-import { lookupToken } from '../server/tokens.ts';
+import { lookupToken } from '../server/access/tokens.ts';
 import { call, client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
 
 let t: TestServer;

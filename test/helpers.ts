@@ -11,7 +11,7 @@ import postgres from 'postgres';
 import { loadConfig, type Config } from '../server/config.ts';
 import { openDatabase, type Database } from '../server/db.ts';
 import { startServer, type Running } from '../server/serve.ts';
-import { tokenCreate, userCreate } from '../server/commands.ts';
+import { tokenCreate, userCreate } from '../server/cli/commands.ts';
 import { checkEinvoice } from './support/einvoice-validate.ts';
 
 export interface TestDatabase {

@@ -132,7 +132,7 @@ describe('on PostgreSQL', () => {
     const token = await tokenFor(seed, { email: 'sig@a.test', company: 'A', name: 'sig' });
     await seed.running.stop();
 
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', 'serve'], {
       env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '100000', SCHEDULER: 'off', REDIS_URL: '' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

@@ -18,9 +18,7 @@ import { nameFieldOf, shownFields } from '../formats/present.ts';
 import { registerDocs, registerOpenapi } from '../http/docs.ts';
 import { documentationLink, registerContexts, registerEntrypoint, registerRest, type RestEngine } from '../http/rest.ts';
 import { descriptors } from '../resources/index.ts';
-import { companyModel } from '../server/company.ts';
 import { model } from '../server/model.ts';
-import { tokenModel } from '../server/token-service.ts';
 import { call, client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
 import expense from './fixtures/expense.ts';
 
@@ -79,7 +77,8 @@ describe('the Hydra documentation', () => {
     const classes = new Map<string, Obj>((expanded![`${HYDRA}supportedClass`] as Obj[]).map((c) => [c['@id'], c]));
     for (const name of ['Entrypoint', 'ConstraintViolation', 'ConstraintViolationList', 'Error']) expect(classes.has(`${base}#${name}`), name).toBe(true);
     const value = (o: Obj, key: string) => o[key]?.[0]?.['@value'];
-    for (const m of [model, tokenModel, companyModel]) {
+    // One model: the resources the server stores (the company profile, API tokens, people) too.
+    for (const m of [model]) {
       for (const r of m.resources.filter((x) => x.rest.size || x.owner)) {
         const c = classes.get(`${base}#${r.name}`);
         expect(c, r.name).toBeDefined();
@@ -119,11 +118,10 @@ describe('the Hydra documentation', () => {
   });
 
   it('has a class for each type of the declared operations\' documents, with its members', () => {
-    for (const m of [model, tokenModel]) {
+    for (const m of [model]) {
       for (const r of m.resources) {
         for (const op of r.operations) {
           const shape = documentShape(r, op);
-          // (A type that is also a resource — the token API's summary — has the resource's class.)
           if (!shape?.objects || m.find(shape.type)) continue;
           const c = docs['hydra:supportedClass'].find((x: Obj) => x['@id'] === `#${shape.type}`);
           expect(c, `${r.name} ${op.name}: ${shape.type}`).toBeDefined();

@@ -7,7 +7,7 @@ import { ApiError } from '../engine/errors.ts';
 import { createEngine, type Engine } from '../engine/operations.ts';
 import { computeTotals, type Discount } from '../resources/rules/totals.ts';
 import { model, tables } from '../server/model.ts';
-import { lookupToken } from '../server/tokens.ts';
+import { lookupToken } from '../server/access/tokens.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 
 let t: TestServer;

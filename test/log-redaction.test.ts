@@ -14,7 +14,7 @@ import { call, freePort } from './helpers.ts';
 
 function run(env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     p.stdout!.on('data', (d) => (out += d));
     p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args[0]} exited ${code}`))));
@@ -39,7 +39,7 @@ describe('logs at trace level', () => {
       await run(env, ['user:create', '--email', 'log@l.test', '--password', 'password123', '--company', 'L']);
       const token = (await run(env, ['token:create', '--email', 'log@l.test', '--company', 'L', '--name', 'log'])).trim();
       const wrong = `inv_${'W'.repeat(43)}`;
-      const server = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const server = spawn(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let logs = '';
       server.stdout!.on('data', (d) => (logs += d));
       server.stderr!.on('data', (d) => (logs += d));

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scheduleRun, userCreate } from '../server/commands.ts';
+import { scheduleRun, userCreate } from '../server/cli/commands.ts';
 import { openDatabase } from '../server/db.ts';
 import { call, client, databaseOptionsOf, freshDatabase, startTestServer, tokenFor, type TestDatabase, type TestServer } from './helpers.ts';
 import { Browserish } from './web-helpers.ts';

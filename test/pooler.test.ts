@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertNoSessionState, openDatabase, probeTransactionPooler, type Database } from '../server/db.ts';
-import { REVOCATION_POLL_BOUND_MS } from '../server/invalidation.ts';
+import { REVOCATION_POLL_BOUND_MS } from '../server/access/invalidation.ts';
 import { call, client, startTestServer, tokenFor, type TestDatabase, type TestServer } from './helpers.ts';
 
 const PG = process.env.DATABASE_URL;

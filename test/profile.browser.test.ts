@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCreate } from '../server/commands.ts';
+import { userCreate } from '../server/cli/commands.ts';
 import { apiTokenHistory, apiTokens } from '../server/schema.ts';
 import { client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
 import { launchChromium, seriousViolations } from './support/browser.ts';

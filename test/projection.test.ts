@@ -11,7 +11,7 @@ import { json } from '../formats/json.ts';
 import { jsonld } from '../formats/jsonld.ts';
 import type { Format } from '../formats/types.ts';
 import { model, tables } from '../server/model.ts';
-import { lookupToken } from '../server/tokens.ts';
+import { lookupToken } from '../server/access/tokens.ts';
 import { call, client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
 import { Seeder } from './support/samples.ts';
 
@@ -20,7 +20,8 @@ let engine: Engine;
 let principal: Principal;
 let other: Principal;
 
-const readable = model.resources.filter((r) => r.rest.has('read') || r.rest.has('list'));
+// (Resources the server stores itself have no SQL projection: http/rest.ts presents them in JS.)
+const readable = model.resources.filter((r) => (r.rest.has('read') || r.rest.has('list')) && !r.provider);
 const formats: Format[] = [jsonld, json];
 /** The same JSON text whatever the whitespace: member order is kept by JSON.parse. */
 const canonical = (text: string) => JSON.stringify(JSON.parse(text));

@@ -141,7 +141,7 @@ describe('a small limit', () => {
 
 describe('the in-memory store keeps its most recently used keys', () => {
   it('evicts the least recently used key; a use moves a key to the recent end at most once a second', async () => {
-    const { MemoryStore } = await import('../server/rate-limit.ts');
+    const { MemoryStore } = await import('../server/access/rate-limit.ts');
     const store = new MemoryStore({ max: 10, windowMs: 60_000 }, 2);
     store.hitSync('a', T0);
     store.hitSync('b', T0 + 10);

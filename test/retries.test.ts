@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeptResponses } from '../engine/idempotency.ts';
 import { createEngine } from '../engine/operations.ts';
-import { lookupToken } from '../server/tokens.ts';
+import { lookupToken } from '../server/access/tokens.ts';
 import { rowsOf } from '../server/db.ts';
 import { model, tables } from '../server/model.ts';
 import { call, client, freePort, freshDatabase, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
@@ -363,12 +363,12 @@ describe('a retry after the server died between the commit and the response', ()
     };
     const serve = async (extra: Record<string, string>): Promise<{ child: ChildProcess; base: { url: string } }> => {
       const port = await freePort();
-      const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], { cwd: root, env: env({ PORT: String(port), ...extra }), stdio: 'ignore' });
+      const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', 'serve'], { cwd: root, env: env({ PORT: String(port), ...extra }), stdio: 'ignore' });
       const base = { url: `http://127.0.0.1:${port}` };
       await expect.poll(async () => (await call(base, 'GET', '/readyz').catch(() => ({ status: 0 }))).status, { timeout: 90_000, interval: 200 }).toBe(200);
       return { child, base };
     };
-    const cli = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { cwd: root, env: env({}), encoding: 'utf8', timeout: 90_000 });
+    const cli = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', ...args], { cwd: root, env: env({}), encoding: 'utf8', timeout: 90_000 });
     try {
       const doomed = await serve({ INVOICING_TEST_DIE_AFTER_COMMIT: '1' });
       expect(cli(['user:create', '--email', 'k@k.test', '--password', 'password123', '--company', 'K']).status).toBe(0);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../server/db.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { HistoryRecorder } from '../server/history.ts';
-import { lookupToken } from '../server/tokens.ts';
+import { lookupToken } from '../server/access/tokens.ts';
 import { workload, type ScenarioId } from '../bench/scenarios.ts';
 import type { Seeded } from '../bench/seed.ts';
 import { call, client, startTestServer, tokenFor, type TestServer } from './helpers.ts';

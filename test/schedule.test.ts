@@ -9,8 +9,8 @@ import { eq } from 'drizzle-orm';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../engine/operations.ts';
-import { scheduleRun } from '../server/commands.ts';
-import { commands } from '../server/command-list.ts';
+import { scheduleRun } from '../server/cli/commands.ts';
+import { commands } from '../server/cli/command-list.ts';
 import { model, tables } from '../server/model.ts';
 import { startScheduler } from '../server/scheduler.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
@@ -173,7 +173,7 @@ describe('the schedule:run command', () => {
     const env = { ...process.env, LOG_LEVEL: 'silent', ...(t.db.url ? { DATABASE_URL: t.db.url } : { DATABASE_URL: '', DATA_DIR: dir }) };
     const cli = (args: string[]) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const p = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], { env, cwd: process.cwd() });
+        const p = spawn(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', ...args], { env, cwd: process.cwd() });
         let stdout = '';
         let stderr = '';
         p.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

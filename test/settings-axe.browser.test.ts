@@ -5,7 +5,7 @@
 // tag). Screenshots land in test-results/settings-axe-*.png.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCreate } from '../server/commands.ts';
+import { userCreate } from '../server/cli/commands.ts';
 import { startTestServer, type TestServer } from './helpers.ts';
 import { launchChromium, screenshot, seriousViolations, signedIn } from './support/browser.ts';
 

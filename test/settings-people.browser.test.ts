@@ -7,7 +7,7 @@
 // Screenshots land in test-results/settings-people-*.png.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCreate } from '../server/commands.ts';
+import { userCreate } from '../server/cli/commands.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { launchChromium, screenshot, seriousViolations, signedIn, watch } from './support/browser.ts';
 

@@ -1,5 +1,5 @@
 // The token cache on PostgreSQL without Redis (the default): two instances on one database, each
-// caching tokens, learn of every revocation through PostgreSQL's LISTEN/NOTIFY (server/invalidation.ts).
+// caching tokens, learn of every revocation through PostgreSQL's LISTEN/NOTIFY (server/access/invalidation.ts).
 // A revoked token is refused at once by the instance that revoked it and by the other on its
 // next request (the revoking request answers once every listening instance has applied the
 // change), also after the listening connection was killed, and after the database went away and
@@ -11,9 +11,9 @@
 // then relays again, which is what a restart looks like from the service.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCreate } from '../server/commands.ts';
+import { userCreate } from '../server/cli/commands.ts';
 import { openDatabase, type Database } from '../server/db.ts';
-import { InvalidationListener } from '../server/invalidation.ts';
+import { InvalidationListener } from '../server/access/invalidation.ts';
 import { call, client, freshDatabase, startTestServer, tokenFor, type TestDatabase, type TestServer } from './helpers.ts';
 import { Relay } from './support/pg-relay.ts';
 
@@ -185,7 +185,7 @@ describe.skipIf(!PG)('the wait of a revoking request', () => {
     // LISTEN needs a session of its own: PostgreSQL itself, not a transaction pooler.
     const listener = new InvalidationListener({ databaseUrl: db.directUrl!, cache: cache as never, log: quiet as never, strict: true });
     // Another instance, slow to apply: it says so 300 ms after each notification, on its listening
-    // connection, as server/invalidation.ts does.
+    // connection, as server/access/invalidation.ts does.
     let acknowledged = 0;
     const other: postgres.Sql = postgres(db.directUrl!, {
       max: 1,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count, eq, sql } from 'drizzle-orm';
 import { rowsOf } from '../server/db.ts';
 import { apiTokenHistory, apiTokens, sessions, users } from '../server/schema.ts';
-import { userCreate } from '../server/commands.ts';
+import { userCreate } from '../server/cli/commands.ts';
 import { call, client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
 import { Browserish } from './web-helpers.ts';
 

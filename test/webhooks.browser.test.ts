@@ -8,8 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCreate } from '../server/commands.ts';
-import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
+import { userCreate } from '../server/cli/commands.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { launchChromium, screenshot, seriousViolations, signedIn as signInto } from './support/browser.ts';
 
@@ -52,7 +51,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await t?.close();
-  setAllowPrivate(false);
   await new Promise((ok) => receiver?.close(ok));
 });
 

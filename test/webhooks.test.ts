@@ -11,8 +11,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setAllowPrivate } from '../resources/rules/webhook-url.ts';
-import { scheduleRun } from '../server/commands.ts';
+import { scheduleRun } from '../server/cli/commands.ts';
 import { openDatabase, rowsOf } from '../server/db.ts';
 import { call, client, databaseOptionsOf, freePort, freshDatabase, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { Relay } from './support/pg-relay.ts';
@@ -102,6 +101,8 @@ class Receiver {
 }
 
 let t: TestServer;
+/** WEBHOOK_ALLOW_PRIVATE of the running server: its URL policy is a service (resources/rules/webhook-url.ts). */
+const allowPrivate = (allow: boolean) => void (t.running.services.webhookUrls.allowPrivate = allow);
 let api: Client;
 let other: Client;
 let receiver: Receiver;
@@ -130,7 +131,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await receiver?.close();
-  setAllowPrivate(false);
 });
 
 describe('the Webhook resource', () => {
@@ -172,7 +172,7 @@ describe('the Webhook resource', () => {
       expect(res.status, url).toBe(422);
       expect(res.body.violations[0].propertyPath).toBe('url');
     }
-    setAllowPrivate(false);
+    allowPrivate(false);
     try {
       for (const url of [`${receiver.url}/x`, 'http://10.1.2.3/x', 'http://192.168.0.10/x', 'http://localhost:8080/x', 'http://[::1]/x', 'http://[fd00::1]/x']) {
         const res = await api.post('/api/webhooks', { url, events: ['*'] });
@@ -180,7 +180,7 @@ describe('the Webhook resource', () => {
         expect(res.body.violations[0].message).toMatch(/loopback or private/);
       }
     } finally {
-      setAllowPrivate(true);
+      allowPrivate(true);
     }
     expect((await api.get('/api/webhooks', { accept: 'application/json' })).body).toEqual([]);
   });
@@ -369,7 +369,7 @@ describe('events and deliveries', () => {
     expect(literal.status).toBe(201);
     receiver.secrets.set('/by-name', named.body.secret);
     receiver.secrets.set('/by-address', literal.body.secret);
-    setAllowPrivate(false);
+    allowPrivate(false);
     try {
       await api.patch(clientIri, { notes: 'not to loopback' });
       for (const w of [named.body, literal.body]) {
@@ -385,7 +385,7 @@ describe('events and deliveries', () => {
       // no attempt of theirs is allowed afterwards.
       for (const w of [named.body, literal.body]) await api.delete(w['@id']);
       await new Promise((r) => setTimeout(r, 500));
-      setAllowPrivate(true);
+      allowPrivate(true);
     }
   });
 
@@ -731,7 +731,7 @@ describe('durability', () => {
     const token = await tokenFor(seed, { email: 'k@hooks.test', company: 'Killed' });
     await seed.running.stop();
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'serve'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/cli.ts', 'serve'], {
       env: { ...process.env, ...ENV, WEBHOOK_TIMEOUT: '1s', DATABASE_URL: db.url, PORT: String(port), LOG_LEVEL: 'silent', SCHEDULER: 'off', REDIS_URL: '' },
       stdio: 'ignore',
     });

@@ -26,12 +26,15 @@ export const MAX_DAYS = 120;
 /** Public page paths: `<PUBLIC_URL>/d/<token>`. */
 export const LINK_PREFIX = '/d/';
 
-let publicUrl = 'http://127.0.0.1:8080';
-/** PUBLIC_URL (server/config.ts): where the links point. Set once at start. */
-export function setPublicUrl(url: string): void {
-  publicUrl = url.replace(/\/+$/, '');
+declare module '../../engine/descriptor.ts' {
+  interface OperationServices {
+    /** PUBLIC_URL (server/config.ts): where client links point. */
+    publicUrl: string;
+  }
 }
-export const linkUrl = (token: string): string => `${publicUrl}${LINK_PREFIX}${token}`;
+
+/** A link's URL: `<PUBLIC_URL>/d/<token>`. */
+export const linkUrl = (publicUrl: string, token: string): string => `${publicUrl.replace(/\/+$/, '')}${LINK_PREFIX}${token}`;
 
 /** A new token: 24 random bytes (192 bits), base64url. */
 export const newLinkToken = (): string => randomBytes(24).toString('base64url');
@@ -85,7 +88,8 @@ export const documentLinkRules: HookSet = {
     e.data.views = 0;
     e.data.lastViewedAt = null;
     const token = newLinkToken();
-    e.data.url = linkUrl(token);
+    if (!api.services.publicUrl) throw new Error('The engine has no `publicUrl` service (server/services.ts): a link cannot be made.');
+    e.data.url = linkUrl(api.services.publicUrl, token);
     // Kept for afterWrite (the record's id is known there); never stored.
     (e.data as { [TOKEN]?: string })[TOKEN] = token;
   },

@@ -42,6 +42,8 @@ export interface MailService {
 declare module '../../engine/descriptor.ts' {
   interface OperationServices {
     mail: MailService;
+    /** The reminders being created (ReminderMarks); absent, every e-mail is a document's. */
+    reminders?: ReminderMarks;
   }
 }
 
@@ -90,11 +92,22 @@ export type DocumentType = (typeof DOCUMENTS)[number];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Reminders being created, by transaction: the offset (resources/rules/reminders.ts). */
-const reminders = new WeakMap<Tx, number>();
-export function creatingReminder<T>(tx: Tx, offset: number, fn: () => Promise<T>): Promise<T> {
-  reminders.set(tx, offset);
-  return fn().finally(() => reminders.delete(tx));
+/**
+ * The reminders being created, by transaction, with their offset: the daily run
+ * (server/email/reminders.ts) marks the transaction in which it creates a reminder, and the
+ * e-mail rules read the mark. One per server, passed in as the service `reminders`.
+ */
+export class ReminderMarks {
+  readonly #offsets = new WeakMap<Tx, number>();
+  /** Runs `fn` (which creates the e-mail in `tx`) as the reminder of `offset` days. */
+  creating<T>(tx: Tx, offset: number, fn: () => Promise<T>): Promise<T> {
+    this.#offsets.set(tx, offset);
+    return fn().finally(() => this.#offsets.delete(tx));
+  }
+  /** The offset of the reminder being created in `tx`; undefined for a document's e-mail. */
+  offset(tx: Tx): number | undefined {
+    return this.#offsets.get(tx);
+  }
 }
 
 // RFC 5322 addr-spec: dot-atom or quoted-string local part, dot-atom domain (or a literal).
@@ -238,7 +251,7 @@ export const emailRules: HookSet = {
   create: 'transaction',
   async beforeWrite(api, e) {
     if (e.op !== 'create') return;
-    const reminderOffset = reminders.get(api.tx);
+    const reminderOffset = api.services.reminders?.offset(api.tx);
     const kind = reminderOffset === undefined ? 'document' : 'reminder';
     const d = e.data;
     const { to, cc, bcc } = checkedAddresses(d);

@@ -3,10 +3,18 @@
 // WEBHOOK_ALLOW_PRIVATE=true lets loopback and private ranges through (tests, intranets);
 // link-local (169.254.0.0/16, fe80::/10: cloud metadata services) stays refused. A host name is
 // resolved and every address it resolves to is checked, at write time and again at each attempt,
-// where the connection uses the addresses checked (no second resolution to rebind).
+// where the connection uses the addresses checked (no second resolution to rebind). The policy
+// is a service (OperationServices.webhookUrls) the server makes from its configuration.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { memo } from '../../engine/memo.ts';
+
+declare module '../../engine/descriptor.ts' {
+  interface OperationServices {
+    /** Which addresses webhooks may call (WEBHOOK_ALLOW_PRIVATE). */
+    webhookUrls: WebhookUrlPolicy;
+  }
+}
 
 const always = new BlockList();
 always.addSubnet('169.254.0.0', 16, 'ipv4'); // link-local, cloud metadata
@@ -26,22 +34,50 @@ privateRanges.addSubnet('100.64.0.0', 10, 'ipv4'); // carrier-grade NAT
 privateRanges.addAddress('::1', 'ipv6');
 privateRanges.addSubnet('fc00::', 7, 'ipv6'); // unique local
 
-let allowPrivate = process.env.WEBHOOK_ALLOW_PRIVATE === 'true';
+/** Which URLs and addresses webhooks may call: one per server, from WEBHOOK_ALLOW_PRIVATE. */
+export class WebhookUrlPolicy {
+  #allowPrivate: boolean;
+  /**
+   * Why `address` (an IP) may not be called, or undefined when it may. Verdicts are kept: each
+   * attempt checks its address again, and a BlockList check costs microseconds (it makes a
+   * SocketAddress). Endpoints are few.
+   */
+  readonly addressProblem = memo((address: string) => checkAddress(address, this.#allowPrivate));
 
-/** Sets WEBHOOK_ALLOW_PRIVATE for this process (the server does it from its configuration). */
-export function setAllowPrivate(allow: boolean): void {
-  allowPrivate = allow;
-  addressProblem.clear();
+  constructor(allowPrivate: boolean) {
+    this.#allowPrivate = allowPrivate;
+  }
+
+  /** Whether loopback and private addresses may be called (changed by tests of the running server). */
+  get allowPrivate(): boolean {
+    return this.#allowPrivate;
+  }
+  set allowPrivate(allow: boolean) {
+    this.#allowPrivate = allow;
+    this.addressProblem.clear();
+  }
+
+  /**
+   * Why `url` may not be a webhook's, or undefined when it may. A name that does not resolve now
+   * is accepted (its attempts fail until it does, and are checked then).
+   */
+  async urlProblem(url: string): Promise<string | undefined> {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return 'This value is not a valid URL.';
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'The URL must use http or https.';
+    for (const a of await resolveHost(u.hostname)) {
+      const problem = this.addressProblem(a);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
 }
 
-/**
- * Why `address` (an IP) may not be called, or undefined when it may. Verdicts are kept: each
- * attempt checks its address again, and a BlockList check costs microseconds (it makes a
- * SocketAddress). Endpoints are few.
- */
-export const addressProblem = memo(checkAddress);
-
-function checkAddress(address: string): string | undefined {
+function checkAddress(address: string, allowPrivate: boolean): string | undefined {
   let a = address.startsWith('[') ? address.slice(1, -1) : address;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a);
   if (mapped) a = mapped[1]!;
@@ -61,23 +97,4 @@ export async function resolveHost(host: string): Promise<string[]> {
   } catch {
     return [];
   }
-}
-
-/**
- * Why `url` may not be a webhook's, or undefined when it may. A name that does not resolve now
- * is accepted (its attempts fail until it does, and are checked then).
- */
-export async function urlProblem(url: string): Promise<string | undefined> {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return 'This value is not a valid URL.';
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'The URL must use http or https.';
-  for (const a of await resolveHost(u.hostname)) {
-    const problem = addressProblem(a);
-    if (problem) return problem;
-  }
-  return undefined;
 }

@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { ApiError, ViolationCode } from '../../engine/errors.ts';
 import type { HookSet } from '../../engine/hooks.ts';
-import { urlProblem } from './webhook-url.ts';
+// (The URL policy is the service `webhookUrls`: ./webhook-url.ts.)
+import './webhook-url.ts';
 
 export const MAX_WEBHOOKS = 20;
 
@@ -15,7 +16,9 @@ export const newSecret = (): string => `whsec_${randomBytes(32).toString('base64
 export const webhookRules: HookSet = {
   async beforeWrite(api, e) {
     if (e.op === 'create' || e.data.url !== e.existing?.url) {
-      const problem = await urlProblem(String(e.data.url));
+      const urls = api.services.webhookUrls;
+      if (!urls) throw new Error('The engine has no `webhookUrls` service (server/services.ts): a URL cannot be checked.');
+      const problem = await urls.urlProblem(String(e.data.url));
       if (problem) throw ApiError.validation([{ propertyPath: 'url', message: problem, code: ViolationCode.format }]);
     }
     if (e.op === 'create') {

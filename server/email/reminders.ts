@@ -9,7 +9,6 @@ import { sql } from 'drizzle-orm';
 import { ApiError, ViolationCode } from '../../engine/errors.ts';
 import type { Engine } from '../../engine/operations.ts';
 import type { Principal } from '../../engine/types.ts';
-import { creatingReminder } from '../../resources/rules/email.ts';
 import { rowsOf } from '../db.ts';
 
 export interface ReminderSummary {
@@ -44,7 +43,9 @@ export async function sendReminders(engine: Engine, date: string, principalFor: 
           order by e.created_at desc, e.id desc limit 1`));
         const to = last ? (typeof last.to === 'string' ? (JSON.parse(last.to) as string[]) : last.to) : [];
         const api = engine.bind(tx, p, email);
-        await creatingReminder(tx, off, () => api.create('Email', { document, ...(to.length ? { to } : {}) }));
+        const marks = api.services.reminders;
+        if (!marks) throw new Error('The engine has no `reminders` service (server/services.ts): reminders cannot be told from other e-mails.');
+        await marks.creating(tx, off, () => api.create('Email', { document, ...(to.length ? { to } : {}) }));
       });
       summary.sent++;
     } catch (e) {

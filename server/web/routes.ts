@@ -1,7 +1,7 @@
 // The web pages: first-run set-up, sign-in and out, the switch of the active company, and the web
 // application (/app), settings included (/app/settings/…; the old addresses /profile/api,
 // /profile/company and /profile/webhooks lead there). Pages only: their scripts call /api like
-// any client, authenticated by the session cookie with the page's CSRF token (server/auth.ts,
+// any client, authenticated by the session cookie with the page's CSRF token (server/access/auth.ts,
 // CONTRACT §17). Everything here lives in one encapsulated fastify context: its cookie parsing,
 // form parsing and security headers never touch /api.
 import { createHash, randomBytes } from 'node:crypto';
@@ -9,10 +9,10 @@ import cookie from '@fastify/cookie';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db, FieldValues } from '../../engine/types.ts';
-import { sameHost } from '../auth.ts';
-import { hashPassword, verifyPassword } from '../passwords.ts';
+import { sameHost } from '../access/auth.ts';
+import { hashPassword, verifyPassword } from '../access/passwords.ts';
 import { users } from '../schema.ts';
-import { HISTORY_LIMIT } from '../token-service.ts';
+import { HISTORY_LIMIT } from '../access/token-service.ts';
 import { describeModel } from '../../http/describe.ts';
 import type { Model } from '../../engine/model.ts';
 import { appPage, CONTENT_SECURITY_POLICY, loginPage, messagePage, setupPage } from './pages.ts';

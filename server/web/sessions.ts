@@ -11,7 +11,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db, Principal, Role } from '../../engine/types.ts';
-import type { SessionAuth } from '../auth.ts';
+import type { SessionAuth } from '../access/auth.ts';
 import { companies, memberships, sessions, users } from '../schema.ts';
 
 export const SESSION_COOKIE = 'inv_session';

@@ -4,8 +4,8 @@
 import { count, sql } from 'drizzle-orm';
 import type { Db } from '../../engine/types.ts';
 import { uuidv7 } from '../../engine/uuid.ts';
-import { findOrCreateCompany } from '../commands.ts';
-import { hashPassword } from '../passwords.ts';
+import { findOrCreateCompany } from '../cli/commands.ts';
+import { hashPassword } from '../access/passwords.ts';
 import { memberships, users } from '../schema.ts';
 
 export interface SetupInput {

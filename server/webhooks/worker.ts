@@ -18,7 +18,7 @@ import { Agent } from 'undici';
 import { MAX_ERROR, nextStep, QueueWorker, type Made, type Outcome, type QueueSettings } from '../delivery/queue.ts';
 import { memo } from '../../engine/memo.ts';
 import type { Db } from '../../engine/types.ts';
-import { addressProblem } from '../../resources/rules/webhook-url.ts';
+import type { WebhookUrlPolicy } from '../../resources/rules/webhook-url.ts';
 import { pgArray, rowsOf } from '../db.ts';
 import { payloadText } from './outbox.ts';
 import { signedHeaders } from './signing.ts';
@@ -54,7 +54,7 @@ export interface Claimed {
  * The address policy is checked when a connection is made (checkedLookup, given to net.connect
  * and tls.connect) and, for an address in the URL, before each attempt.
  */
-const dispatcher = new Agent({ keepAliveTimeout: 5000, connect: { lookup: checkedLookup } as object });
+const agentFor = (urls: WebhookUrlPolicy) => new Agent({ keepAliveTimeout: 5000, connect: { lookup: checkedLookup(urls) } as object });
 /** The most of a response's body read (and dropped: only the status counts). */
 const MAX_RESPONSE_BODY = 65_536;
 
@@ -68,8 +68,17 @@ export class WebhookWorker extends QueueWorker<Claimed> {
    */
   bodies: ((c: Claimed) => Promise<string | null>) | undefined;
 
-  constructor(db: Db, private readonly webhookSettings: WebhookSettings, log: FastifyBaseLogger) {
+  private readonly dispatcher: Agent;
+
+  /** `urls`: the addresses webhooks may call (the same policy as the webhooks' writes). */
+  constructor(db: Db, private readonly webhookSettings: WebhookSettings, log: FastifyBaseLogger, private readonly urls: WebhookUrlPolicy) {
     super(db, webhookSettings, log);
+    this.dispatcher = agentFor(urls);
+  }
+
+  override async stop(): Promise<void> {
+    await super.stop();
+    await this.dispatcher.close();
   }
 
   protected override taken(row: Record<string, unknown>, fresh: boolean): Claimed {
@@ -175,7 +184,7 @@ export class WebhookWorker extends QueueWorker<Claimed> {
       if (!url) return a.finish(false, null, 'The URL is not valid.');
       // An address in the URL is not looked up, so it is checked here (names in checkedLookup).
       const literal = url.hostname.replace(/^\[|\]$/g, '');
-      const problem = isIP(literal) ? addressProblem(literal) : undefined;
+      const problem = isIP(literal) ? this.urls.addressProblem(literal) : undefined;
       if (problem) return a.finish(false, null, problem);
       const { timeoutMs } = this.settings;
       // undici's handler API: no stream or AbortSignal per attempt (about half the CPU of its
@@ -189,7 +198,7 @@ export class WebhookWorker extends QueueWorker<Claimed> {
         a.finish(false, null, `No response within ${timeoutMs / 1000} s.`);
         abort?.();
       }, timeoutMs);
-      dispatcher.dispatch(
+      this.dispatcher.dispatch(
         { origin: url.origin, path: url.pathname + url.search, method: 'POST', headers: signedHeaders(c.secret, c.event_id, c.body), body: c.body, headersTimeout: timeoutMs + 1000, bodyTimeout: timeoutMs + 1000 },
         {
           onConnect: (abortRequest: (e?: Error) => void) => {
@@ -248,12 +257,12 @@ const parsedUrl = memo((text: string): URL | null => {
 });
 
 /** dns.lookup that refuses addresses the URL policy forbids (checked on the address connected to). */
-function checkedLookup(hostname: string, options: object, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void {
+const checkedLookup = (urls: WebhookUrlPolicy) => function checkedLookup(hostname: string, options: object, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void): void {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, []);
     const list = addresses as LookupAddress[];
     for (const a of list) {
-      const problem = addressProblem(a.address);
+      const problem = urls.addressProblem(a.address);
       if (problem) return callback(Object.assign(new Error(problem), { code: 'EADDRNOTALLOWED' }), []);
     }
     if ((options as { all?: boolean }).all) return callback(null, list);

@@ -113,7 +113,8 @@ export function planner(o: PlannerOptions): (query: string, operationName: strin
   const queryType = schema.getQueryType()!;
   const roots = new Map<string, { r: ModelResource; kind: 'item' | 'collection' }>();
   for (const r of model.resources) {
-    if (!r.graphql.has('query')) continue;
+    // A resource with its own provider (the company profile) has no table: its resolvers answer.
+    if (!r.graphql.has('query') || r.provider) continue;
     roots.set(lowerFirst(r.name), { r, kind: 'item' });
     roots.set(r.plural, { r, kind: 'collection' });
   }

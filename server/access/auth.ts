@@ -6,9 +6,9 @@
 // 401 (problem+json carrying `message`) without a valid one. Which routes need a token is
 // decided by the plugin a route is registered in, never by its path.
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import type { Principal } from '../engine/types.ts';
-import { ApiError } from '../engine/errors.ts';
-import { problem } from '../formats/problem.ts';
+import type { Principal } from '../../engine/types.ts';
+import { ApiError } from '../../engine/errors.ts';
+import { problem } from '../../formats/problem.ts';
 import { rateLimitHeaders, tooManyRequests, type Verdict } from './rate-limit.ts';
 
 declare module 'fastify' {

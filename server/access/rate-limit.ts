@@ -8,7 +8,7 @@
 // instances learn of a revocation in the same round trip.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { ApiError } from '../engine/errors.ts';
+import { ApiError } from '../../engine/errors.ts';
 import { touch, type Touched } from './lru.ts';
 
 export type Clock = () => number;

@@ -10,10 +10,10 @@
 //   the instance then empties its cache and reads the token again (an epoch that went back,
 //   Redis having lost its data, counts as a change too);
 // - on PostgreSQL without Redis, the database keeps the epoch itself and notifies every instance
-//   of each change at commit (server/invalidation.ts); while an instance is not listening, its
+//   of each change at commit (server/access/invalidation.ts); while an instance is not listening, its
 //   cache is suspended (every request reads its token) until it has listened and read the epoch;
 // - with PGlite (one process) every change goes through this process: the direct drop suffices.
-import type { Db, Principal } from '../engine/types.ts';
+import type { Db, Principal } from '../../engine/types.ts';
 import { touch, type Touched } from './lru.ts';
 import { hashToken, lookupTokenHash, TOKEN_PREFIX } from './tokens.ts';
 

@@ -30,8 +30,8 @@ import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../engine/types.ts';
-import { rowsOf } from './db.ts';
+import type { Db } from '../../engine/types.ts';
+import { rowsOf } from '../db.ts';
 import type { TokenCache } from './token-cache.ts';
 
 export const INVALIDATION_CHANNEL = 'token_cache_invalidation';

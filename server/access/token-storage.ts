@@ -1,21 +1,21 @@
 // The API token resource's storage and activity (resources/api-token.ts): its provider and
 // processor over token-service.ts, which holds the rules for /api/api-tokens and the /profile/api
 // page alike, and the summary and history its declared operations answer with.
-import { escapeLike } from '../engine/read/conditions.ts';
+import { escapeLike } from '../../engine/read/conditions.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { ilike, or } from 'drizzle-orm';
-import type { Db } from '../engine/types.ts';
-import type { Processor, Provider } from '../engine/custom.ts';
-import type { TokenActivity } from '../resources/api-token.ts';
-import type { HistoryRecorder } from './history.ts';
-import { apiTokens } from './schema.ts';
+import type { Db } from '../../engine/types.ts';
+import type { ResourceStorage } from '../../engine/custom.ts';
+import type { TokenActivity } from '../../resources/api-token.ts';
+import type { HistoryRecorder } from '../history.ts';
+import { apiTokens } from '../schema.ts';
 import { createToken, dailyUsage, historyFilters, listTokens, ownerOf, ownToken, recOf, revokeTokens, tokenHistory, tokenSummary, updateToken, type TokenColumn } from './token-service.ts';
 
 /**
  * The token resource's storage: reads see this instance's requests so far (its queued history
  * is written first); a revocation is told to every instance (`revoked`).
  */
-export function tokenStorage(o: { settle(): Promise<void>; revoked(tokenId: string): Promise<void> }): { provider: Provider; processor: Processor } {
+export function tokenStorage(o: { settle(): Promise<void>; revoked(tokenId: string): Promise<void> }): ResourceStorage {
   const columns = { name: apiTokens.name, description: apiTokens.description };
   return {
     provider: {

@@ -5,15 +5,16 @@
 // Running it again seeds nothing twice: a company that already has clients only gets a new token.
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { Principal, FieldValues } from '../engine/types.ts';
-import { createEngine } from '../engine/operations.ts';
-import { addDays, today } from '../resources/rules/calendar.ts';
-import { runSchedule } from '../resources/rules/schedule.ts';
-import { CommandError, findMembership, systemPrincipals, tokenCreate, userCreate, type Args, type CommandContext, type CommandOutput } from './commands.ts';
-import { hashPassword } from './passwords.ts';
-import { users } from './schema.ts';
-import { updateCompany } from './company.ts';
-import { model, tables } from './model.ts';
+import type { Principal, FieldValues } from '../../engine/types.ts';
+import { createEngine } from '../../engine/operations.ts';
+import { addDays, today } from '../../resources/rules/calendar.ts';
+import { runSchedule } from '../../resources/rules/schedule.ts';
+import { systemPrincipals } from '../access/principals.ts';
+import { CommandError, findMembership, tokenCreate, userCreate, type Args, type CommandContext, type CommandOutput } from './commands.ts';
+import { hashPassword } from '../access/passwords.ts';
+import { users } from '../schema.ts';
+import { updateCompany } from '../company.ts';
+import { model, tables } from '../model.ts';
 
 export const DEMO_DEFAULTS = { email: 'demo@example.com', company: 'Demo Company', currency: 'USD' };
 

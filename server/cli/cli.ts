@@ -2,13 +2,13 @@
 // demo, counts:rebuild.
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
-import { loadConfig } from './config.ts';
-import { openDatabase } from './db.ts';
+import { loadConfig } from '../config.ts';
+import { openDatabase } from '../db.ts';
 import { CommandError, stderrOf, stdoutOf, type Args } from './commands.ts';
 import { commands } from './command-list.ts';
-import { acquireLock, adminSocketPath, type Lock } from './lock.ts';
+import { acquireLock, adminSocketPath, type Lock } from '../lock.ts';
 import { runThroughSocket } from './admin-socket.ts';
-import { databaseOptions, startServer } from './serve.ts';
+import { databaseOptions, startServer } from '../serve.ts';
 
 const USAGE = `Usage: invoicing <command> [options]
 

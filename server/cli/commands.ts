@@ -1,24 +1,18 @@
 // The CLI's commands as functions of a database, so the same code runs from the command line
 // or, while a server holds the embedded database, inside that server (see admin-socket.ts).
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db, Principal, Role, Tx } from '../engine/types.ts';
-import { createEngine, type Engine } from '../engine/operations.ts';
-import { isDate } from '../engine/validate.ts';
-import { COUNTS_TABLE, rebuildCountsSql } from '../engine/counts.ts';
-import { rowsOf } from './db.ts';
-import { uuidv7 } from '../engine/uuid.ts';
-import { today } from '../resources/rules/calendar.ts';
-import { runSchedule, type ScheduleSummary } from '../resources/rules/schedule.ts';
-import { model, tables } from './model.ts';
-import { hashPassword } from './passwords.ts';
-import { apiTokens, companies, memberships, users } from './schema.ts';
-import { hashToken, newTokenValue } from './tokens.ts';
-import { webhookOutbox } from './webhooks/outbox.ts';
-import { readCompany, vatRegistration } from './company.ts';
-import { keepLogo } from './company-logo.ts';
-import { mailService } from './email/service.ts';
-import { sendReminders } from './email/reminders.ts';
-import type { OperationServices } from '../engine/descriptor.ts';
+import type { Db, Principal, Role } from '../../engine/types.ts';
+import type { Engine } from '../../engine/operations.ts';
+import { isDate } from '../../engine/validate.ts';
+import { COUNTS_TABLE, rebuildCountsSql } from '../../engine/counts.ts';
+import { rowsOf } from '../db.ts';
+import { uuidv7 } from '../../engine/uuid.ts';
+import { today } from '../../resources/rules/calendar.ts';
+import { model, tables } from '../model.ts';
+import { hashPassword } from '../access/passwords.ts';
+import { apiTokens, companies, memberships, users } from '../schema.ts';
+import { hashToken, newTokenValue } from '../access/tokens.ts';
+import { dailyRun, type DailySummary } from '../scheduler.ts';
 
 export class CommandError extends Error {}
 
@@ -101,28 +95,11 @@ export async function tokenCreate(ctx: CommandContext, args: Args): Promise<stri
   return `${value}\n`;
 }
 
-/** No user: scheduled jobs act for a company with an admin's rights. */
-export const SYSTEM_USER = '00000000-0000-0000-0000-000000000000';
-
-export function systemPrincipals(db: Db): (companyId: string) => Promise<Principal> {
-  return async (companyId) => {
-    const [c] = await db.select({ currency: companies.currency }).from(companies).where(eq(companies.id, companyId));
-    return { userId: SYSTEM_USER, role: 'admin', company: { id: companyId, currency: c?.currency ?? 'USD' } };
-  };
-}
-
-/** Recurring invoices and overdue marking for one day (default: today, UTC), in every company. */
-export async function scheduleRun(ctx: CommandContext, args: Args): Promise<ScheduleSummary> {
+/** schedule:run: the daily job (server/scheduler.ts) for one day (default: today, UTC), in every company. */
+export async function scheduleRun(ctx: CommandContext, args: Args): Promise<DailySummary> {
   const date = args.date?.trim() || today();
   if (!isDate(date)) throw new CommandError(`--date "${date}" is not a date (YYYY-MM-DD).`);
-  // With the webhooks' outbox: a CLI run's events are delivered by the running servers.
-  // Its reminders are queued (or held, without SMTP_URL) for the running servers' workers to send.
-  const engine = ctx.engine ?? createEngine(ctx.db, model, tables, { outbox: webhookOutbox(model), services: { mail: mailService({ smtpUrl: process.env.SMTP_URL || undefined, from: process.env.MAIL_FROM || undefined }), vatRegistration: (id: string) => vatRegistration(ctx.db, id), companyProfile: (tx: Tx, id: string) => readCompany(tx, id), keepLogo: (tx: Tx, id: string) => keepLogo(tx, id) } as unknown as OperationServices });
-  const principals = systemPrincipals(ctx.db);
-  const summary = await runSchedule(engine, date, principals);
-  // Then the reminders, for invoices as the day left them (overdue marked).
-  const reminders = await sendReminders(engine, date, principals);
-  return { ...summary, reminders: reminders.sent, failedReminders: reminders.failed };
+  return dailyRun(ctx.db, ctx.engine, date);
 }
 
 /**

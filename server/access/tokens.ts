@@ -2,8 +2,8 @@
 // high-entropy secret needs no slow hash, and the lookup stays one indexed read.
 import * as crypto from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import type { Db, Principal, Role } from '../engine/types.ts';
-import { apiTokens, companies, memberships } from './schema.ts';
+import type { Db, Principal, Role } from '../../engine/types.ts';
+import { apiTokens, companies, memberships } from '../schema.ts';
 
 export const TOKEN_PREFIX = 'inv_';
 

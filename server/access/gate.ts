@@ -9,12 +9,12 @@
 // answers again.
 import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db, Principal } from '../engine/types.ts';
-import type { Config } from './config.ts';
+import type { Db, Principal } from '../../engine/types.ts';
+import type { Config } from '../config.ts';
 import { EpochPoller, InvalidationListener } from './invalidation.ts';
 import { MemoryStore, RedisStore, type Clock, type RateLimitOptions, type Verdict } from './rate-limit.ts';
 import { TokenCache, type Resolved } from './token-cache.ts';
-import type { SharedThrottle } from './web/throttle.ts';
+import type { SharedThrottle } from '../web/throttle.ts';
 
 export interface Admission {
   principal: Principal | null;

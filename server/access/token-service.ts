@@ -3,54 +3,17 @@
 // (web/routes.ts), so that both apply the same rules: name required (≤100, unique per user and
 // company), the value shown once, at most the 100 most recent history entries, one summary.
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { Db, Principal, FieldValues } from '../engine/types.ts';
-import { defineResource, integer, ref, text, timestamp } from '../engine/descriptor.ts';
-import { apiToken, type HistoryQuery } from '../resources/api-token.ts';
-import { ApiError, ViolationCode } from '../engine/errors.ts';
-import { buildModel } from '../engine/model.ts';
-import { driverError } from '../engine/operations.ts';
-import { uuidv7 } from '../engine/uuid.ts';
-import { compileValidator, isDate, isUuid } from '../engine/validate.ts';
-import { rowsOf } from './db.ts';
-import { apiTokenHistory, apiTokenMonthly, apiTokens } from './schema.ts';
+import type { Db, Principal, FieldValues } from '../../engine/types.ts';
+import type { HistoryQuery } from '../../resources/api-token.ts';
+import { ApiError, ViolationCode } from '../../engine/errors.ts';
+import { driverError } from '../../engine/operations.ts';
+import { uuidv7 } from '../../engine/uuid.ts';
+import { compileValidator, isDate, isUuid } from '../../engine/validate.ts';
+import { rowsOf } from '../db.ts';
+import { model } from '../model.ts';
+import { apiTokenHistory, apiTokenMonthly, apiTokens } from '../schema.ts';
 import { hashToken, newTokenValue } from './tokens.ts';
 
-/** The documents the token API serves besides the tokens: a token's history, the summary. */
-export const tokenDocuments = [
-  defineResource({
-    name: 'ApiTokenHistoryEntry',
-    plural: 'apiTokenHistoryEntries',
-    path: 'api-tokens/{id}/history',
-    description: 'A request made with a token: the 100 most recent, newest first.',
-    fields: {
-      date: timestamp({ readOnly: true, filter: 'date' }),
-      method: text({ readOnly: true, filter: 'exact' }),
-      endpoint: text({ readOnly: true }),
-      status: integer({ readOnly: true }),
-      ipAddress: text({ readOnly: true }),
-      userAgent: text({ readOnly: true }),
-    },
-    operations: { rest: ['list'], graphql: 'none' },
-  }),
-  defineResource({
-    name: 'ApiTokenSummary',
-    plural: 'apiTokenSummaries',
-    path: 'api-tokens/summary',
-    description: "The calling user's token activity in the calling token's company; months are UTC.",
-    fields: {
-      activeTokens: integer({ readOnly: true }),
-      apiCallsThisMonth: integer({ readOnly: true }),
-      lastActivity: timestamp({ readOnly: true }),
-      mostUsedToken: ref('ApiToken', { readOnly: true }),
-    },
-    operations: { rest: ['read'], graphql: 'none' },
-  }),
-];
-
-/** The tokens' fields and documents, for validation and the JSON-LD contexts (served by /api: server/api.ts). */
-export const tokenModel = buildModel([apiToken(), ...tokenDocuments]);
-
-export const TOKEN = tokenModel.get('ApiToken');
 /** History entries shown per token (spec §8). */
 export const HISTORY_LIMIT = 100;
 
@@ -87,7 +50,7 @@ export type TokenColumn = keyof typeof tokenColumns;
 
 export const mine = (o: Owner): SQL => and(eq(apiTokens.userId, o.userId), eq(apiTokens.companyId, o.companyId))!;
 
-const validator = compileValidator(tokenModel, TOKEN);
+const validator = compileValidator(model, model.get('ApiToken'));
 
 function uniqueName(e: unknown): unknown {
   const d = driverError(e);

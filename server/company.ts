@@ -12,6 +12,7 @@ import { NUMBERING } from '../resources/company.ts';
 import { setSequence, sequenceSettingSql } from '../engine/sequences.ts';
 import { literal } from '../engine/sql-text.ts';
 import { refId } from '../engine/validate.ts';
+import { uuidv7 } from '../engine/uuid.ts';
 import { model, tables } from './model.ts';
 import { companies } from './schema.ts';
 
@@ -131,4 +132,13 @@ export async function updateCompany(db: Db, principal: Pick<Principal, 'role' | 
 export async function vatRegistration(db: Db, companyId: string): Promise<{ registered: boolean; note: string | null }> {
   const [row] = await db.select({ registered: companies.vatRegistered, note: companies.vatExemptionNote }).from(companies).where(eq(companies.id, companyId));
   return { registered: row?.registered !== false, note: row?.note ?? null };
+}
+
+/** The company named `name` (whatever its case), made with `currency` when there is none: user:create and the set-up page. */
+export async function findOrCreateCompany(db: Db, name: string, currency: string): Promise<{ id: string; created: boolean }> {
+  const [existing] = await db.select({ id: companies.id }).from(companies).where(sql`lower(${companies.name}) = lower(${name})`);
+  if (existing) return { id: existing.id, created: false };
+  const id = uuidv7();
+  await db.insert(companies).values({ id, name, currency });
+  return { id, created: true };
 }

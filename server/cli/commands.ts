@@ -12,6 +12,7 @@ import { model, tables } from '../model.ts';
 import { hashPassword } from '../access/passwords.ts';
 import { apiTokens, companies, memberships, users } from '../schema.ts';
 import { hashToken, newTokenValue } from '../access/tokens.ts';
+import { findOrCreateCompany } from '../company.ts';
 import { dailyRun, type DailySummary } from '../scheduler.ts';
 
 export class CommandError extends Error {}
@@ -35,14 +36,6 @@ function need(args: Args, name: string): string {
   const v = args[name];
   if (v === undefined || v.trim() === '') throw new CommandError(`--${name} is required.`);
   return v.trim();
-}
-
-export async function findOrCreateCompany(db: Db, name: string, currency: string): Promise<{ id: string; created: boolean }> {
-  const [existing] = await db.select({ id: companies.id }).from(companies).where(sql`lower(${companies.name}) = lower(${name})`);
-  if (existing) return { id: existing.id, created: false };
-  const id = uuidv7();
-  await db.insert(companies).values({ id, name, currency });
-  return { id, created: true };
 }
 
 export async function userCreate(ctx: CommandContext, args: Args): Promise<string> {

@@ -4,7 +4,7 @@
 import { count, sql } from 'drizzle-orm';
 import type { Db } from '../../engine/types.ts';
 import { uuidv7 } from '../../engine/uuid.ts';
-import { findOrCreateCompany } from '../cli/commands.ts';
+import { findOrCreateCompany } from '../company.ts';
 import { hashPassword } from '../access/passwords.ts';
 import { memberships, users } from '../schema.ts';
 

@@ -17,12 +17,19 @@ beforeAll(async () => {
   t = await startTestServer();
   admin = client(t, await tokenFor(t, { email: 'admin@lang.test', company: 'Sprachen GmbH', currency: 'EUR' }));
   await admin.patch('/api/company', { iban: 'DE89 3704 0044 0532 0130 00', vatNumber: 'DE123456789' });
-  const tax = (await admin.post('/api/taxes', { name: 'MwSt', rate: 19 })).body['@id'];
-  const cl = await admin.post('/api/clients', { name: 'Client SARL' });
-  const inv = await admin.post('/api/invoices', { client: cl.body['@id'], invoiceDate: '2026-03-05', dueDate: '2026-04-04', status: 'pending', lines: [{ description: 'Beratung', qty: 2.5, price: 123_456, tax }] });
-  expect(inv.status, inv.text).toBe(201);
-  invoiceId = inv.body.id;
+  tax = (await admin.post('/api/taxes', { name: 'MwSt', rate: 19 })).body['@id'];
+  clientIri = (await admin.post('/api/clients', { name: 'Client SARL' })).body['@id'];
+  invoiceId = await issue();
 });
+let tax: string;
+let clientIri: string;
+
+/** An invoice issued now: in the company's language of the moment, which it keeps (CONTRACT §18). */
+async function issue(): Promise<string> {
+  const inv = await admin.post('/api/invoices', { client: clientIri, invoiceDate: '2026-03-05', dueDate: '2026-04-04', status: 'pending', lines: [{ description: 'Beratung', qty: 2.5, price: 123_456, tax }] });
+  expect(inv.status, inv.text).toBe(201);
+  return inv.body.id;
+}
 afterAll(() => t.close());
 
 async function pdfText(name: string): Promise<{ text: string; file: string }> {
@@ -45,6 +52,9 @@ describe('the PDF in the company’s language', () => {
 
   it('German: words, dates and amounts', async () => {
     expect((await admin.patch('/api/company', { locale: 'de' })).status).toBe(200);
+    // The invoice issued in English stays so; one issued now is German.
+    expect((await pdfText('en')).text).toMatch(/INVOICE/);
+    invoiceId = await issue();
     const { text, file } = await pdfText('de');
     for (const s of ['RECHNUNG', 'Rechnungsnummer', 'Rechnungsdatum', '5. März 2026', '4. April 2026', 'Beschreibung', 'Einzelpreis', 'Zwischensumme', 'Offener Betrag', 'USt-IdNr.: DE123456789', 'ZAHLUNGSINFORMATIONEN', 'Überweisung an', 'Seite 1 von 1']) expect(text, s).toContain(s);
     expect(text).toContain('3.086,40');
@@ -58,6 +68,7 @@ describe('the PDF in the company’s language', () => {
 
   it('French: words, dates and amounts', async () => {
     expect((await admin.patch('/api/company', { locale: 'fr' })).status).toBe(200);
+    invoiceId = await issue();
     const { text, file } = await pdfText('fr');
     for (const s of ['FACTURE', 'N° de facture', 'Date de facture', '5 mars 2026', '4 avril 2026', 'Désignation', 'Prix unitaire', 'Sous-total', 'Reste à payer', 'N° TVA : DE123456789', 'Virement à', 'page 1 sur 1']) expect(text, s).toContain(s);
     expect(text).toMatch(/3\s086,40/);
@@ -70,15 +81,18 @@ describe('the PDF in the company’s language', () => {
 describe('the client page', () => {
   it('writes the document in the company’s language', async () => {
     expect((await admin.patch('/api/company', { locale: 'de' })).status).toBe(200);
+    invoiceId = await issue();
     const link = await admin.post('/api/document-links', { document: `/api/invoices/${invoiceId}` });
     expect(link.status, link.text).toBe(201);
     const html = await (await fetch(`${t.url}${new URL(link.body.url).pathname}`)).text();
     expect(html).toContain('<html lang="de">');
-    for (const s of ['Rechnung INV-000001', 'Rechnungsnummer', '5. März 2026', 'Einzelpreis', 'Zwischensumme', 'Offener Betrag', '3.086,40', 'PDF herunterladen']) expect(html, s).toContain(s);
+    expect(html).toMatch(/Rechnung INV-\d{6}/);
+    for (const s of ['Rechnungsnummer', '5. März 2026', 'Einzelpreis', 'Zwischensumme', 'Offener Betrag', '3.086,40', 'PDF herunterladen']) expect(html, s).toContain(s);
+    // Issued in German, it stays German when the company's language changes (CONTRACT §18).
     expect((await admin.patch('/api/company', { locale: 'en' })).status).toBe(200);
-    const en = await (await fetch(`${t.url}${new URL(link.body.url).pathname}`)).text();
-    expect(en).toContain('Invoice number');
-    expect(en).toContain('3,086.40');
+    const later = await (await fetch(`${t.url}${new URL(link.body.url).pathname}`)).text();
+    expect(later).toContain('<html lang="de">');
+    expect(later).toContain('3.086,40');
   });
 });
 

@@ -99,9 +99,9 @@ describe('the client page', () => {
 describe('the default e-mail templates', () => {
   it('follow the company’s language', async () => {
     for (const [locale, subject, body] of [
-      ['de', /^Rechnung INV-000001 von Sprachen GmbH$/, /anbei erhalten Sie die Rechnung INV-000001 über EUR 3\.672,82/],
-      ['fr', /^Facture INV-000001 de Sprachen GmbH$/, /veuillez trouver ci-joint la facture INV-000001 d’un montant de EUR 3\s672,82/],
-      ['en', /^Invoice INV-000001 from Sprachen GmbH$/, /please find attached invoice INV-000001 for EUR 3,672\.82/],
+      ['de', /^Rechnung INV-\d{6} von Sprachen GmbH$/, /anbei erhalten Sie die Rechnung INV-\d{6} über EUR 3\.672,82/],
+      ['fr', /^Facture INV-\d{6} de Sprachen GmbH$/, /veuillez trouver ci-joint la facture INV-\d{6} d’un montant de EUR 3\s672,82/],
+      ['en', /^Invoice INV-\d{6} from Sprachen GmbH$/, /please find attached invoice INV-\d{6} for EUR 3,672\.82/],
     ] as const) {
       expect((await admin.patch('/api/company', { locale })).status).toBe(200);
       const r = await admin.post('/api/emails', { document: `/api/invoices/${invoiceId}`, to: ['ap@client.test'] });

@@ -105,26 +105,3 @@ export function operationOf(r: ModelResource, name: string): ModelOperation {
   return op;
 }
 
-/**
- * A GET's query string against its declared `query` schema (each member a string, or a list for
- * a `name[]` member): the values by name, or a 422 naming each wrong parameter. Parameters the
- * schema does not declare are ignored, as a collection's unknown filters are.
- */
-export function checkQuery(schema: TSchema, query: URLSearchParams): Record<string, unknown> {
-  const props = (schema as { properties?: Record<string, { type?: string }> }).properties ?? {};
-  const values: Record<string, unknown> = {};
-  for (const [name, p] of Object.entries(props)) {
-    if (p.type === 'array') {
-      const all = query.getAll(name);
-      if (all.length) values[name] = all;
-    } else {
-      const v = query.get(name);
-      if (v !== null) values[name] = v;
-    }
-  }
-  let check = checks.get(schema);
-  if (!check) checks.set(schema, (check = TypeCompiler.Compile(schema)));
-  if (check.Check(values)) return values;
-  const violations = [...check.Errors(values)].slice(0, 20).map((e) => ({ propertyPath: e.path.replace(/^\//, '').replace(/\//g, '.') || '(query)', message: e.message, code: ViolationCode.format }));
-  throw ApiError.validation(violations);
-}

@@ -9,7 +9,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'drizzle-orm';
-import { checkQuery } from '../../engine/declared.ts';
 import { operation, type OperationContext } from '../../engine/descriptor.ts';
 import { ApiError, ViolationCode, type Violation } from '../../engine/errors.ts';
 import { rowsOf, type FieldValues } from '../../engine/types.ts';
@@ -106,7 +105,7 @@ export const importClients = operation({
   },
   async run(ctx) {
     const input = ctx.input as { csv: string; dryRun?: boolean };
-    const dryRun = input.dryRun ?? (checkQuery(ImportQuery, ctx.query) as Static<typeof ImportQuery>).dryRun === 'true';
+    const dryRun = input.dryRun ?? (ctx.args as Static<typeof ImportQuery>).dryRun === 'true';
     const known = columnsOf(ctx);
     const { header, rows } = decodeRows(input.csv, known);
     const validators = new Map();

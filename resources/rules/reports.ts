@@ -8,7 +8,6 @@
 // - aging: per client, today's balances of pending and overdue invoices by days past due at `date`.
 import { Type, type Static } from '@sinclair/typebox';
 import { sql, type SQL } from 'drizzle-orm';
-import { checkQuery } from '../../engine/declared.ts';
 import { operation, type OperationContext } from '../../engine/descriptor.ts';
 import { ApiError, violation } from '../../engine/errors.ts';
 import { rowsOf } from '../../engine/types.ts';
@@ -90,7 +89,7 @@ export const revenue = operation({
     }),
   },
   async run(ctx) {
-    const q = checkQuery(RevenueQuery, ctx.query) as Static<typeof RevenueQuery>;
+    const q = ctx.args as Static<typeof RevenueQuery>;
     const { from, to } = periodOf(q);
     const found = await rows<Record<string, unknown>>(ctx, revenueSql(ctx, ctx.principal.company.id, from, to, q.groupBy ?? 'month'));
     const items = found.map((r) => ({ period: String(r.period), currency: String(r.currency ?? ''), invoiced: int(r.invoiced), credited: int(r.credited), paid: int(r.paid) }));
@@ -140,7 +139,7 @@ export const taxes = operation({
     }),
   },
   async run(ctx) {
-    const { from, to } = periodOf(checkQuery(TaxQuery, ctx.query) as Static<typeof TaxQuery>);
+    const { from, to } = periodOf(ctx.args as Static<typeof TaxQuery>);
     const found = await rows<Record<string, unknown>>(ctx, taxSql(ctx, ctx.principal.company.id, from, to));
     const items = found.map((r) => ({ currency: String(r.currency ?? ''), category: String(r.category), rate: Number(r.rate), taxable: int(r.taxable), tax: int(r.tax) }));
     return { items, total: items.length };
@@ -188,7 +187,7 @@ export const aging = operation({
     }),
   },
   async run(ctx) {
-    const q = checkQuery(AgingQuery, ctx.query) as Static<typeof AgingQuery>;
+    const q = ctx.args as Static<typeof AgingQuery>;
     const at = q.date !== undefined ? realDay('date', q.date) : today();
     const clients = ctx.model.get('Client');
     const found = await rows<Record<string, unknown>>(ctx, agingSql(ctx, ctx.principal.company.id, at));

@@ -325,17 +325,15 @@ export interface OperationDescriptor {
   /** The JSON body a POST takes (validated before `run`); none when omitted. */
   input?: TSchema;
   /**
-   * A raw body (a file) instead of JSON: `run` gets `input` as `{ mediaType, bytes }` whatever
-   * its media type (refusing one it does not take with a 422 of its own); one larger than
-   * `maxBytes` is a 413 before `run`. `mediaTypes` are those documented.
+   * A body that is a file rather than JSON, at most `maxBytes` (a 413 before `run`):
+   * - without `text`, raw bytes: `run` gets `input` as `{ mediaType, bytes }` whatever its media
+   *   type (refusing one it does not take with a 422 of its own); `mediaTypes` are those
+   *   documented; no `input` schema, no GraphQL field;
+   * - with `text` (a member of `input`), a text file of `mediaTypes[0]` (a CSV file): its UTF-8
+   *   text (415 for another type, 422 for bytes that are not UTF-8) becomes that member of the
+   *   input, which `input` describes and checks; GraphQL sends it as that member.
    */
-  body?: { mediaTypes: readonly string[]; maxBytes: number };
-  /**
-   * A POST whose REST body is a text of this media type (a CSV file) rather than JSON: the text,
-   * UTF-8 (422 otherwise), at most `maxBytes` (413), becomes the input's `member`; GraphQL sends
-   * it as that member of the input. `input` still describes (and checks) the whole input.
-   */
-  textInput?: { mediaType: string; member: string; maxBytes?: number };
+  body?: { mediaTypes: readonly string[]; maxBytes: number; text?: string };
   /**
    * Query parameters a GET reads: documented (OpenAPI, Hydra, GraphQL arguments) and read, converted
    * and checked by the runner (400 naming them) into `ctx.args`. An array schema takes a repeated

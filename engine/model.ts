@@ -262,9 +262,10 @@ function operationsOf(d: AnyResourceDescriptor, path: string, problems: string[]
       const segments = def.path.split('/').filter(Boolean);
       const params = segments.filter((s) => /^\{\w+\}$/.test(s)).map((s) => s.slice(1, -1));
       if (params.includes('id') || segments.some((s) => !/^(\{\w+\}|[a-z0-9-]+)$/.test(s))) problems.push(`${d.name}.${name}: path "${def.path}" must be lower-case segments and {parameters} other than {id}`);
-      const raw = def.body !== undefined || (def.output !== 'record' && ('binary' in def.output || 'empty' in def.output)) || def.method === 'PUT' || def.method === 'DELETE';
+      const raw = (def.body !== undefined && !def.body.text) || (def.output !== 'record' && ('binary' in def.output || 'empty' in def.output)) || def.method === 'PUT' || def.method === 'DELETE';
       if (raw && def.graphql !== false) problems.push(`${d.name}.${name}: an operation with a raw body, a file or empty output, or PUT or DELETE has no GraphQL field (graphql: false)`);
-      if (def.body && def.input) problems.push(`${d.name}.${name}: a raw body or a JSON input, not both`);
+      if (def.body && !def.body.text && def.input) problems.push(`${d.name}.${name}: a raw body or a JSON input, not both`);
+      if (def.body?.text && !def.input) problems.push(`${d.name}.${name}: a text body fills a member of its input: declare the input`);
       const below = segments.map((s) => (s.startsWith('{') ? `:${s.slice(1, -1)}` : s)).join('/');
       const base = on === 'item' ? `/${path}/:id` : `/${path}`;
       const url = `${base}/${below}`;

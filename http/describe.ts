@@ -284,7 +284,7 @@ export function describeModel(model: Model): ModelDescription {
       if (op.def.present?.label) o.label = op.def.present.label;
       if (op.def.present?.confirm) o.confirm = op.def.present.confirm;
       if (op.def.present?.view) o.view = op.def.present.view;
-      if (op.def.textInput) o.text = op.def.textInput.mediaType;
+      if (op.def.body?.text) o.text = op.def.body.mediaTypes[0];
       if (op.def.present?.panel && op.method === 'GET' && typeof op.def.output === 'object' && 'schema' in op.def.output) {
         o.panel = op.def.present.panel;
         const props = (op.def.output.schema as { properties?: Record<string, { 'x-money'?: boolean; 'x-currency'?: boolean }> }).properties ?? {};

@@ -274,9 +274,10 @@ export function declaredDoc(model: Model, r: ModelResource, op: ModelOperation, 
   if (Object.keys(params).length) doc.params = Type.Object(params);
   if (d.query) doc.querystring = d.query;
   if (d.method === 'POST') doc.headers = requestHeaders({ 'idempotency-key': IDEMPOTENCY_KEY });
-  if (d.textInput) doc.body = { content: { [d.textInput.mediaType]: { schema: Type.String({ description: (d.input as { properties?: Record<string, { description?: string }> } | undefined)?.properties?.[d.textInput.member]?.description }) } } };
+  const text = d.body?.text;
+  if (text) doc.body = { content: { [d.body!.mediaTypes[0]!]: { schema: Type.String({ description: (d.input as { properties?: Record<string, { description?: string }> } | undefined)?.properties?.[text]?.description }) } } };
+  else if (d.body) doc.body = { content: Object.fromEntries(d.body.mediaTypes.map((t) => [t, { schema: Type.String({ format: 'binary', maxLength: d.body!.maxBytes }) }])) };
   else if (d.input) doc.body = { content: { 'application/json': { schema: d.input }, 'application/ld+json': { schema: d.input } } };
-  if (d.body) doc.body = { content: Object.fromEntries(d.body.mediaTypes.map((t) => [t, { schema: Type.String({ format: 'binary', maxLength: d.body!.maxBytes }) }])) };
   return doc;
 }
 

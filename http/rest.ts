@@ -522,8 +522,8 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     const byUrl = new Map<string, string[]>();
     for (const op of r.operations) {
       // A text body (a CSV file) read as bytes, checked as UTF-8 in the handler.
-      const text = op.def.textInput;
-      if (text && !app.hasContentTypeParser(text.mediaType)) app.addContentTypeParser(text.mediaType, { parseAs: 'buffer', bodyLimit: text.maxBytes ?? 1024 * 1024 }, (_req, body, done) => done(null, body));
+      const text = op.def.body?.text ? { mediaType: op.def.body.mediaTypes[0]!, member: op.def.body.text, maxBytes: op.def.body.maxBytes } : undefined;
+      if (text && !app.hasContentTypeParser(text.mediaType)) app.addContentTypeParser(text.mediaType, { parseAs: 'buffer', bodyLimit: text.maxBytes }, (_req, body, done) => done(null, body));
       byUrl.set(op.url, [...(byUrl.get(op.url) ?? []), op.method, ...(op.method === 'GET' ? ['HEAD'] : [])]);
       const output = documentOutput(op);
       const files = binaryOutput(op);
@@ -539,7 +539,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         done();
       };
       const config = { openapi: declaredDoc(model, r, op, formats), ...(op.method === 'POST' ? { idempotency: 'response' as const } : {}) };
-      const raw = op.def.body;
+      const raw = text ? undefined : op.def.body;
       // A GET answering a list of documents (a report) is offered as CSV too.
       const listed = op.method === 'GET' && output?.many ? output : undefined;
       if (listed) withCsv({ config }, op.def.summary);
@@ -548,7 +548,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
         const input = raw
           ? { mediaType: mediaTypeOf(req), bytes: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0) }
           : op.method === 'POST' && op.def.input
-            ? op.def.textInput ? readText(req, op.def.textInput) : readJson(req, op.def.input as { required?: readonly string[] })
+            ? text ? readText(req, text) : readJson(req, op.def.input as { required?: readonly string[] })
             : undefined;
         if (req.apiCsv && listed) {
           const p = o.principal(req);
@@ -613,7 +613,7 @@ export function registerRest(app: FastifyInstance, o: RestOptions): void {
     return send(reply, format, status, format.document!.render(model, { type: shape.type, path: url.pathname, schema: shape.schema, body, many: shape.many, objects: shape.objects, total }));
   }
 
-  /** A declared operation's text body (RestOptions textInput): 415 for another media type, 422 for bytes that are not UTF-8. */
+  /** A declared operation's text body (`body.text`): 415 for another media type, 422 for bytes that are not UTF-8. */
   function readText(req: FastifyRequest, t: { mediaType: string; member: string }): unknown {
     const type = mediaTypeOf(req);
     if (type !== t.mediaType) throw new ApiError(415, `The content-type "${type || '(none)'}" is not supported. Supported MIME types are "${t.mediaType}".`);

@@ -93,7 +93,7 @@ export const importClients = operation({
     'Unknown columns, a file that is not UTF-8 or over the row limit: 422; over 4 MiB: 413.',
   roles: ['admin', 'member'],
   input: Type.Object({ csv: Type.String({ description: 'The CSV file' }), dryRun: Type.Optional(Type.Boolean()) }),
-  textInput: { mediaType: 'text/csv', member: 'csv', maxBytes: MAX_IMPORT_BYTES },
+  body: { mediaTypes: ['text/csv'], maxBytes: MAX_IMPORT_BYTES, text: 'csv' },
   query: ImportQuery,
   output: {
     type: 'ClientImport',

@@ -1,0 +1,168 @@
+// /app in German and in French (CONTRACT §20: the application in the user's language, from the
+// browser's Accept-Language): <html lang>, the navigation, a list, the invoice editor with the
+// money parser's message, a confirmation dialog, dates and amounts by locale; axe-core on each.
+// Screenshots land in test-results/app-<language>-*.png.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userCreate } from '../server/cli/commands.ts';
+import { client, startTestServer, tokenFor, type TestServer } from './helpers.ts';
+import { launchChromium, screenshot, seriousViolations, signedIn } from './support/browser.ts';
+
+const PASSWORD = 'a long secret phrase';
+const OWNER = 'owner@i18n.test';
+const COMPANY = 'Sprachen GmbH';
+
+let t: TestServer;
+let browser: Browser;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  t = await startTestServer();
+  await userCreate({ db: t.db.database.db }, { email: OWNER, password: PASSWORD, company: COMPANY, role: 'admin', currency: 'EUR' });
+  const c = client(t, await tokenFor(t, { email: OWNER, company: COMPANY, name: 'test' }));
+  const cl = await c.post('/api/clients', { name: 'Müller & Fils', currency: 'EUR' });
+  expect(cl.status).toBe(201);
+  const inv = await c.post('/api/invoices', { client: cl.body['@id'], invoiceDate: '2026-03-05', dueDate: '2026-04-04', lines: [{ description: 'Beratung', qty: 2, price: 123450 }] });
+  expect(inv.status).toBe(201);
+  browser = await launchChromium();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function axe(p: Page, what: string): Promise<void> {
+  const bad = await seriousViolations(p);
+  expect(bad, `${what}: ${JSON.stringify(bad)}`).toEqual([]);
+}
+
+const LANGUAGES = [
+  {
+    locale: 'de-DE',
+    lang: 'de',
+    home: 'Übersicht',
+    nav: 'Hauptnavigation',
+    links: ['Übersicht', 'Kunden', 'Kontakte', 'Adressen', 'Steuersätze', 'Rechnungen', 'Angebote', 'Serienrechnungen', 'Zahlungen', 'Gutschriften', 'Berichte', 'Unternehmen', 'Personen', 'API-Tokens', 'Webhooks', 'Dokumentlinks', 'E-Mails'],
+    invoices: 'Rechnungen',
+    count: '1 Rechnung',
+    headers: ['Nummer', 'Kunde', 'Status', 'Rechnungsdatum', 'Fällig am'],
+    draft: 'Entwurf',
+    date: '05.03.2026',
+    total: '2.469,00\u00a0€',
+    newInvoice: 'Neue Rechnung',
+    addLine: 'Position hinzufügen',
+    price: 'Preis, Position 1',
+    ambiguous: '„1,234“ ist mehrdeutig: 1.234,00 EUR oder 1,234 EUR? Bitte mit 2 Nachkommastellen eingeben, etwa 1.234,00.',
+    lineTotal: '1.234,50\u00a0€',
+    issue: 'Ausstellen',
+    confirm: 'Die Rechnung wird ausgestellt',
+    notNow: 'Nicht jetzt',
+    newClient: 'Neuer Kunde',
+    report: { title: 'Berichte', tab: 'Umsatz', query: 'Gruppieren nach', column: 'Zeitraum', choice: 'Quartal' },
+  },
+  {
+    locale: 'fr-FR',
+    lang: 'fr',
+    home: 'Tableau de bord',
+    nav: 'Navigation principale',
+    links: ['Tableau de bord', 'Clients', 'Contacts', 'Adresses', 'Taxes', 'Factures', 'Devis', 'Factures récurrentes', 'Paiements', 'Avoirs', 'Rapports', 'Entreprise', 'Personnes', 'Jetons d’API', 'Webhooks', 'Liens de documents', 'E-mails'],
+    invoices: 'Factures',
+    count: '1 facture',
+    headers: ['Numéro', 'Client', 'Statut', 'Date de facture', 'Échéance'],
+    draft: 'Brouillon',
+    date: '5 mars 2026',
+    total: '2\u202f469,00\u00a0€',
+    newInvoice: 'Nouvelle facture',
+    addLine: 'Ajouter une ligne',
+    price: 'Prix, ligne 1',
+    ambiguous: '«\u00a01,234\u00a0» est ambigu\u00a0: 1\u202f234,00 EUR ou 1,234 EUR\u202f? Saisissez-le avec 2 décimales, par exemple 1\u202f234,00.',
+    lineTotal: '1\u202f234,50\u00a0€',
+    issue: 'Émettre',
+    confirm: 'La facture est émise',
+    notNow: 'Pas maintenant',
+    newClient: 'Nouveau client',
+    report: { title: 'Rapports', tab: 'Chiffre d’affaires', query: 'Regrouper par', column: 'Période', choice: 'Trimestre' },
+  },
+] as const;
+
+describe.each(LANGUAGES)('/app in $lang', (l) => {
+  let page: Page;
+  const h1 = () => page.getByRole('heading', { level: 1 });
+
+  it('the navigation and the dashboard', async () => {
+    page = await signedIn(browser, { base: t.url, email: OWNER, password: PASSWORD, path: '/app', heading: l.home, problems, locale: l.locale });
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe(l.lang);
+    const links = await page.getByRole('navigation', { name: l.nav }).getByRole('link').allInnerTexts();
+    expect(links).toEqual(l.links);
+    expect(await page.title()).toBe(`${l.home} · Invoicing`);
+    await screenshot(page, `app-${l.lang}-dashboard`);
+    await axe(page, `${l.lang} dashboard`);
+  });
+
+  it('a list: headers, choices, dates and amounts in the language', async () => {
+    await page.getByRole('navigation', { name: l.nav }).getByRole('link', { name: l.invoices, exact: true }).click();
+    await expect.poll(() => h1().innerText()).toBe(l.invoices);
+    await expect.poll(() => page.getByTestId('total').innerText()).toBe(l.count);
+    const headers = await page.locator('main table thead th').allInnerTexts();
+    expect(headers.map((h) => h.trim()).slice(0, 5)).toEqual(l.headers);
+    const row = page.locator('main table tbody tr').first();
+    expect(await row.innerText()).toContain(l.draft);
+    expect(await row.innerText()).toContain(l.date);
+    expect(await row.innerText()).toContain(l.total);
+    await screenshot(page, `app-${l.lang}-invoices`);
+    await axe(page, `${l.lang} invoices`);
+  });
+
+  it('the invoice editor: labels, lines and the money parser’s message', async () => {
+    await page.getByRole('link', { name: l.newInvoice }).click();
+    await expect.poll(() => h1().innerText()).toBe(l.newInvoice);
+    await page.locator('#f-client').selectOption({ label: 'Müller & Fils' });
+    await page.getByRole('button', { name: l.addLine }).click();
+    const price = page.getByLabel(l.price, { exact: true });
+    await price.fill('1,234');
+    await price.blur();
+    await expect.poll(() => page.locator('.field-error').first().innerText()).toBe(l.ambiguous);
+    await price.fill('1234,5');
+    await price.blur();
+    await expect.poll(() => page.getByTestId('line-total-1').innerText()).toBe(l.lineTotal);
+    await screenshot(page, `app-${l.lang}-invoice-form`);
+    await axe(page, `${l.lang} invoice form`);
+  });
+
+  it('a dialog asks first, naming the consequence', async () => {
+    await page.getByRole('navigation', { name: l.nav }).getByRole('link', { name: l.invoices, exact: true }).click();
+    await expect.poll(() => h1().innerText()).toBe(l.invoices);
+    await page.locator('main table tbody tr').first().locator('a').first().click();
+    await page.getByRole('button', { name: l.issue, exact: true }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await dialog.innerText()).toContain(l.confirm);
+    expect(await dialog.getByRole('button', { name: l.notNow }).count()).toBe(1);
+    await screenshot(page, `app-${l.lang}-dialog`);
+    await axe(page, `${l.lang} dialog`);
+    await dialog.getByRole('button', { name: l.notNow }).click();
+    await expect.poll(() => dialog.count()).toBe(0);
+    // The nouns' gender: "Neuer Kunde", "Nouveau client".
+    await page.getByRole('navigation', { name: l.nav }).getByRole('link', { name: l.links[1], exact: true }).click();
+    await page.getByRole('link', { name: l.newClient }).waitFor();
+  });
+
+  it('a report: its name, query, choices and columns', async () => {
+    await page.getByRole('navigation', { name: l.nav }).getByRole('link', { name: l.report.title, exact: true }).click();
+    await expect.poll(() => h1().innerText()).toBe(l.report.title);
+    await page.getByRole('link', { name: l.report.tab, exact: true }).waitFor();
+    const groupBy = page.getByLabel(l.report.query, { exact: true });
+    expect(await groupBy.locator('option').allInnerTexts()).toContain(l.report.choice);
+    await page.getByRole('columnheader', { name: l.report.column, exact: true }).waitFor();
+    await screenshot(page, `app-${l.lang}-report`);
+    await axe(page, `${l.lang} report`);
+  });
+});
+
+describe('English stays the default', () => {
+  it('a browser asking for a language the application does not have gets English', async () => {
+    const page = await signedIn(browser, { base: t.url, email: OWNER, password: PASSWORD, path: '/app', heading: 'Dashboard', problems, locale: 'es-ES' });
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+    expect(problems).toEqual([]);
+  });
+});

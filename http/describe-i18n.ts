@@ -50,7 +50,15 @@ export function translateDescription(d: ModelDescription, language: Language): M
               },
             }
           : {}),
-        operations: r.operations.map((o) => ({ ...o, label: tr(o.label ?? nameWords(o.name)), summary: tr(o.summary), ...(o.confirm ? { confirm: tr(o.confirm) } : {}) })),
+        operations: r.operations.map((o) => ({
+          ...o,
+          label: tr(o.label ?? nameWords(o.name)),
+          summary: tr(o.summary),
+          ...(o.confirm ? { confirm: tr(o.confirm) } : {}),
+          // A panel's title and its columns' words (a client's open balance).
+          ...(o.panel ? { panel: tr(o.panel) } : {}),
+          ...(o.columns ? { columns: o.columns.map((c) => ({ ...c, label: tr(c.label) })) } : {}),
+        })),
       };
     }),
     // A report's words (its name, query parameters, choices and columns) as `labels`, by name.

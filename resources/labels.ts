@@ -24,6 +24,7 @@ export const TERMS: Record<string, readonly [string, string]> = {
   'Document links': ['Dokumentlinks', 'Liens de documents'], 'Document link': ['Dokumentlink', 'Lien de document'],
   Emails: ['E-Mails', 'E-mails'], Email: ['E-Mail', 'E-mail'],
   Reports: ['Berichte', 'Rapports'],
+  'Open balance': ['Offener Saldo', 'Solde ouvert'],
   'Api tokens': ['API-Tokens', 'Jetons d’API'], 'Api token': ['API-Token', 'Jeton d’API'],
   Members: ['Mitglieder', 'Membres'], Member: ['Mitglied', 'Membre'],
   Invitations: ['Einladungen', 'Invitations'], Invitation: ['Einladung', 'Invitation'],

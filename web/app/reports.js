@@ -174,15 +174,15 @@ export function ImportView({ ctx, r, op }) {
       <button type="submit" class="btn primary" disabled=${!file || busy}>${t('send.preview')}</button>
     </form>
     ${error && html`<div class="alert" role="alert"><p>${error.violations?.length ? t('import.refused') : error.message}</p>
-      ${error.violations?.length > 0 && html`<ul class="import-errors">${error.violations.map((v) => html`<li>${v.propertyPath.replace(/^rows\[(\d+)\]\.?/, 'Line $1, ')}: ${v.message}</li>`)}</ul>`}</div>`}
+      ${error.violations?.length > 0 && html`<ul class="import-errors">${error.violations.map((v) => html`<li>${v.propertyPath.replace(/^rows\[(\d+)\]\.?/, (_, n) => t('import.lineAt', { n }))}: ${v.message}</li>`)}</ul>`}</div>`}
     ${preview && html`<section class="panel pad" aria-labelledby="preview-title">
       <h2 id="preview-title">${t('import.previewTitle', { count: preview.created })}</h2>
       <div class="table-wrap"><table class="table">
-        <caption class="visually-hidden">Rows to import</caption>
-        <thead><tr><th scope="col">Line</th><th scope="col">Name</th><th scope="col">Currency</th><th scope="col">Contact</th><th scope="col">Address</th></tr></thead>
-        <tbody>${preview.clients.slice(0, 100).map((c) => html`<tr><th scope="row">${c.line}</th><td>${c.name}</td><td>${c.currency}</td><td>${c.contact ? 'yes' : ''}</td><td>${c.address ? 'yes' : ''}</td></tr>`)}</tbody>
+        <caption class="visually-hidden">${t('import.rowsCaption')}</caption>
+        <thead><tr>${['line', 'name', 'currency', 'contact', 'address'].map((k) => html`<th scope="col">${t(`import.${k}`)}</th>`)}</tr></thead>
+        <tbody>${preview.clients.slice(0, 100).map((c) => html`<tr><th scope="row">${c.line}</th><td>${c.name}</td><td>${c.currency}</td><td>${c.contact ? t('import.yes') : ''}</td><td>${c.address ? t('import.yes') : ''}</td></tr>`)}</tbody>
       </table></div>
-      ${preview.clients.length > 100 && html`<p>…and ${preview.clients.length - 100} more.</p>`}
+      ${preview.clients.length > 100 && html`<p>${t('import.more', { count: preview.clients.length - 100 })}</p>`}
       <button type="button" class="btn primary" disabled=${busy} onClick=${() => send(false)}>${t('import.rows', { count: preview.created })}</button>
     </section>`}
     ${done && html`<p class="notice" role="status">${t('import.done', { count: done.created })} <a href=${r.path}>${t('import.see')}</a></p>`}`;

@@ -303,7 +303,12 @@ function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPr
 /** Lines of a record: added, removed and moved; each member a labelled input. */
 function LineEditor({ ctx, f, lines, currency, company, totals, locked, errors, titles, onChange }) {
   const members = useMemo(() => lineFields(ctx.desc, f), [ctx.desc, f]);
-  const one = f.nested ? inSentence(ctx.desc.get(f.target)?.singular ?? f.label) : t('form.line');
+  // The word for a row in sentences ("Add line", "Remove contact 1"), with its gender where the language asks it.
+  const noun = useMemo(() => {
+    const target = f.nested && ctx.desc.get(f.target);
+    return target ? nounOf(target) : { one: t('form.line'), many: t('form.lines'), gender: 'f', elided: 'no' };
+  }, [ctx.desc, f]);
+  const one = noun.one;
   // What a row changes goes through these, the same functions at every render (they read the
   // lines of the latest one), so that typing in one line renders that line, not all of them.
   const latest = useRef(null);
@@ -325,15 +330,15 @@ function LineEditor({ ctx, f, lines, currency, company, totals, locked, errors, 
     <div class="table-wrap"><table class="table line-table">
       <thead><tr><th scope="col">#</th>${members.map((m) => html`<th scope="col">${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}</th>`)}${totals && html`<th scope="col" class="num">${t('form.amount')}</th>`}<th scope="col"><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
       <tbody>
-        ${lines.length === 0 && html`<tr><td colspan=${span} class="empty">${t('form.noLines', { one })}</td></tr>`}
+        ${lines.length === 0 && html`<tr><td colspan=${span} class="empty">${t('form.noLines', noun)}</td></tr>`}
         ${lines.map(
           (line, i) =>
-            html`<${LineRow} ctx=${ctx} f=${f} members=${members} one=${one} line=${line} i=${i} last=${i === lines.length - 1} currency=${currency} titles=${titles} errors=${errors[i] ?? NO_ERRORS}
+            html`<${LineRow} ctx=${ctx} f=${f} members=${members} one=${one} noun=${noun} line=${line} i=${i} last=${i === lines.length - 1} currency=${currency} titles=${titles} errors=${errors[i] ?? NO_ERRORS}
               totalled=${Boolean(totals)} total=${totals ? totals[i] : null} span=${span} actions=${actions.current} />`,
         )}
       </tbody>
     </table></div>
-    <button type="button" class="btn" onClick=${() => onChange([...lines, emptyLine(ctx, f, currency, company)])}>${t('form.addLine', { one })}</button>
+    <button type="button" class="btn" onClick=${() => onChange([...lines, emptyLine(ctx, f, currency, company)])}>${t('form.addLine', noun)}</button>
   </fieldset>`;
 }
 
@@ -346,15 +351,15 @@ class LineRow extends Component {
     return false;
   }
 
-  render({ ctx, f, members, one, line, i, last, currency, titles, errors, totalled, total, span, actions }) {
+  render({ ctx, f, members, one, noun, line, i, last, currency, titles, errors, totalled, total, span, actions }) {
     return html`<tr>
         <td data-label=${f.nested ? `${one[0].toUpperCase()}${one.slice(1)}` : t('form.lineNumber')}>${i + 1}</td>
         ${members.map((m) => html`<td data-label=${`${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}`}><${Input} ctx=${ctx} f=${m} idPrefix=${`${f.name}-${i}`} compact=${true} label=${t('form.lineMember', { label: m.label, one, n: i + 1 })} value=${line[m.name]} values=${line} currency=${currency} errors=${errors[m.name]} titles=${titles} onChange=${(v) => actions.set(i, m.name, v)} /></td>`)}
         ${totalled && html`<td class="num line-total" data-label=${t('form.amount')} data-testid=${`line-total-${i + 1}`}>${total === null || total === undefined ? '—' : formatMoney(total, currency, ctx.locale)}</td>`}
         <td class="line-actions">
-          ${!f.nested && html`<button type="button" class="btn small ghost" aria-label=${t('form.moveUp', { one, n: i + 1 })} disabled=${i === 0} onClick=${() => actions.move(i, -1)}>↑</button>
-          <button type="button" class="btn small ghost" aria-label=${t('form.moveDown', { one, n: i + 1 })} disabled=${last} onClick=${() => actions.move(i, 1)}>↓</button>`}
-          <button type="button" class="btn small ghost" aria-label=${t('form.removeLine', { one, n: i + 1 })} onClick=${() => actions.remove(i)}>${t('form.remove')}</button>
+          ${!f.nested && html`<button type="button" class="btn small ghost" aria-label=${t('form.moveUp', { ...noun, n: i + 1 })} disabled=${i === 0} onClick=${() => actions.move(i, -1)}>↑</button>
+          <button type="button" class="btn small ghost" aria-label=${t('form.moveDown', { ...noun, n: i + 1 })} disabled=${last} onClick=${() => actions.move(i, 1)}>↓</button>`}
+          <button type="button" class="btn small ghost" aria-label=${t('form.removeLine', { ...noun, n: i + 1 })} onClick=${() => actions.remove(i)}>${t('form.remove')}</button>
         </td>
       </tr>
       ${errors._ && html`<tr><td colspan=${span}><p class="field-error">${errors._.join(' ')}</p></td></tr>`}`;

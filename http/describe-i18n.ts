@@ -27,6 +27,12 @@ export function translateDescription(d: ModelDescription, language: Language): M
   const field = (singular: string) => (f: FieldDescription): FieldDescription => {
     const out: FieldDescription = { ...f, label: tr(f.label) };
     if (f.help) out.help = tr(f.help);
+    // A field's API description shows as a form's hint: translated where the catalogue has it, else left out (it is the API's English documentation).
+    if (f.description) {
+      const translated = TERMS[f.description]?.[i];
+      if (translated) out.description = translated;
+      else delete out.description;
+    }
     if (f.values && f.kind === 'enum') out.valueLabels = Object.fromEntries(f.values.map((v) => [v, choice(singular, v)]));
     if (f.of) out.of = f.of.map(field(singular));
     return out;

@@ -58,6 +58,7 @@ const LANGUAGES = [
     confirm: 'Die Rechnung wird ausgestellt',
     notNow: 'Nicht jetzt',
     newClient: 'Neuer Kunde',
+    client: { addContact: 'Kontakt hinzufügen', noAddress: 'Noch keine Adressen.', removeContact: 'Kontakt 1 entfernen', balance: 'Offener Saldo', none: 'Keine.' },
     report: { title: 'Berichte', tab: 'Umsatz', query: 'Gruppieren nach', column: 'Zeitraum', choice: 'Quartal' },
   },
   {
@@ -81,6 +82,7 @@ const LANGUAGES = [
     confirm: 'La facture est émise',
     notNow: 'Pas maintenant',
     newClient: 'Nouveau client',
+    client: { addContact: 'Ajouter un contact', noAddress: 'Aucune adresse pour l’instant.', removeContact: 'Supprimer le contact 1', balance: 'Solde ouvert', none: 'Aucun.' },
     report: { title: 'Rapports', tab: 'Chiffre d’affaires', query: 'Regrouper par', column: 'Période', choice: 'Trimestre' },
   },
 ] as const;
@@ -145,6 +147,21 @@ describe.each(LANGUAGES)('/app in $lang', (l) => {
     // The nouns' gender: "Neuer Kunde", "Nouveau client".
     await page.getByRole('navigation', { name: l.nav }).getByRole('link', { name: l.links[1], exact: true }).click();
     await page.getByRole('link', { name: l.newClient }).waitFor();
+  });
+
+  it('a client: its open balance, and its form’s nested rows with their noun’s gender', async () => {
+    await page.locator('main table tbody tr').first().locator('a').first().click();
+    const panel = page.getByRole('region', { name: l.client.balance });
+    await panel.waitFor();
+    // Its invoice is a draft: nothing open.
+    await expect.poll(() => panel.innerText()).toContain(l.client.none);
+    await page.goto(`${page.url()}/edit`);
+    await page.getByRole('button', { name: l.client.addContact }).waitFor();
+    expect(await page.locator('main').innerText()).toContain(l.client.noAddress);
+    await page.getByRole('button', { name: l.client.addContact }).click();
+    await page.getByRole('button', { name: l.client.removeContact }).waitFor();
+    await screenshot(page, `app-${l.lang}-client-form`);
+    await axe(page, `${l.lang} client form`);
   });
 
   it('a report: its name, query, choices and columns', async () => {

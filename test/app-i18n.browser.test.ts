@@ -58,6 +58,7 @@ const LANGUAGES = [
     confirm: 'Die Rechnung wird ausgestellt',
     notNow: 'Nicht jetzt',
     newClient: 'Neuer Kunde',
+    settings: { company: 'Unternehmensprofil', legend: 'Zahlungsangaben', people: 'Personen', members: 'Mitglieder', tokens: 'API-Tokens', create: 'API-Token erstellen', webhooks: 'Webhooks', add: 'Webhook hinzufügen' },
     client: { addContact: 'Kontakt hinzufügen', noAddress: 'Noch keine Adressen.', removeContact: 'Kontakt 1 entfernen', balance: 'Offener Saldo', none: 'Keine.' },
     report: { title: 'Berichte', tab: 'Umsatz', query: 'Gruppieren nach', column: 'Zeitraum', choice: 'Quartal' },
   },
@@ -82,6 +83,7 @@ const LANGUAGES = [
     confirm: 'La facture est émise',
     notNow: 'Pas maintenant',
     newClient: 'Nouveau client',
+    settings: { company: 'Profil de l’entreprise', legend: 'Coordonnées bancaires', people: 'Personnes', members: 'Membres', tokens: 'Jetons d’API', create: 'Créer un jeton d’API', webhooks: 'Webhooks', add: 'Ajouter un webhook' },
     client: { addContact: 'Ajouter un contact', noAddress: 'Aucune adresse pour l’instant.', removeContact: 'Supprimer le contact 1', balance: 'Solde ouvert', none: 'Aucun.' },
     report: { title: 'Rapports', tab: 'Chiffre d’affaires', query: 'Regrouper par', column: 'Période', choice: 'Trimestre' },
   },
@@ -92,7 +94,7 @@ describe.each(LANGUAGES)('/app in $lang', (l) => {
   const h1 = () => page.getByRole('heading', { level: 1 });
 
   it('the navigation and the dashboard', async () => {
-    page = await signedIn(browser, { base: t.url, email: OWNER, password: PASSWORD, path: '/app', heading: l.home, problems, locale: l.locale });
+    page = await signedIn(browser, { base: t.url, email: OWNER, password: PASSWORD, path: '/app', heading: l.home, problems, locale: l.locale, expected: /status of 404/ });  // the company's logo: it has none
     expect(await page.evaluate(() => document.documentElement.lang)).toBe(l.lang);
     const links = await page.getByRole('navigation', { name: l.nav }).getByRole('link').allInnerTexts();
     expect(links).toEqual(l.links);
@@ -162,6 +164,27 @@ describe.each(LANGUAGES)('/app in $lang', (l) => {
     await page.getByRole('button', { name: l.client.removeContact }).waitFor();
     await screenshot(page, `app-${l.lang}-client-form`);
     await axe(page, `${l.lang} client form`);
+  });
+
+  it('the settings pages: company, people, API tokens, webhooks', async () => {
+    const nav = page.getByRole('navigation', { name: l.nav });
+    await nav.getByRole('link', { name: l.links[11], exact: true }).click();
+    await expect.poll(() => h1().innerText()).toBe(l.settings.company);
+    await page.getByRole('group', { name: l.settings.legend }).waitFor();
+    await screenshot(page, `app-${l.lang}-settings-company`);
+    await axe(page, `${l.lang} company settings`);
+    await nav.getByRole('link', { name: l.settings.people, exact: true }).click();
+    await expect.poll(() => h1().innerText()).toBe(l.settings.people);
+    await page.getByRole('heading', { name: l.settings.members }).waitFor();
+    await axe(page, `${l.lang} people`);
+    await nav.getByRole('link', { name: l.settings.tokens, exact: true }).click();
+    await expect.poll(() => h1().innerText()).toBe(l.settings.tokens);
+    await page.getByRole('button', { name: l.settings.create }).first().waitFor();
+    await axe(page, `${l.lang} API tokens`);
+    await nav.getByRole('link', { name: l.settings.webhooks, exact: true }).click();
+    await page.getByRole('button', { name: l.settings.add }).first().waitFor();
+    await screenshot(page, `app-${l.lang}-settings-webhooks`);
+    await axe(page, `${l.lang} webhooks`);
   });
 
   it('a report: its name, query, choices and columns', async () => {

@@ -24,6 +24,7 @@ export const TERMS: Record<string, readonly [string, string]> = {
   'Document links': ['Dokumentlinks', 'Liens de documents'], 'Document link': ['Dokumentlink', 'Lien de document'],
   Emails: ['E-Mails', 'E-mails'], Email: ['E-Mail', 'E-mail'],
   Reports: ['Berichte', 'Rapports'],
+  'A draft credit note is made; issuing it then reduces the invoice’s balance.': ['Eine Gutschrift wird als Entwurf angelegt; ihre Ausstellung verringert dann den offenen Betrag der Rechnung.', 'Un avoir est créé en brouillon ; son émission réduit ensuite le reste dû de la facture.'],
   // field descriptions a form shows as its hint (http/describe.ts `description`); others stay out of the German and French descriptions
   "ISO 4217 code; defaults to the company's currency": ['ISO-4217-Code; ohne Angabe die Währung des Unternehmens', 'Code ISO 4217 ; par défaut la devise de l’entreprise'],
   "The buyer's electronic address (BT-49): <scheme>:<id> with a scheme of Peppol's EAS code list, e.g. 0208:0123456749": ['Die elektronische Adresse des Käufers (BT-49): <Schema>:<ID> mit einem Schema der EAS-Codeliste von Peppol, z. B. 0208:0123456749', 'L’adresse électronique de l’acheteur (BT-49) : <schéma>:<id> avec un schéma de la liste EAS de Peppol, p. ex. 0208:0123456749'],

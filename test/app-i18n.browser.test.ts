@@ -206,3 +206,31 @@ describe('English stays the default', () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe('the credit dialog in French', () => {
+  it('asks what to credit in the person’s language, with the noun’s article', async () => {
+    await userCreate({ db: t.db.database.db }, { email: 'owner@avoir.test', password: PASSWORD, company: 'Avoir SARL', role: 'admin', currency: 'EUR' });
+    const api = client(t, await tokenFor(t, { email: 'owner@avoir.test', company: 'Avoir SARL' }));
+    const buyer = (await api.post('/api/clients', { name: 'Acheteur SA', currency: 'EUR' })).body['@id'];
+    const inv = await api.post('/api/invoices', { client: buyer, dueDate: '2099-01-01', lines: [{ description: 'Conseil', qty: 2, price: 10000 }] });
+    expect(inv.status, inv.text).toBe(201);
+    const issued = await api.patch(inv.body['@id'], { status: 'pending' });
+    expect(issued.status).toBe(200);
+    const page = await signedIn(browser, { base: t.url, email: 'owner@avoir.test', password: PASSWORD, path: `/app/${inv.body['@id'].slice(5)}`, heading: String(issued.body.number), problems, locale: 'fr-FR', expected: /status of 404/ });
+    await page.getByRole('group', { name: 'Actions' }).getByRole('button', { name: 'Créer un avoir', exact: true }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await dialog.getByRole('group', { name: 'Que créditer' }).count()).toBe(1);
+    expect(await dialog.getByRole('radio', { name: 'La totalité (reste dû, 200,00\u00a0€)' }).isChecked()).toBe(true);
+    expect(await dialog.getByTestId('credit-total').innerText()).toBe('200,00\u00a0€');
+    expect(await dialog.innerText()).toContain('Total de l’avoir');
+    expect(await dialog.innerText()).toContain('Un avoir est créé en brouillon');
+    await dialog.getByRole('radio', { name: 'Un montant' }).check();
+    await dialog.getByLabel('Montant (EUR)').fill('300');
+    await expect.poll(() => dialog.getByTestId('credit-invalid').innerText()).toBe('C’est plus que 200,00\u00a0€ (reste dû).');
+    await screenshot(page, 'app-fr-credit');
+    await axe(page, 'fr credit dialog');
+    await dialog.getByRole('button', { name: 'Pas maintenant' }).click();
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,5 +1,6 @@
 // Die Texte von /app auf Deutsch (web/app/messages/en.js erklärt das Format).
 export default {
+  'credit.title': '{label}: {title}',
   'import.rowsCaption': 'Zu importierende Zeilen',
   'import.line': 'Zeile',
   'import.name': 'Name',

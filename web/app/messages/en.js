@@ -2,6 +2,7 @@
 // braces; `{count, plural, …}` and `{gender, select, …}` choose by the language's rules. The
 // German and French catalogues have the same keys (test/app-i18n.test.ts checks it).
 export default {
+  'credit.title': '{label}: {title}',
   'import.rowsCaption': 'Rows to import',
   'import.line': 'Line',
   'import.name': 'Name',

@@ -144,7 +144,7 @@ export function CreditDialog({ ctx, r, rec, op, title, iri, onClose, onDone }) {
   };
   const label = op.label ?? t('credit.credit');
 
-  return html`<${Dialog} title=${`${label}: ${title}`} wide=${mode === 'lines'} onClose=${onClose}>
+  return html`<${Dialog} title=${t('credit.title', { label, title })} wide=${mode === 'lines'} onClose=${onClose}>
     <form class="credit-form" onSubmit=${(e) => {
       e.preventDefault();
       if (ready && !busy) confirm();

@@ -1,6 +1,6 @@
 // Amounts as people type and read them (CONTRACT §20), for every amount field and every amount
 // shown by /app: a plain ES module whose only dependency is the catalogue of its messages
-// (i18n.js: English by default), so Node tests import it too.
+// (lib.js `t`: the page's language, set before the first render), so Node tests import it too.
 //
 // Parsing is exact (string arithmetic on digits, never a float) and never changes the magnitude
 // silently: `1234.5`, `1234,50`, `1.234,50`, `1,234.50`, `1 234,50`, with an optional currency

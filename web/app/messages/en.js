@@ -1,4 +1,4 @@
-// The words of /app in English: ICU MessageFormat messages (web/app/i18n.js), by key. Values in
+// The words of /app in English: ICU MessageFormat messages (web/app/lib.js `t`; the page gets its language's catalogue in the description's module), by key. Values in
 // braces; `{count, plural, …}` and `{gender, select, …}` choose by the language's rules. The
 // German and French catalogues have the same keys (test/app-i18n.test.ts checks it).
 export default {

@@ -1,7 +1,7 @@
 // Les textes de /app en français (web/app/messages/en.js décrit le format). Espaces fines
 // insécables (U+202F) avant « ? », « ! » et « ; », insécables (U+00A0) avant « : » et dans les guillemets.
 export default {
-  'credit.title': '{label} : {title}',
+  'credit.title': '{label} : {title}',
   'import.rowsCaption': 'Lignes à importer',
   'import.line': 'Ligne',
   'import.name': 'Nom',

@@ -88,8 +88,8 @@ const T = inLanguage({
     columns: ['Date', 'Méthode', 'Point de terminaison', 'Statut', 'Adresse IP', 'Agent utilisateur'],
     chartTitle: 'Requêtes par jour, 30 derniers jours (UTC)',
     chartLoading: 'Chargement du graphique…',
-    chartLabel: (total, max, day, locale) => (total ? `Requêtes par jour sur les 30 derniers jours : ${plural(total, 'requête', 'requêtes', locale)} au total, au plus ${number(max, locale)} le ${day}.` : 'Requêtes par jour sur les 30 derniers jours : aucune.'),
-    trimmed: (day) => `Seules les requêtes les plus récentes de chaque jeton sont conservées : les jours avant le ${day} peuvent en montrer moins qu’il n’y en a eu.`,
+    chartLabel: (total, max, day, locale) => (total ? `Requêtes par jour sur les 30 derniers jours : ${plural(total, 'requête', 'requêtes', locale)} au total, au plus ${number(max, locale)} le ${day}.` : 'Requêtes par jour sur les 30 derniers jours : aucune.'),
+    trimmed: (day) => `Seules les requêtes les plus récentes de chaque jeton sont conservées : les jours avant le ${day} peuvent en montrer moins qu’il n’y en a eu.`,
     requests: (n, locale) => plural(n, 'requête', 'requêtes', locale),
   },
 });

@@ -175,7 +175,7 @@ const T = inLanguage({
     cancel: 'Annuler',
     save: 'Enregistrer',
     saving: 'Enregistrement…',
-    noCompany: 'Vous n’êtes encore membre d’aucune entreprise : vous ne pouvez pas créer de jetons d’API.',
+    noCompany: 'Vous n’êtes encore membre d’aucune entreprise : vous ne pouvez pas créer de jetons d’API.',
   },
 });
 

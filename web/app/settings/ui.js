@@ -36,7 +36,7 @@ const T = inLanguage({
     copy: 'Copier',
     justNow: 'à l’instant',
     copied: 'Copié dans le presse-papiers.',
-    noCopy: 'La copie n’est pas disponible ici : la valeur est sélectionnée, appuyez sur Ctrl+C (⌘C sur un Mac).',
+    noCopy: 'La copie n’est pas disponible ici : la valeur est sélectionnée, appuyez sur Ctrl+C (⌘C sur un Mac).',
   },
 });
 

@@ -96,6 +96,11 @@ describe.each(LANGUAGES)('/app in $lang', (l) => {
   it('the navigation and the dashboard', async () => {
     page = await signedIn(browser, { base: t.url, email: OWNER, password: PASSWORD, path: '/app', heading: l.home, problems, locale: l.locale, expected: /status of 404/ });  // the company's logo: it has none
     expect(await page.evaluate(() => document.documentElement.lang)).toBe(l.lang);
+    // The answer says its language, and that it varies with the asked one.
+    const again = (await page.reload())!;
+    expect(again.headers()['content-language']).toBe(l.lang);
+    expect(again.headers()['vary']).toMatch(/Accept-Language/i);
+    await expect.poll(() => h1().innerText()).toBe(l.home);
     const links = await page.getByRole('navigation', { name: l.nav }).getByRole('link').allInnerTexts();
     expect(links).toEqual(l.links);
     expect(await page.title()).toBe(`${l.home} · Invoicing`);

@@ -19,6 +19,8 @@ export interface OperationPage {
     roles: readonly Role[];
     query: { name: string; description?: string; date?: true; choices?: string[] }[];
     columns: { name: string; money?: true; refers?: string }[];
+    /** The words for its names (its own, its query's, its choices', its columns'), in the description's language (http/describe-i18n.ts). */
+    labels?: Record<string, string>;
   }[];
 }
 

@@ -50,6 +50,8 @@ export interface FieldDescription {
   refersTo?: readonly string[];
   /** Help for people under its input (descriptor `present.help`). */
   help?: string;
+  /** The words for each value of a choice, in the description's language (http/describe-i18n.ts). */
+  valueLabels?: Record<string, string>;
   /** The unit a decimal is typed and read in (descriptor `present.unit`): a percentage, or chosen by another field. */
   unit?: FieldPresentation['unit'];
   /** Children: a record of them is made from this record only when it meets this. */
@@ -100,6 +102,9 @@ export interface ResourceDescription {
   path: string;
   label: string;
   singular: string;
+  /** The noun's grammatical gender in the description's language (de: m/f/n, fr: m/f), and whether a French article elides. */
+  gender?: 'm' | 'f' | 'n';
+  elided?: true;
   description: string;
   rest: string[];
   /** Has GraphQL queries (`<plural>` and `<name>`): lists are read through them. */

@@ -14,6 +14,12 @@ import { Browserish } from './web-helpers.ts';
 import expense from './fixtures/expense.ts';
 // @ts-expect-error: the pages' plain ES module (web/app/lib.js), run here as the browser runs it.
 import * as lib from '../web/app/lib.js';
+// @ts-expect-error: the pages' plain ES modules: /app's words in English, as the English page gets them.
+import { setLanguage } from '../web/app/lib.js';
+// @ts-expect-error: the English catalogue (web/app/messages/en.js).
+import en from '../web/app/messages/en.js';
+
+setLanguage('en', 'en', en);
 
 const desc = (d: ModelDescription) => lib.indexDescription(structuredClone(d));
 
@@ -202,12 +208,13 @@ describe('the /app shell and the dashboard operation', () => {
     expect(boot.company).toMatchObject({ name: 'App Co', role: 'admin', currency: 'EUR' });
     expect(boot.csrf).toBe(Browserish.csrfOf(page.text));
     // The description is a module at a content-hashed address, preloaded by the page, cached for a year.
-    expect(boot.description).toMatch(/^\/app\/description-[\w-]{16}\.js$/);
+    expect(boot.description).toMatch(/^\/app\/description-en-[\w-]{16}\.js$/);
     expect(page.text).toContain(`<link rel="modulepreload" href="${boot.description}">`);
     const module = await fetch(`${t.url}${boot.description}`);
     expect(module.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(module.headers.get('content-type')).toMatch(/^text\/javascript/);
-    const fromModule = JSON.parse((await module.text()).replace(/^export default /, '').replace(/;\n$/, ''));
+    // It exports the catalogue of /app's words (`messages`) and the description (default).
+    const fromModule = JSON.parse(/^export default (.*);\n$/m.exec(await module.text())![1]!);
     expect(fromModule.navigation).toContain('Invoice');
     const described = await new Browserish(t.url).get('/app/description.json');
     expect(described.status).toBe(200);

@@ -5,6 +5,12 @@
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: the pages' plain ES module, run here as the browser runs it.
 import * as money from '../web/app/money.js';
+// @ts-expect-error: the pages' plain ES modules: /app's words in English, as the English page gets them.
+import { setLanguage } from '../web/app/lib.js';
+// @ts-expect-error: the English catalogue (web/app/messages/en.js).
+import en from '../web/app/messages/en.js';
+
+setLanguage('en', 'en', en);
 
 const minor = (text: string, currency = 'EUR') => money.parseMoney(text, currency);
 

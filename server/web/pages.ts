@@ -26,15 +26,15 @@ export const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
 ].join('; ');
 
-function layout(o: { title: string; body: string; head?: string; bodyClass?: string }): string {
+function layout(o: { title: string; body: string; head?: string; bodyClass?: string; lang?: string; stylesheet?: string }): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${o.lang ?? 'en'}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(o.title)} · Invoicing</title>
 <link rel="icon" href="${FAVICON}" type="image/svg+xml">
-<link rel="stylesheet" href="${assetUrl('app', 'styles.css')}">
+<link rel="stylesheet" href="${o.stylesheet ?? assetUrl('app', 'styles.css')}">
 ${o.head ?? ''}</head>
 <body${o.bodyClass ? ` class="${o.bodyClass}"` : ''}>
 ${o.body}
@@ -135,13 +135,16 @@ const APP_MODULES = ['views/shell.js', 'views/common.js', 'views/list.js', 'lib.
  * The model's description is a module of its own at a content-hashed address (`boot.description`,
  * cached for a year): the page itself stays small, and a warm load takes it from the cache.
  */
-export function appPage(boot: { description: string; [k: string]: unknown }): string {
+export function appPage(boot: { description: string; language: string; [k: string]: unknown }): string {
   const data = JSON.stringify(boot).replace(/</g, '\\u003c');
   return layout({
     title: 'Invoicing',
-    head: `<link rel="stylesheet" href="${assetUrl('app', 'app/app.css')}">
-<script type="importmap">${importMap}</script>
+    lang: boot.language,
+    // The site's styles and the application's in one sheet (server/web/static.ts COMBINED).
+    stylesheet: assetUrl('app', 'app/page.css'),
+    head: `<script type="importmap">${importMap}</script>
 <link rel="modulepreload" href="${esc(boot.description)}">
+<link rel="modulepreload" href="${IMPORT_MAP.imports['intl-messageformat']}">
 ${APP_MODULES.map((m) => `<link rel="modulepreload" href="${assetUrl('app', `app/${m}`)}">`).join('\n')}
 <script type="module" src="${assetUrl('app', 'app/main.js')}"></script>
 `,

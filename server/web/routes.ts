@@ -14,6 +14,9 @@ import { hashPassword, verifyPassword } from '../access/passwords.ts';
 import { users } from '../schema.ts';
 import { HISTORY_LIMIT } from '../access/token-service.ts';
 import { describeModel } from '../../http/describe.ts';
+import { translateDescription } from '../../http/describe-i18n.ts';
+import { LANGUAGES, languageOf, type Language } from '../../http/languages.ts';
+import { readAsset } from '../assets.ts';
 import type { Model } from '../../engine/model.ts';
 import { appPage, CONTENT_SECURITY_POLICY, loginPage, messagePage, setupPage } from './pages.ts';
 import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, type SessionStore, setSessionCookie, type Session } from './sessions.ts';
@@ -226,16 +229,25 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     const descriptionHash = createHash('sha256').update(descriptionJson).digest('base64url');
     const descriptionTag = `"${descriptionHash.slice(0, 27)}"`;
     // The pages read it as an ES module at an address named by its content hash, cached for a
-    // year (it changes only with the model, and then its address changes).
-    const descriptionModule = `export default ${descriptionJson.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')};\n`;
-    const descriptionUrl = `${APP_PATH}/description-${descriptionHash.slice(0, 16)}.js`;
-    scope.get(descriptionUrl, async (_req, reply) =>
-      reply.header('cache-control', 'public, max-age=31536000, immutable').type('text/javascript; charset=utf-8').send(descriptionModule),
-    );
+    // year (it changes only with the model, and then its address changes): one per language
+    // (CONTRACT §20, Accept-Language), the description's words translated (http/describe-i18n.ts),
+    // exporting also the catalogue of /app's own words in that language (web/app/messages/), so
+    // that the languages cost the first page no request.
+    const descriptionUrls = new Map<Language, string>();
+    for (const language of LANGUAGES) {
+      const json = JSON.stringify(translateDescription(description, language)).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+      const catalogue = readAsset('web', `app/messages/${language}.js`).toString('utf8').replace(/^export default /m, 'export const messages = ');
+      const module = `${catalogue}\nexport default ${json};\n`;
+      const url = `${APP_PATH}/description-${language}-${createHash('sha256').update(module).digest('base64url').slice(0, 16)}.js`;
+      descriptionUrls.set(language, url);
+      scope.get(url, async (_req, reply) => reply.header('cache-control', 'public, max-age=31536000, immutable').type('text/javascript; charset=utf-8').send(module));
+    }
     const appShell = async (req: FastifyRequest, reply: FastifyReply) => {
       const s = await sessionOf(req);
       if (!s) return reply.redirect(`/login?next=${encodeURIComponent(req.url.slice(0, 1000))}`);
-      return html(reply, 200, appPage({ csrf: store.csrfToken(s.value), ...meOf(s), description: descriptionUrl, notices: o.notices ?? {}, settings: { historyLimit: HISTORY_LIMIT } }));
+      const { language, locale } = languageOf(req.headers['accept-language']);
+      reply.header('vary', 'Accept-Language').header('content-language', language);
+      return html(reply, 200, appPage({ csrf: store.csrfToken(s.value), ...meOf(s), description: descriptionUrls.get(language)!, language, locale, notices: o.notices ?? {}, settings: { historyLimit: HISTORY_LIMIT } }));
     };
     scope.get(APP_PATH, appShell);
     scope.get(`${APP_PATH}/*`, appShell);

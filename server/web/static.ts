@@ -22,6 +22,8 @@ export const STATIC_ROOTS = {
   preact: 'preact',
   /** htm: tagged templates for Preact, so the pages need no build step. */
   htm: 'htm',
+  /** intl-messageformat (FormatJS): the catalogue's ICU messages in /app, as on the server (one ES module with its parser). */
+  'intl-messageformat': 'intl-messageformat',
 } as const satisfies Record<string, string>;
 
 const versions = new Map<string, string>();
@@ -45,6 +47,7 @@ export const IMPORT_MAP = {
     preact: assetUrl('preact', 'dist/preact.mjs'),
     'preact/hooks': assetUrl('preact', 'hooks/dist/hooks.mjs'),
     htm: assetUrl('htm', 'htm.mjs'),
+    'intl-messageformat': assetUrl('intl-messageformat', 'intl-messageformat.iife.js'),
   },
 };
 
@@ -56,6 +59,13 @@ const TYPES: Record<string, string> = {
   png: 'image/png',
   ico: 'image/x-icon',
 };
+
+/**
+ * Style sheets made of others, so that a page loads one (the first page of /app has a budget of
+ * requests: bench/results/app.md): the site's styles, then the application's. Under the `app`
+ * root, whose hash covers their parts.
+ */
+export const COMBINED: Record<string, readonly string[]> = { 'app/page.css': ['styles.css', 'app/app.css'] };
 
 const ROOTS = new Map<string, string>(Object.entries(STATIC_ROOTS));
 
@@ -78,7 +88,8 @@ export function registerStatic(app: FastifyInstance): void {
   const cache = new Map<string, Promise<Cached | null>>();
   const load = async (root: string, file: string): Promise<Cached | null> => {
     try {
-      const body = readAsset(root, file);
+      const parts = root === STATIC_ROOTS.app ? COMBINED[file] : undefined;
+      const body = parts ? Buffer.concat(parts.map((f) => readAsset(root, f))) : readAsset(root, file);
       return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
     } catch {
       return null;

@@ -41,11 +41,13 @@ export interface SignIn {
   clipboard?: boolean;
   /** Console errors that are no problem (see watch), e.g. the 404 of a company without a logo. */
   expected?: RegExp;
+  /** The browser's language (its Accept-Language and navigator.language); en-US by default. */
+  locale?: string;
 }
 
 /** A new browser context signed in through the login form, on `path`. */
 export async function signedIn(browser: Browser, o: SignIn): Promise<Page> {
-  const context = await browser.newContext({ viewport: o.viewport ?? { width: 1280, height: 900 }, timezoneId: 'UTC', locale: 'en-US' });
+  const context = await browser.newContext({ viewport: o.viewport ?? { width: 1280, height: 900 }, timezoneId: 'UTC', locale: o.locale ?? 'en-US' });
   if (o.clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: o.base });
   const page = await context.newPage();
   watch(page, o.base, o.problems, o.expected);

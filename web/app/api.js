@@ -1,14 +1,16 @@
 // The application's calls to /api, with the session cookie and the CSRF header (CONTRACT §17):
 // REST for records and writes, GraphQL for a list's one request. A 401 means the session ended:
 // the page goes to sign-in, which returns here.
+import { t } from './lib.js';
+
 let csrf = '';
-export const setCsrf = (t) => {
-  csrf = t;
+export const setCsrf = (token) => {
+  csrf = token;
 };
 
 export class ApiProblem extends Error {
   constructor(status, problem) {
-    super((problem && (problem.detail || problem.title || problem.message)) || `The server answered ${status}.`);
+    super((problem && (problem.detail || problem.title || problem.message)) || t('api.status', { status }));
     this.status = status;
     this.problem = problem;
     this.violations = (problem && problem.violations) || [];
@@ -28,11 +30,11 @@ export async function rest(path, { method = 'GET', body, accept = 'application/j
   try {
     res = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
   } catch {
-    throw new ApiProblem(0, { detail: 'The server could not be reached. Check your connection and try again.' });
+    throw new ApiProblem(0, { detail: t('api.unreachable') });
   }
   if (res.status === 401) {
     signIn();
-    throw new ApiProblem(401, { detail: 'Your session has ended: sign in again.' });
+    throw new ApiProblem(401, { detail: t('api.signedOut') });
   }
   if ((raw || !accept.includes('json')) && res.ok) return res;
   const text = await res.text();
@@ -65,11 +67,11 @@ export async function upload(path, file, { method = 'PUT' } = {}) {
   try {
     res = await fetch(path, { method, headers: { accept: 'application/json', 'content-type': file.type, 'x-csrf-token': csrf }, credentials: 'same-origin', body: file });
   } catch {
-    throw new ApiProblem(0, { detail: 'The server could not be reached. Check your connection and try again.' });
+    throw new ApiProblem(0, { detail: t('api.unreachable') });
   }
   if (res.status === 401) {
     signIn();
-    throw new ApiProblem(401, { detail: 'Your session has ended: sign in again.' });
+    throw new ApiProblem(401, { detail: t('api.signedOut') });
   }
   if (!res.ok) throw new ApiProblem(res.status, await res.json().catch(() => null));
 }
@@ -80,7 +82,7 @@ export async function postForm(path, fields) {
   try {
     res = await fetch(path, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-token': csrf }, credentials: 'same-origin', body: new URLSearchParams(fields).toString() });
   } catch {
-    throw new ApiProblem(0, { detail: 'The server could not be reached. Check your connection and try again.' });
+    throw new ApiProblem(0, { detail: t('api.unreachable') });
   }
   if (!res.ok) throw new ApiProblem(res.status, await res.json().catch(() => null));
 }
@@ -91,11 +93,11 @@ export async function graphql(query) {
   try {
     res = await fetch('/api/graphql', { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json', 'x-csrf-token': csrf }, credentials: 'same-origin', body: JSON.stringify({ query }) });
   } catch {
-    throw new ApiProblem(0, { detail: 'The server could not be reached. Check your connection and try again.' });
+    throw new ApiProblem(0, { detail: t('api.unreachable') });
   }
   if (res.status === 401) {
     signIn();
-    throw new ApiProblem(401, { detail: 'Your session has ended: sign in again.' });
+    throw new ApiProblem(401, { detail: t('api.signedOut') });
   }
   const body = await res.json().catch(() => null);
   const error = body?.errors?.[0];

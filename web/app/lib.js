@@ -3,6 +3,65 @@
 // API's violations belong. Nothing here touches the page, so test/app-model.test.ts runs it in Node.
 
 import { minorToDecimal, moneyInput, parseMoney, parseNumber, parsePercent, percentInput } from './money.js';
+import { IntlMessageFormat } from 'intl-messageformat';
+
+// ---- the words of /app in the person's language ------------------------------------------------
+// CONTRACT §20: English, German, French, chosen by the server from Accept-Language (`boot.language`).
+// Every string the application shows is a message of the catalogue (web/app/messages/<language>.js):
+// ICU MessageFormat, formatted by intl-messageformat (FormatJS) as the server's documents are
+// (server/documents/messages.ts), so plurals and the nouns' genders follow each language's rules.
+// The page gets its language's catalogue in the description's module (`messages`, server/web/routes.ts),
+// with the descriptors' words already translated (http/describe-i18n.ts): no request of its own.
+
+let language = 'en';
+let locale = 'en';
+let catalogue = {};
+const compiled = new Map();
+
+/** Sets the catalogue (`messages`) of `lang` (en, de, fr) before the first render; `tag` is the BCP 47 locale of numbers and dates. */
+export function setLanguage(lang, tag, messages) {
+  language = lang === 'de' || lang === 'fr' ? lang : 'en';
+  locale = tag || language;
+  catalogue = messages ?? {};
+  compiled.clear();
+}
+
+/** The application's language (en, de, fr). */
+export const currentLanguage = () => language;
+
+/** The application's locale (BCP 47), for Intl's numbers and dates. */
+export const currentLocale = () => locale;
+
+/** A message of the catalogue with its values (its key when the catalogue lacks it). */
+export function t(key, values) {
+  let f = compiled.get(key);
+  if (!f) {
+    const text = catalogue[key];
+    if (text === undefined) return key;
+    f = new IntlMessageFormat(text, locale);
+    compiled.set(key, f);
+  }
+  return String(f.format(values));
+}
+
+/** A word inside a sentence: lower case, but German nouns keep their capital. */
+export const inSentence = (s) => (language === 'de' ? s : s.toLowerCase());
+
+/**
+ * The values a message needs to speak of a resource's records: its name as a word in a sentence,
+ * its plural, and its grammatical gender (the description's `gender`, `elided`).
+ */
+export function nounOf(r) {
+  return { one: inSentence(r.singular), many: inSentence(r.label), gender: r.gender ?? 'other', elided: r.elided ? 'yes' : 'no' };
+}
+
+/** The words for a value of a choice: the description's (`valueLabels`, translated), else the value in words. */
+function choiceWords(v, f) {
+  const given = f?.valueLabels?.[v];
+  if (given) return given;
+  const s = String(v).replace(/_/g, ' ');
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
 
 export const EDGE_CURSOR = 'WyJlZGdlIl0';
 export const PAGE_SIZE = 30;
@@ -278,14 +337,14 @@ export function fromInput(f, v, currency, values) {
       return p.error ? { error: p.error } : { value: p.empty ? null : p.value };
     }
     case 'integer':
-      return /^-?\d+$/.test(String(v).trim()) ? { value: Number(v) } : { error: 'Enter a whole number.' };
+      return /^-?\d+$/.test(String(v).trim()) ? { value: Number(v) } : { error: t('input.wholeNumber') };
     case 'decimal': {
       const n = parseDecimal(v, f.scale ?? 4);
-      return n === null ? { error: `Enter a number with at most ${f.scale ?? 4} decimals.` } : { value: n };
+      return n === null ? { error: t('input.decimals', { count: f.scale ?? 4 }) } : { value: n };
     }
     case 'timestamp': {
       const d = new Date(String(v).length === 16 ? `${v}:00Z` : v);
-      return Number.isNaN(d.getTime()) ? { error: 'Enter a date and time.' } : { value: d.toISOString() };
+      return Number.isNaN(d.getTime()) ? { error: t('input.dateTime') } : { value: d.toISOString() };
     }
     default:
       return { value: v };
@@ -346,7 +405,7 @@ export const operationsFor = (r, rec, role) => r.operations.filter((o) => o.on =
 /** A transition's button: its declared label and confirmation, else "Mark as <state>". */
 export function transitionAction(r, state) {
   const declared = r.states?.actions?.[state];
-  return { label: declared?.label ?? `Mark as ${choiceLabel(state).toLowerCase()}`, confirm: declared?.confirm ?? null };
+  return { label: declared?.label ?? t('record.markAs', { state: inSentence(choiceLabel(state, r.byField?.get(r.states?.field))) }), confirm: declared?.confirm ?? null };
 }
 
 /** The custom views the description registers for operations (`dashboard`), with their resource. */
@@ -354,11 +413,8 @@ export function viewsOf(desc) {
   return desc.resources.flatMap((r) => r.operations.filter((o) => o.view).map((o) => ({ view: o.view, resource: r, operation: o })));
 }
 
-/** Words for a value of a choice (`bank_transfer` → `Bank transfer`). */
-export const choiceLabel = (v) => {
-  const s = String(v).replace(/_/g, ' ');
-  return s.charAt(0).toUpperCase() + s.slice(1);
-};
+/** Words for a value of a choice (`bank_transfer` → `Bank transfer`), in the person's language when the field's description gives them (`valueLabels`). */
+export const choiceLabel = (v, f) => choiceWords(v, f);
 
 // ---- the dashboard's chart --------------------------------------------------------------------
 
@@ -369,10 +425,16 @@ export function chartBars(months, payments, currency, height = 160) {
   return months.map((month, i) => ({ month, amount: amounts[i], height: max ? Math.round((amounts[i] / max) * height) : 0 }));
 }
 
+/** "2026-03" → "Mar", "juin", "juil." (a chart's tick). */
+export function monthTick(m) {
+  const [y, mo] = m.split('-').map(Number);
+  return new Intl.DateTimeFormat(currentLocale(), { month: 'short', timeZone: 'UTC' }).format(Date.UTC(y, mo - 1, 1));
+}
+
 /** "2026-03" → "Mar 2026". */
 export function monthLabel(m) {
   const [y, mo] = m.split('-').map(Number);
-  return `${['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][mo - 1]} ${y}`;
+  return new Intl.DateTimeFormat(currentLocale(), { month: 'short', year: 'numeric', timeZone: 'UTC' }).format(Date.UTC(y, mo - 1, 1));
 }
 
 // ---- the settings pages (CONTRACT §20): company, people, API tokens, webhooks at /app/settings/<page> ----
@@ -380,9 +442,9 @@ export function monthLabel(m) {
 
 /** The pages of what the description does not have (yet): the company, its people, the API tokens. */
 const PAGES = [
-  { path: 'company', label: 'Company', load: () => import('./settings/company.js').then((m) => m.CompanyPage) },
-  { path: 'people', label: 'People', load: () => import('./settings/people.js').then((m) => m.PeoplePage) },
-  { path: 'api-tokens', label: 'API tokens', load: () => import('./settings/tokens.js').then((m) => m.TokensPage) },
+  { path: 'company', get label() { return t('nav.company'); }, load: () => import('./settings/company.js').then((m) => m.CompanyPage) },
+  { path: 'people', get label() { return t('nav.people'); }, load: () => import('./settings/people.js').then((m) => m.PeoplePage) },
+  { path: 'api-tokens', get label() { return t('nav.apiTokens'); }, load: () => import('./settings/tokens.js').then((m) => m.TokensPage) },
 ];
 
 /**

@@ -1,11 +1,13 @@
 // Amounts as people type and read them (CONTRACT §20), for every amount field and every amount
-// shown by /app: a plain ES module with no dependency, so Node tests import it too.
+// shown by /app: a plain ES module whose only dependency is the catalogue of its messages
+// (lib.js `t`: the page's language, set before the first render), so Node tests import it too.
 //
 // Parsing is exact (string arithmetic on digits, never a float) and never changes the magnitude
 // silently: `1234.5`, `1234,50`, `1.234,50`, `1,234.50`, `1 234,50`, with an optional currency
 // sign or code, are read; a separator that could be a thousands separator or a decimal point
 // (`1,234` in a currency with decimals) or more decimals than the currency has is refused with a
 // message saying what was understood.
+import { currentLocale, t } from './lib.js';
 
 const digitsCache = new Map();
 /** The currency's minor-unit digits (USD 2, JPY 0, BHD 3), from the platform's ISO 4217 data. */
@@ -81,8 +83,21 @@ function signsOf(currency) {
 
 const SPACES = /[\s\u00a0\u202f\u2009]/g;
 
-/** "1234.5" in words for a message: the digits with the currency, "1,234.50 EUR". */
-const said = (whole, frac, currency) => `${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${frac ? `.${frac}` : ''}${currency ? ` ${currency}` : ''}`;
+/** "1234.5" in words for a message: the digits with the currency, "1,234.50 EUR" (in the person's separators: "1.234,50 EUR" in de). */
+const said = (whole, frac, currency) => {
+  const text = `${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${frac ? `.${frac}` : ''}`;
+  const swapped = decimalSeparator(currentLocale()) === ',' ? text.replace(/[.,]/g, (c) => (c === '.' ? ',' : groupSeparator(currentLocale()))) : text;
+  return `${swapped}${currency ? ` ${currency}` : ''}`;
+};
+
+/** The group separator of a locale ("," in en, "." in de, a narrow space in fr). */
+function groupSeparator(locale) {
+  try {
+    return new Intl.NumberFormat(locale).formatToParts(12345).find((p) => p.type === 'group')?.value ?? ',';
+  } catch {
+    return ',';
+  }
+}
 
 /** Whether an integer part with thousands separators (spaces, or `sep`) is in groups of three. */
 function ungroup(text, sep) {
@@ -100,7 +115,7 @@ export function parseMoney(input, currency) {
   const digits = currencyDigits(currency);
   const typed = String(input ?? '').trim();
   if (typed === '') return { empty: true };
-  if (!/\d/.test(typed)) return { error: `“${typed}” is not an amount: type digits, such as 1234.50 or 1.234,50.` };
+  if (!/\d/.test(typed)) return { error: t('money.notAmount', { typed }) };
   // An optional minus sign, and an optional sign or code of the currency before or after the
   // number ("-€9.99", "€ -9.99", "9,99 €", "EUR 9.99").
   let s = typed.replace(SPACES, ' ');
@@ -117,13 +132,13 @@ export function parseMoney(input, currency) {
     const m = re.exec(s);
     if (!m) continue;
     if (!currency || !signsOf(currency).has(m[1].toUpperCase())) {
-      return { error: `“${typed}”: “${m[1]}” is not ${currency ? `this field's currency (${currency})` : 'a currency here'}.` };
+      return { error: t('money.notCurrency', { typed, sign: m[1], currency: currency || 'none' }) };
     }
     s = m.index === 0 ? s.slice(m[0].length) : s.slice(0, m.index);
     minus();
   }
-  if (!/^\d[\d .,]*$/.test(s) || /[ .,]$/.test(s)) return { error: `“${typed}” is not an amount: type digits, such as 1234.50 or 1.234,50.` };
-  const notGrouped = { error: `“${typed}” is not an amount: its thousands separators are not in groups of three.` };
+  if (!/^\d[\d .,]*$/.test(s) || /[ .,]$/.test(s)) return { error: t('money.notAmount', { typed }) };
+  const notGrouped = { error: t('money.notGrouped', { typed }) };
   const dots = s.split('.').length - 1;
   const commas = s.split(',').length - 1;
   // The decimal separator: the last of "." and "," when both appear; none when one of them
@@ -139,7 +154,7 @@ export function parseMoney(input, currency) {
     if (couldGroup && digits > 0) {
       const whole = `${before.replace(/ /g, '')}${after}`;
       return {
-        error: `“${typed}” is ambiguous: ${said(whole, '0'.repeat(digits), currency)}, or ${said(before.replace(/ /g, ''), after, currency)}? Type it with ${digits} decimal${digits === 1 ? '' : 's'}, such as ${said(whole, '0'.repeat(digits), '')}.`,
+        error: t('money.ambiguous', { typed, a: said(whole, '0'.repeat(digits), currency), b: said(before.replace(/ /g, ''), after, currency), digits, example: said(whole, '0'.repeat(digits), '') }),
       };
     }
     if (!couldGroup) dec = sep;
@@ -153,13 +168,13 @@ export function parseMoney(input, currency) {
   // More decimals than the currency has: refused, unless they are zeros (9.990 is 9.99).
   if (frac.length > digits) {
     if (/[^0]/.test(frac.slice(digits))) {
-      return { error: `“${typed}” was read as ${said(whole, frac, currency)}: ${currency || 'the currency'} has ${digits === 0 ? 'no' : digits} decimal${digits === 1 ? '' : 's'}, so it cannot be saved as typed.` };
+      return { error: t('money.tooPrecise', { typed, read: said(whole, frac, currency), currency: currency || 'none', digits }) };
     }
     frac = frac.slice(0, digits);
   }
   const n = BigInt(`${whole}${frac.padEnd(digits, '0')}`);
   const minor = Number(neg ? -n : n);
-  if (!Number.isSafeInteger(minor)) return { error: `“${typed}” is too large an amount.` };
+  if (!Number.isSafeInteger(minor)) return { error: t('money.tooLarge', { typed }) };
   return { minor };
 }
 
@@ -171,9 +186,9 @@ export function parsePercent(input, scale = 4) {
   const s = String(input ?? '').trim().replace(SPACES, '');
   if (s === '') return { empty: true };
   const m = /^(-)?(\d+)(?:[.,](\d+))?%?$/.exec(s);
-  if (!m) return { error: `“${String(input).trim()}” is not a percentage: type a number such as 19 or 19,5.` };
+  if (!m) return { error: t('percent.notPercent', { typed: String(input).trim() }) };
   const frac = (m[3] ?? '').replace(/0+$/, '');
-  if (frac.length > scale) return { error: `“${String(input).trim()}” was read as ${m[2]}.${m[3]} %: at most ${scale} decimals.` };
+  if (frac.length > scale) return { error: t('percent.tooPrecise', { typed: String(input).trim(), read: `${m[2]}${decimalSeparator(currentLocale())}${m[3]}`, scale }) };
   return { value: Number(`${m[1] ?? ''}${m[2]}${frac ? `.${frac}` : ''}`) };
 }
 

@@ -10,11 +10,15 @@ import { formatMoney } from './money.js';
 // What every list page and the shell need of this (the address of its pages, their links, a list's
 // CSV download and import link) is in views/shell.js and views/list.js: this module loads when one
 // of its pages is first shown.
+import { currentLocale, nounOf, t } from './lib.js';
 
 const label = (name) => {
   const s = name.replace(/([a-z])([A-Z0-9])/g, '$1 $2').replace(/(\d)([a-z])/g, '$1 $2').toLowerCase();
   return s.charAt(0).toUpperCase() + s.slice(1);
 };
+
+/** A report's words for one of its names: the description's (translated), else the name in words. */
+const named = (op, name) => op.labels?.[name] ?? label(name);
 
 const year = () => new Date().toISOString().slice(0, 4);
 
@@ -48,7 +52,7 @@ export function OperationsView({ ctx, page, query }) {
       live = false;
     };
   }, [url]);
-  if (!op) return html`<h1>${page.label}</h1><p>Your role may not see these reports.</p>`;
+  if (!op) return html`<h1>${page.label}</h1><p>${t('reports.notYours')}</p>`;
   const address = (changes) => {
     const p = new URLSearchParams(query);
     for (const [k, v] of Object.entries(changes)) (v ? p.set(k, v) : p.delete(k));
@@ -66,38 +70,38 @@ export function OperationsView({ ctx, page, query }) {
   const text = op.columns.filter((c) => !c.money);
   return html`<div class="page-head">
       <h1>${page.label}</h1>
-      <button type="button" class="btn" onClick=${() => download(url, 'text/csv', `${op.name}.csv`).catch((e) => setState((s) => ({ ...s, error: e })))}>Download CSV</button>
+      <button type="button" class="btn" onClick=${() => download(url, 'text/csv', `${op.name}.csv`).catch((e) => setState((s) => ({ ...s, error: e })))}>${t('csv.download')}</button>
     </div>
     <nav class="report-tabs" aria-label=${page.label}>
-      ${ops.map((o) => html`<a class=${o === op ? 'btn small primary' : 'btn small'} href=${address({ report: o.name, ...Object.fromEntries(op.query.map((q) => [q.name, null])) })} aria-current=${o === op ? 'page' : undefined}>${label(o.name)}</a>`)}
+      ${ops.map((o) => html`<a class=${o === op ? 'btn small primary' : 'btn small'} href=${address({ report: o.name, ...Object.fromEntries(op.query.map((q) => [q.name, null])) })} aria-current=${o === op ? 'page' : undefined}>${named(o, o.name)}</a>`)}
     </nav>
     <p>${op.summary}.</p>
-    <form class="app-filters panel pad" aria-label="Period" onSubmit=${submit}>
+    <form class="app-filters panel pad" aria-label=${t('reports.period')} onSubmit=${submit}>
       ${op.query.map((q) => {
         const id = `report-${q.name}`;
         const value = query.get(q.name) ?? (q.date ? (q.name === 'from' ? `${year()}-01-01` : q.name === 'to' ? `${year()}-12-31` : new Date().toISOString().slice(0, 10)) : (q.choices?.[0] ?? ''));
         return html`<div class="field">
-          <label for=${id}>${label(q.name)}</label>
+          <label for=${id}>${named(op, q.name)}</label>
           ${q.choices
-            ? html`<select id=${id} name=${q.name} value=${value}>${q.choices.map((c) => html`<option value=${c}>${label(c)}</option>`)}</select>`
+            ? html`<select id=${id} name=${q.name} value=${value}>${q.choices.map((c) => html`<option value=${c}>${named(op, c)}</option>`)}</select>`
             : html`<input id=${id} name=${q.name} type=${q.date ? 'date' : 'text'} value=${value} />`}
         </div>`;
       })}
-      <div class="field actions"><button type="submit" class="btn primary">Show</button></div>
+      <div class="field actions"><button type="submit" class="btn primary">${t('reports.show')}</button></div>
     </form>
     ${state.error && html`<div class="alert" role="alert">${state.error.message}${state.error instanceof ApiProblem && state.error.violations.length ? html`<ul>${state.error.violations.map((v) => html`<li>${v.propertyPath}: ${v.message}</li>`)}</ul>` : ''}</div>`}
-    ${state.loading && html`<p role="status">Loading…</p>`}
-    ${state.items && html`<p class="count" role="status">${state.items.length} ${state.items.length === 1 ? 'row' : 'rows'}</p>
+    ${state.loading && html`<p role="status">${t('common.loading')}</p>`}
+    ${state.items && html`<p class="count" role="status">${t('csv.rows', { count: state.items.length })}</p>
       ${money.length > 0 && state.items.length > 0 && html`<${Chart} op=${op} items=${state.items} money=${money} text=${text} names=${names} />`}
       <div class="table-wrap panel">
         <table class="table">
-          <caption class="visually-hidden">${label(op.name)}</caption>
-          <thead><tr>${op.columns.map((c) => html`<th scope="col" class=${c.money ? 'num' : ''}>${label(c.name)}</th>`)}</tr></thead>
+          <caption class="visually-hidden">${named(op, op.name)}</caption>
+          <thead><tr>${op.columns.map((c) => html`<th scope="col" class=${c.money ? 'num' : ''}>${named(op, c.name)}</th>`)}</tr></thead>
           <tbody>
-            ${state.items.length === 0 && html`<tr><td colspan=${op.columns.length} class="empty">Nothing in this period.</td></tr>`}
+            ${state.items.length === 0 && html`<tr><td colspan=${op.columns.length} class="empty">${t('reports.empty')}</td></tr>`}
             ${state.items.map((it) => html`<tr>${op.columns.map((c, i) => {
-              const v = c.money ? formatMoney(it[c.name], it.currency) : c.refers ? (names.get(it[c.name]) ?? it[c.name]) : String(it[c.name] ?? '');
-              return i === 0 ? html`<th scope="row">${v}</th>` : html`<td class=${c.money ? 'num' : ''} data-label=${label(c.name)}>${v}</td>`;
+              const v = c.money ? formatMoney(it[c.name], it.currency, currentLocale()) : c.refers ? (names.get(it[c.name]) ?? it[c.name]) : String(it[c.name] ?? '');
+              return i === 0 ? html`<th scope="row">${v}</th>` : html`<td class=${c.money ? 'num' : ''} data-label=${named(op, c.name)}>${v}</td>`;
             })}</tr>`)}
           </tbody>
         </table>
@@ -118,14 +122,14 @@ function Chart({ op, items, money, text, names }) {
     // At least 640 units wide, so that a few bars keep the size of many.
     const W = Math.max(rows.length * group + 10, 640);
     return html`<figure class="panel pad chart app-chart">
-      <figcaption id=${id}><span>${label(op.name)} in ${cur}:</span> <span class="legends">${money.map((m, i) => html`<span class=${`legend legend-${i}`}>${label(m.name)}</span>`)}</span></figcaption>
+      <figcaption id=${id}><span>${t('reports.in', { name: named(op, op.name), currency: cur })}</span> <span class="legends">${money.map((m, i) => html`<span class=${`legend legend-${i}`}>${named(op, m.name)}</span>`)}</span></figcaption>
       <svg class="chart-svg report-chart" viewBox=${`0 0 ${W} ${H + 30}`} role="img" aria-labelledby=${id}>
         <line class="chart-axis" x1="0" x2=${W} y1=${H} y2=${H} />
         ${rows.map((it, i) => html`<g>
           ${money.map((m, k) => {
             const v = Math.abs(Number(it[m.name]) || 0);
             const h = Math.round((v / max) * (H - 10));
-            return html`<rect class=${`chart-bar report-bar-${k}`} x=${i * group + 8 + k * 14} y=${H - Math.max(h, 1)} width="12" height=${Math.max(h, 1)}><title>${rowLabel(it)} ${label(m.name)}: ${formatMoney(it[m.name], cur)}</title></rect>`;
+            return html`<rect class=${`chart-bar report-bar-${k}`} x=${i * group + 8 + k * 14} y=${H - Math.max(h, 1)} width="12" height=${Math.max(h, 1)}><title>${rowLabel(it)} ${named(op, m.name)}: ${formatMoney(it[m.name], cur, currentLocale())}</title></rect>`;
           })}
           <text class="chart-tick" x=${i * group + 8 + (group - 14) / 2} y=${H + 18} text-anchor="middle">${rowLabel(it).slice(0, 10)}</text>
         </g>`)}
@@ -160,26 +164,26 @@ export function ImportView({ ctx, r, op }) {
       setBusy(false);
     }
   }
-  return html`<div class="page-head"><h1>Import ${r.label.toLowerCase()}</h1><a class="btn" href=${r.path}>Back to ${r.label.toLowerCase()}</a></div>
-    <p>${op.summary}. A CSV file with a header row; every row is checked before anything is saved.</p>
+  return html`<div class="page-head"><h1>${t('import.title', nounOf(r))}</h1><a class="btn" href=${r.path}>${t('common.backTo', nounOf(r))}</a></div>
+    <p>${op.summary}. ${t('import.intro')}</p>
     <form class="panel pad" onSubmit=${(e) => (e.preventDefault(), file && send(true))}>
       <div class="field">
-        <label for="import-file">CSV file</label>
+        <label for="import-file">${t('import.file')}</label>
         <input id="import-file" type="file" accept=".csv,text/csv" onChange=${(e) => (setFile(e.currentTarget.files?.[0] ?? null), setPreview(null), setDone(null), setError(null))} />
       </div>
-      <button type="submit" class="btn primary" disabled=${!file || busy}>Preview</button>
+      <button type="submit" class="btn primary" disabled=${!file || busy}>${t('send.preview')}</button>
     </form>
-    ${error && html`<div class="alert" role="alert"><p>${error.violations?.length ? 'Nothing was imported: correct these rows and try again.' : error.message}</p>
-      ${error.violations?.length > 0 && html`<ul class="import-errors">${error.violations.map((v) => html`<li>${v.propertyPath.replace(/^rows\[(\d+)\]\.?/, 'Line $1, ')}: ${v.message}</li>`)}</ul>`}</div>`}
+    ${error && html`<div class="alert" role="alert"><p>${error.violations?.length ? t('import.refused') : error.message}</p>
+      ${error.violations?.length > 0 && html`<ul class="import-errors">${error.violations.map((v) => html`<li>${v.propertyPath.replace(/^rows\[(\d+)\]\.?/, (_, n) => t('import.lineAt', { n }))}: ${v.message}</li>`)}</ul>`}</div>`}
     ${preview && html`<section class="panel pad" aria-labelledby="preview-title">
-      <h2 id="preview-title">Preview: ${preview.created} ${preview.created === 1 ? 'row' : 'rows'} to import</h2>
+      <h2 id="preview-title">${t('import.previewTitle', { count: preview.created })}</h2>
       <div class="table-wrap"><table class="table">
-        <caption class="visually-hidden">Rows to import</caption>
-        <thead><tr><th scope="col">Line</th><th scope="col">Name</th><th scope="col">Currency</th><th scope="col">Contact</th><th scope="col">Address</th></tr></thead>
-        <tbody>${preview.clients.slice(0, 100).map((c) => html`<tr><th scope="row">${c.line}</th><td>${c.name}</td><td>${c.currency}</td><td>${c.contact ? 'yes' : ''}</td><td>${c.address ? 'yes' : ''}</td></tr>`)}</tbody>
+        <caption class="visually-hidden">${t('import.rowsCaption')}</caption>
+        <thead><tr>${['line', 'name', 'currency', 'contact', 'address'].map((k) => html`<th scope="col">${t(`import.${k}`)}</th>`)}</tr></thead>
+        <tbody>${preview.clients.slice(0, 100).map((c) => html`<tr><th scope="row">${c.line}</th><td>${c.name}</td><td>${c.currency}</td><td>${c.contact ? t('import.yes') : ''}</td><td>${c.address ? t('import.yes') : ''}</td></tr>`)}</tbody>
       </table></div>
-      ${preview.clients.length > 100 && html`<p>…and ${preview.clients.length - 100} more.</p>`}
-      <button type="button" class="btn primary" disabled=${busy} onClick=${() => send(false)}>Import ${preview.created} ${preview.created === 1 ? 'row' : 'rows'}</button>
+      ${preview.clients.length > 100 && html`<p>${t('import.more', { count: preview.clients.length - 100 })}</p>`}
+      <button type="button" class="btn primary" disabled=${busy} onClick=${() => send(false)}>${t('import.rows', { count: preview.created })}</button>
     </section>`}
-    ${done && html`<p class="notice" role="status">Imported ${done.created} ${done.created === 1 ? 'row' : 'rows'}. <a href=${r.path}>See them</a>.</p>`}`;
+    ${done && html`<p class="notice" role="status">${t('import.done', { count: done.created })} <a href=${r.path}>${t('import.see')}</a></p>`}`;
 }

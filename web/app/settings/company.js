@@ -7,7 +7,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { rest, upload } from '../api.js';
 import { formatMoney } from '../money.js';
-import { Banner } from './ui.js';
+import { Banner, inLanguage } from './ui.js';
+import { currentLanguage, t } from '../lib.js';
 
 // The profile and its logo are served beside the model /app is described from.
 const IRI = '/api/company';
@@ -16,7 +17,8 @@ const LOGO_TYPES = ['image/png', 'image/jpeg'];
 const LOGO_MAX = 1024 * 1024;
 const TEMPLATE_KINDS = ['invoice', 'quote', 'creditNote', 'reminder'];
 
-const T = {
+/** The page's words in English; German and French below (ui.js inLanguage). */
+const EN = {
   title: 'Company profile',
   lead: (name) => html`The seller on invoices, quotes and e-invoices of <strong>${name}</strong>.`,
   currency: (c) => html` Default currency: <strong>${c}</strong>.`,
@@ -56,10 +58,196 @@ const T = {
   previewDefault: "(the service's default text)",
   sample: { client: 'Example Client Ltd', number: 'INV-000042', link: 'https://…/c/…' },
 };
+const T = inLanguage({
+  en: EN,
+  de: {
+    title: 'Unternehmensprofil',
+    lead: (name) => html`Der Verkäufer auf Rechnungen, Angeboten und E-Rechnungen von <strong>${name}</strong>.`,
+    currency: (c) => html` Standardwährung: <strong>${c}</strong>.`,
+    readOnly: (name) => `Nur ein Administrator von ${name} kann diese Angaben ändern.`,
+    optional: '(optional)',
+    loading: 'Wird geladen …',
+    save: 'Speichern',
+    saving: 'Wird gespeichert …',
+    reset: 'Zurücksetzen',
+    saved: 'Gespeichert. Neue Rechnungs- und Angebotsdokumente zeigen diese Angaben.',
+    nothing: 'Nichts zu speichern: Kein Feld wurde geändert.',
+    correct: (n) => `Bitte korrigieren Sie ${n === 1 ? 'das unten markierte Feld' : `die ${n} unten markierten Felder`}.`,
+    noCompany: 'Sie sind noch Mitglied keines Unternehmens.',
+    none: 'Keine',
+    logo: 'Logo',
+    logoHint: 'Ein PNG- oder JPEG-Bild von höchstens 1 MB, gezeigt auf PDFs und Kundenseiten.',
+    logoAlt: (name) => `Das Logo von ${name}`,
+    noLogo: 'Noch kein Logo.',
+    chooseLogo: 'Logo hochladen',
+    removeLogo: 'Logo entfernen',
+    logoSaved: 'Das Logo ist gespeichert: Neue PDFs zeigen es.',
+    logoRemoved: 'Das Logo ist entfernt.',
+    logoType: 'Wählen Sie ein PNG- oder JPEG-Bild.',
+    logoSize: 'Das Bild ist größer als 1 MB.',
+    reminders: 'Zahlungserinnerungen',
+    remindersLabel: 'Tage ab dem Fälligkeitsdatum',
+    remindersHint: 'Erinnerungen an unbezahlte Rechnungen: Tage vor (−3) oder nach (7) dem Fälligkeitsdatum, durch Kommas getrennt. Leer sendet keine.',
+    remindersBad: 'Geben Sie ganze Zahlen zwischen −365 und 365 ein, durch Kommas getrennt.',
+    templates: 'E-Mail-Vorlagen',
+    templatesHint: (p) => `Leere Felder verwenden den Standardtext des Dienstes. Platzhalter: ${p}.`,
+    kinds: { invoice: 'Rechnung', quote: 'Angebot', creditNote: 'Gutschrift', reminder: 'Zahlungserinnerung' },
+    subject: 'Betreff',
+    body: 'Text',
+    preview: 'Vorschau',
+    previewOf: (k) => `Vorschau der E-Mail: ${k}`,
+    previewDefault: '(der Standardtext des Dienstes)',
+    sample: { client: 'Beispielkunde GmbH', number: 'INV-000042', link: 'https://…/c/…' },
+  },
+  fr: {
+    title: 'Profil de l’entreprise',
+    lead: (name) => html`Le vendeur sur les factures, devis et factures électroniques de <strong>${name}</strong>.`,
+    currency: (c) => html` Devise par défaut : <strong>${c}</strong>.`,
+    readOnly: (name) => `Seul un administrateur de ${name} peut modifier ces informations.`,
+    optional: '(facultatif)',
+    loading: 'Chargement…',
+    save: 'Enregistrer',
+    saving: 'Enregistrement…',
+    reset: 'Réinitialiser',
+    saved: 'Enregistré. Les nouveaux documents de facture et de devis affichent ces informations.',
+    nothing: 'Rien à enregistrer : aucun champ n’a changé.',
+    correct: (n) => `Veuillez corriger ${n === 1 ? 'le champ signalé' : `les ${n} champs signalés`} ci-dessous.`,
+    noCompany: 'Vous n’êtes encore membre d’aucune entreprise.',
+    none: 'Aucun',
+    logo: 'Logo',
+    logoHint: 'Une image PNG ou JPEG d’au plus 1 Mo, affichée sur les PDF et les pages client.',
+    logoAlt: (name) => `Le logo de ${name}`,
+    noLogo: 'Pas encore de logo.',
+    chooseLogo: 'Téléverser un logo',
+    removeLogo: 'Supprimer le logo',
+    logoSaved: 'Le logo est enregistré : les nouveaux PDF l’affichent.',
+    logoRemoved: 'Le logo est supprimé.',
+    logoType: 'Choisissez une image PNG ou JPEG.',
+    logoSize: 'L’image dépasse 1 Mo.',
+    reminders: 'Relances',
+    remindersLabel: 'Jours depuis l’échéance',
+    remindersHint: 'Relances des factures impayées : jours avant (−3) ou après (7) l’échéance, séparés par des virgules. Vide : aucune relance.',
+    remindersBad: 'Saisissez des nombres entiers entre −365 et 365, séparés par des virgules.',
+    templates: 'Modèles d’e-mail',
+    templatesHint: (p) => `Les champs vides utilisent le texte par défaut du service. Variables : ${p}.`,
+    kinds: { invoice: 'Facture', quote: 'Devis', creditNote: 'Avoir', reminder: 'Relance' },
+    subject: 'Objet',
+    body: 'Texte',
+    preview: 'Aperçu',
+    previewOf: (k) => `Aperçu de l’e-mail : ${k.toLowerCase()}`,
+    previewDefault: '(le texte par défaut du service)',
+    sample: { client: 'Client Exemple SARL', number: 'INV-000042', link: 'https://…/c/…' },
+  },
+});
+
+// The sections' and fields' words in German and French, by their English (as resources/labels.ts).
+const WORDS = {
+  de: {
+    'Company': 'Unternehmen',
+    'Trading name': 'Handelsname',
+    'Legal name': 'Firmenname',
+    'As registered; printed as the seller. The trading name when empty.': 'Wie eingetragen; als Verkäufer gedruckt. Leer: der Handelsname.',
+    'VAT number': 'USt-IdNr.',
+    'With its country prefix, e.g. DE123456789.': 'Mit Länderpräfix, z. B. DE123456789.',
+    'Registration number': 'Registernummer',
+    'Contact': 'Kontakt',
+    'Billing email': 'Rechnungs-E-Mail',
+    'Phone': 'Telefon',
+    'Website': 'Website',
+    'Contact person': 'Ansprechpartner',
+    'Named on e-invoices with the phone and e-mail.': 'Auf E-Rechnungen mit Telefon und E-Mail genannt.',
+    'Address': 'Adresse',
+    'Street': 'Straße',
+    'Street (line 2)': 'Straße (Zeile 2)',
+    'Postal code': 'Postleitzahl',
+    'City': 'Ort',
+    'State or region': 'Bundesland oder Region',
+    'Country': 'Land',
+    'Payment details': 'Zahlungsangaben',
+    'Printed on invoices for payment by bank transfer.': 'Auf Rechnungen für die Zahlung per Überweisung gedruckt.',
+    '8 or 11 characters, e.g. COBADEFFXXX.': '8 oder 11 Zeichen, z. B. COBADEFFXXX.',
+    'Numbering': 'Nummerierung',
+    'New numbers are the prefix followed by six digits. A next number below one already given with that prefix is refused.': 'Neue Nummern sind das Präfix gefolgt von sechs Ziffern. Eine nächste Nummer unter einer mit diesem Präfix bereits vergebenen wird abgelehnt.',
+    'Invoice prefix': 'Rechnungspräfix',
+    'Next invoice number': 'Nächste Rechnungsnummer',
+    'Quote prefix': 'Angebotspräfix',
+    'Next quote number': 'Nächste Angebotsnummer',
+    'Credit note prefix': 'Gutschriftpräfix',
+    'Next credit note number': 'Nächste Gutschriftnummer',
+    'Defaults for new documents': 'Vorgaben für neue Dokumente',
+    'Days until due': 'Tage bis zur Fälligkeit',
+    'From the invoice date to the due date of a new invoice (0–365).': 'Vom Rechnungsdatum bis zum Fälligkeitsdatum einer neuen Rechnung (0–365).',
+    'Default tax': 'Standardsteuer',
+    'The tax a new line starts with.': 'Die Steuer, mit der eine neue Position beginnt.',
+    'Language of documents': 'Sprache der Dokumente',
+    'PDFs, client pages and the default e-mails.': 'PDFs, Kundenseiten und die Standard-E-Mails.',
+    'Terms': 'Bedingungen',
+    'The terms a new invoice or quote starts with.': 'Die Bedingungen, mit denen eine neue Rechnung oder ein neues Angebot beginnt.',
+    'Documents': 'Dokumente',
+    'Footer': 'Fußzeile',
+    'Printed at the foot of every page of invoices and quotes.': 'Am Fuß jeder Seite von Rechnungen und Angeboten gedruckt.',
+    'Electronic address (Peppol)': 'Elektronische Adresse (Peppol)',
+    'A scheme and an identifier, e.g. 0088:4035811991014 or 9930:DE123456789.': 'Ein Schema und eine Kennung, z. B. 0088:4035811991014 oder 9930:DE123456789.',
+    'Registered for VAT': 'Umsatzsteuerpflichtig',
+    'VAT exemption note': 'Hinweis zur Steuerbefreiung',
+    'Why no VAT is charged when not registered, shown on every document.': 'Warum keine USt. berechnet wird, wenn nicht registriert; auf jedem Dokument gezeigt.',
+  },
+  fr: {
+    'Company': 'Entreprise',
+    'Trading name': 'Nom commercial',
+    'Legal name': 'Raison sociale',
+    'As registered; printed as the seller. The trading name when empty.': 'Tel qu’enregistré ; imprimé comme vendeur. Vide : le nom commercial.',
+    'VAT number': 'N° de TVA',
+    'With its country prefix, e.g. DE123456789.': 'Avec le préfixe du pays, p. ex. DE123456789.',
+    'Registration number': 'Numéro d’immatriculation',
+    'Contact': 'Contact',
+    'Billing email': 'E-mail de facturation',
+    'Phone': 'Téléphone',
+    'Website': 'Site web',
+    'Contact person': 'Personne à contacter',
+    'Named on e-invoices with the phone and e-mail.': 'Nommée sur les factures électroniques avec le téléphone et l’e-mail.',
+    'Address': 'Adresse',
+    'Street': 'Rue',
+    'Street (line 2)': 'Rue (ligne 2)',
+    'Postal code': 'Code postal',
+    'City': 'Ville',
+    'State or region': 'État ou région',
+    'Country': 'Pays',
+    'Payment details': 'Coordonnées bancaires',
+    'Printed on invoices for payment by bank transfer.': 'Imprimé sur les factures pour le paiement par virement.',
+    '8 or 11 characters, e.g. COBADEFFXXX.': '8 ou 11 caractères, p. ex. COBADEFFXXX.',
+    'Numbering': 'Numérotation',
+    'New numbers are the prefix followed by six digits. A next number below one already given with that prefix is refused.': 'Les nouveaux numéros sont le préfixe suivi de six chiffres. Un prochain numéro inférieur à un numéro déjà attribué avec ce préfixe est refusé.',
+    'Invoice prefix': 'Préfixe des factures',
+    'Next invoice number': 'Prochain numéro de facture',
+    'Quote prefix': 'Préfixe des devis',
+    'Next quote number': 'Prochain numéro de devis',
+    'Credit note prefix': 'Préfixe des avoirs',
+    'Next credit note number': 'Prochain numéro d’avoir',
+    'Defaults for new documents': 'Valeurs par défaut des nouveaux documents',
+    'Days until due': 'Jours jusqu’à l’échéance',
+    'From the invoice date to the due date of a new invoice (0–365).': 'De la date de facture à l’échéance d’une nouvelle facture (0–365).',
+    'Default tax': 'Taxe par défaut',
+    'The tax a new line starts with.': 'La taxe d’une nouvelle ligne.',
+    'Language of documents': 'Langue des documents',
+    'PDFs, client pages and the default e-mails.': 'PDF, pages client et e-mails par défaut.',
+    'Terms': 'Conditions',
+    'The terms a new invoice or quote starts with.': 'Les conditions d’une nouvelle facture ou d’un nouveau devis.',
+    'Documents': 'Documents',
+    'Footer': 'Pied de page',
+    'Printed at the foot of every page of invoices and quotes.': 'Imprimé en bas de chaque page des factures et devis.',
+    'Electronic address (Peppol)': 'Adresse électronique (Peppol)',
+    'A scheme and an identifier, e.g. 0088:4035811991014 or 9930:DE123456789.': 'Un schéma et un identifiant, p. ex. 0088:4035811991014 ou 9930:DE123456789.',
+    'Registered for VAT': 'Assujetti à la TVA',
+    'VAT exemption note': 'Mention d’exonération de TVA',
+    'Why no VAT is charged when not registered, shown on every document.': 'Pourquoi aucune TVA n’est facturée en l’absence d’assujettissement, affiché sur chaque document.',
+  },
+};
+const w = (text) => (text && WORDS[currentLanguage()]?.[text]) || text;
 
 // The profile's fields, in sections; a label and a hint for people. (The profile is not yet in
 // the description /app is built from; when it is, these come from its `present`.)
-const SECTIONS = [
+const SECTIONS = inWords([
   {
     legend: 'Company',
     fields: [
@@ -126,7 +314,12 @@ const SECTIONS = [
       { name: 'vatExemptionNote', label: 'VAT exemption note', hint: 'Why no VAT is charged when not registered, shown on every document.' },
     ],
   },
-];
+]);
+/** A section's legend and hint and its fields' labels and hints in the person's language. */
+function inWords(sections) {
+  return sections.map((s) => ({ ...s, legend: w(s.legend), hint: w(s.hint), fields: s.fields.map((f) => ({ ...f, label: w(f.label), hint: w(f.hint) })) }));
+}
+
 const FIELDS = SECTIONS.flatMap((s) => s.fields);
 const PLACEHOLDERS = ['company.name', 'client.name', 'number', 'total', 'balance', 'dueDate', 'link'];
 
@@ -160,7 +353,7 @@ function valuesOf(p) {
 function apiValue(f, text) {
   if (f.kind === 'boolean') return { value: Boolean(text) };
   if (text === '') return { value: null };
-  if (f.kind === 'integer') return /^\s*-?\d+\s*$/.test(text) ? { value: Number(text) } : { error: 'Enter a whole number.' };
+  if (f.kind === 'integer') return /^\s*-?\d+\s*$/.test(text) ? { value: Number(text) } : { error: t('input.wholeNumber') };
   return { value: text };
 }
 

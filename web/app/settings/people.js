@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { postForm, rest, restPage } from '../api.js';
-import { Banner, byField, Confirm, CopyValue, dateTime, Dialog } from './ui.js';
+import { Banner, byField, Confirm, CopyValue, dateTime, Dialog, inLanguage } from './ui.js';
 
 // People are served beside the model /app is described from.
 const MEMBERS = '/api/members';
@@ -13,7 +13,8 @@ const INVITATIONS = '/api/invitations';
 const PASSWORD = '/profile/password';
 const ROLES = ['admin', 'member', 'viewer'];
 
-const T = {
+/** The page's words in English; German and French below (ui.js inLanguage). */
+const EN = {
   title: 'People',
   lead: (c) => html`The people who work in <strong>${c}</strong>, and their roles.`,
   readOnly: (c) => `Only an admin of ${c} can invite people or change roles.`,
@@ -60,6 +61,103 @@ const T = {
   changePassword: 'Change the password',
   passwordSaved: 'Your password is changed.',
 };
+const T = inLanguage({
+  en: EN,
+  de: {
+    title: 'Personen',
+    lead: (c) => html`Die Personen, die in <strong>${c}</strong> arbeiten, und ihre Rollen.`,
+    readOnly: (c) => `Nur ein Administrator von ${c} kann Personen einladen oder Rollen ändern.`,
+    roles: { admin: 'Administrator', member: 'Mitglied', viewer: 'Betrachter' },
+    roleHelp: 'Administratoren dürfen alles; Mitglieder lesen und schreiben die Geschäftsdaten; Betrachter lesen nur.',
+    members: 'Mitglieder',
+    columns: { name: 'Name', email: 'E-Mail', role: 'Rolle', since: 'Seit' },
+    actions: 'Aktionen',
+    you: '(Sie)',
+    roleOf: (n) => `Rolle von ${n}`,
+    remove: 'Entfernen',
+    removeOf: (n) => `${n} entfernen`,
+    removeTitle: (n) => `${n} entfernen?`,
+    removeText: (n) => `${n} kann sich nicht mehr bei diesem Unternehmen anmelden, und die API-Tokens dafür werden widerrufen.`,
+    removed: (n) => `${n} ist aus dem Unternehmen entfernt.`,
+    roleSaved: (n, r) => `${n} ist jetzt ${r}.`,
+    invitations: 'Einladungen',
+    invite: 'Einladen',
+    inviteTitle: 'Jemanden einladen',
+    email: 'E-Mail',
+    role: 'Rolle',
+    send: 'Einladung senden',
+    sending: 'Wird gesendet …',
+    invited: (e) => `Einladung an ${e} gesendet. Der Link gilt 7 Tage, einmal.`,
+    heldTitle: 'Diesen Link weitergeben',
+    held: (e) => html`<strong>E-Mails werden</strong> von diesem Server <strong>nicht gesendet</strong>: Geben Sie diesen Link selbst an ${e} weiter. Er wird nur dieses eine Mal gezeigt und gilt 7 Tage, einmal.`,
+    linkFor: (e) => `Einladungslink für ${e}`,
+    done: 'Fertig',
+    cancel: 'Abbrechen',
+    noInvitations: 'Keine Einladungen.',
+    invColumns: { email: 'E-Mail', role: 'Rolle', status: 'Status', expires: 'Läuft ab' },
+    statuses: { pending: 'Offen', accepted: 'Angenommen', expired: 'Abgelaufen' },
+    revoke: 'Widerrufen',
+    revokeOf: (e) => `Die Einladung von ${e} widerrufen`,
+    revokeTitle: 'Die Einladung widerrufen?',
+    revokeText: (e) => `Der an ${e} gesendete Link funktioniert nicht mehr.`,
+    revoked: (e) => `Die Einladung von ${e} ist widerrufen.`,
+    loading: 'Wird geladen …',
+    password: 'Ihr Passwort',
+    passwordLead: (e) => `Ändern Sie das Passwort, mit dem Sie sich als ${e} anmelden.`,
+    current: 'Aktuelles Passwort',
+    next: 'Neues Passwort',
+    nextHint: 'Mindestens 8 Zeichen.',
+    changePassword: 'Passwort ändern',
+    passwordSaved: 'Ihr Passwort ist geändert.',
+  },
+  fr: {
+    title: 'Personnes',
+    lead: (c) => html`Les personnes qui travaillent dans <strong>${c}</strong>, et leurs rôles.`,
+    readOnly: (c) => `Seul un administrateur de ${c} peut inviter des personnes ou changer des rôles.`,
+    roles: { admin: 'Administrateur', member: 'Membre', viewer: 'Lecteur' },
+    roleHelp: 'Les administrateurs font tout ; les membres lisent et écrivent les données ; les lecteurs lisent seulement.',
+    members: 'Membres',
+    columns: { name: 'Nom', email: 'E-mail', role: 'Rôle', since: 'Depuis' },
+    actions: 'Actions',
+    you: '(vous)',
+    roleOf: (n) => `Rôle de ${n}`,
+    remove: 'Retirer',
+    removeOf: (n) => `Retirer ${n}`,
+    removeTitle: (n) => `Retirer ${n} ?`,
+    removeText: (n) => `${n} ne pourra plus se connecter à cette entreprise, et ses jetons d’API pour elle sont révoqués.`,
+    removed: (n) => `${n} est retiré(e) de l’entreprise.`,
+    roleSaved: (n, r) => `${n} est maintenant ${r.toLowerCase()}.`,
+    invitations: 'Invitations',
+    invite: 'Inviter',
+    inviteTitle: 'Inviter quelqu’un',
+    email: 'E-mail',
+    role: 'Rôle',
+    send: 'Envoyer l’invitation',
+    sending: 'Envoi…',
+    invited: (e) => `Invitation envoyée à ${e}. Le lien est valable 7 jours, une seule fois.`,
+    heldTitle: 'Transmettre ce lien',
+    held: (e) => html`<strong>Ce serveur n’envoie pas d’e-mails</strong> : transmettez vous-même ce lien à ${e}. Il n’est affiché qu’une fois et reste valable 7 jours, une seule fois.`,
+    linkFor: (e) => `Lien d’invitation pour ${e}`,
+    done: 'Terminé',
+    cancel: 'Annuler',
+    noInvitations: 'Aucune invitation.',
+    invColumns: { email: 'E-mail', role: 'Rôle', status: 'Statut', expires: 'Expire le' },
+    statuses: { pending: 'En attente', accepted: 'Acceptée', expired: 'Expirée' },
+    revoke: 'Révoquer',
+    revokeOf: (e) => `Révoquer l’invitation de ${e}`,
+    revokeTitle: 'Révoquer l’invitation ?',
+    revokeText: (e) => `Le lien envoyé à ${e} cesse de fonctionner.`,
+    revoked: (e) => `L’invitation de ${e} est révoquée.`,
+    loading: 'Chargement…',
+    password: 'Votre mot de passe',
+    passwordLead: (e) => `Changez le mot de passe avec lequel vous vous connectez en tant que ${e}.`,
+    current: 'Mot de passe actuel',
+    next: 'Nouveau mot de passe',
+    nextHint: 'Au moins 8 caractères.',
+    changePassword: 'Changer le mot de passe',
+    passwordSaved: 'Votre mot de passe est changé.',
+  },
+});
 
 export function PeoplePage({ ctx }) {
   const admin = ctx.role === 'admin';

@@ -4,11 +4,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { rest } from '../api.js';
-import { dateTime, Dialog, number, plural } from './ui.js';
+import { dateTime, Dialog, inLanguage, number, plural } from './ui.js';
 
 const IRI = '/api/api-tokens';
 
-const T = {
+/** The page's words in English; German and French below, the person's language chosen once (lib.js). */
+const EN = {
   title: (n) => `History of “${n}”`,
   filters: 'Filter the history',
   from: 'From',
@@ -35,6 +36,63 @@ const T = {
   trimmed: (day) => `Only the newest requests of each token are kept: days before ${day} may show fewer requests than were made.`,
   requests: (n, locale) => plural(n, 'request', 'requests', locale),
 };
+const T = inLanguage({
+  en: EN,
+  de: {
+    title: (n) => `Verlauf von „${n}“`,
+    filters: 'Verlauf filtern',
+    from: 'Von',
+    to: 'Bis',
+    method: 'Methode',
+    allMethods: 'Alle Methoden',
+    status: 'Status',
+    allStatuses: 'Alle Status',
+    statuses: { '2xx': '2xx Erfolg', '3xx': '3xx Umleitung', '4xx': '4xx Clientfehler', '5xx': '5xx Serverfehler' },
+    clear: 'Filter zurücksetzen',
+    badRange: 'Das Datum „Von“ liegt nach dem Datum „Bis“.',
+    loading: 'Wird geladen …',
+    noMatch: 'Keine Anfrage passt zu diesen Filtern.',
+    noMatchHint: 'Ändern oder löschen Sie die Filter.',
+    none: 'Noch keine Anfragen.',
+    noneHint: 'Anfragen mit diesem Token erscheinen hier.',
+    limited: (limit, filtered) => `Die ${limit} neuesten Anfragen${filtered ? ', die passen' : ''} (ältere werden nicht gezeigt).`,
+    count: (n, filtered, locale) => `${plural(n, 'Anfrage', 'Anfragen', locale)}${filtered ? ' passen' : ''}, neueste zuerst.`,
+    caption: 'Anfragen mit dem Token, neueste zuerst',
+    columns: ['Datum', 'Methode', 'Endpunkt', 'Status', 'IP-Adresse', 'User-Agent'],
+    chartTitle: 'Anfragen pro Tag, letzte 30 Tage (UTC)',
+    chartLoading: 'Diagramm wird geladen …',
+    chartLabel: (total, max, day, locale) => (total ? `Anfragen pro Tag in den letzten 30 Tagen: insgesamt ${plural(total, 'Anfrage', 'Anfragen', locale)}, höchstens ${number(max, locale)} am ${day}.` : 'Anfragen pro Tag in den letzten 30 Tagen: keine.'),
+    trimmed: (day) => `Nur die neuesten Anfragen jedes Tokens werden aufbewahrt: Tage vor dem ${day} zeigen womöglich weniger Anfragen, als gestellt wurden.`,
+    requests: (n, locale) => plural(n, 'Anfrage', 'Anfragen', locale),
+  },
+  fr: {
+    title: (n) => `Historique de « ${n} »`,
+    filters: 'Filtrer l’historique',
+    from: 'Du',
+    to: 'Au',
+    method: 'Méthode',
+    allMethods: 'Toutes les méthodes',
+    status: 'Statut',
+    allStatuses: 'Tous les statuts',
+    statuses: { '2xx': '2xx Succès', '3xx': '3xx Redirection', '4xx': '4xx Erreur du client', '5xx': '5xx Erreur du serveur' },
+    clear: 'Effacer les filtres',
+    badRange: 'La date « Du » est postérieure à la date « Au ».',
+    loading: 'Chargement…',
+    noMatch: 'Aucune requête ne correspond à ces filtres.',
+    noMatchHint: 'Modifiez ou effacez les filtres.',
+    none: 'Aucune requête pour l’instant.',
+    noneHint: 'Les requêtes faites avec ce jeton apparaîtront ici.',
+    limited: (limit, filtered) => `Les ${limit} requêtes les plus récentes${filtered ? ' qui correspondent' : ''} (les plus anciennes ne sont pas affichées).`,
+    count: (n, filtered, locale) => `${plural(n, 'requête', 'requêtes', locale)}${filtered ? (n > 1 ? ' correspondent' : ' correspond') : ''}, les plus récentes d’abord.`,
+    caption: 'Requêtes faites avec le jeton, les plus récentes d’abord',
+    columns: ['Date', 'Méthode', 'Point de terminaison', 'Statut', 'Adresse IP', 'Agent utilisateur'],
+    chartTitle: 'Requêtes par jour, 30 derniers jours (UTC)',
+    chartLoading: 'Chargement du graphique…',
+    chartLabel: (total, max, day, locale) => (total ? `Requêtes par jour sur les 30 derniers jours : ${plural(total, 'requête', 'requêtes', locale)} au total, au plus ${number(max, locale)} le ${day}.` : 'Requêtes par jour sur les 30 derniers jours : aucune.'),
+    trimmed: (day) => `Seules les requêtes les plus récentes de chaque jeton sont conservées : les jours avant le ${day} peuvent en montrer moins qu’il n’y en a eu.`,
+    requests: (n, locale) => plural(n, 'requête', 'requêtes', locale),
+  },
+});
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const NO_FILTERS = { from: '', to: '', method: '', status: '' };

@@ -3,15 +3,42 @@
 import { useRef } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { Dialog } from '../views/dialog.js';
+import { currentLanguage } from '../lib.js';
 
 export { Dialog };
 
-const T = {
+/**
+ * A settings page's words (`T`) in the person's language (CONTRACT §20; lib.js's `currentLanguage`,
+ * set before the first render): `{ en, de, fr }`, each a page's strings and functions; a word a
+ * language lacks stays English. The pages load after the language is known, so this runs once.
+ */
+export const inLanguage = (words) => ({ ...words.en, ...(words[currentLanguage()] ?? {}) });
+
+/** The page's words in English; German and French below, the person's language chosen once (lib.js). */
+const EN = {
   dismiss: 'Dismiss',
+  copy: 'Copy',
   justNow: 'just now',
   copied: 'Copied to the clipboard.',
   noCopy: 'Copying is not available here: the value is selected, press Ctrl+C (⌘C on a Mac).',
 };
+const T = inLanguage({
+  en: EN,
+  de: {
+    dismiss: 'Schließen',
+    copy: 'Kopieren',
+    justNow: 'gerade eben',
+    copied: 'In die Zwischenablage kopiert.',
+    noCopy: 'Kopieren ist hier nicht möglich: Der Wert ist markiert, drücken Sie Strg+C (⌘C auf einem Mac).',
+  },
+  fr: {
+    dismiss: 'Fermer',
+    copy: 'Copier',
+    justNow: 'à l’instant',
+    copied: 'Copié dans le presse-papiers.',
+    noCopy: 'La copie n’est pas disponible ici : la valeur est sélectionnée, appuyez sur Ctrl+C (⌘C sur un Mac).',
+  },
+});
 
 // ---- formatting -------------------------------------------------------------------------------
 
@@ -86,7 +113,7 @@ export function CopyValue({ id, label, value, copyRef, setNote, note }) {
     <label for=${id}>${label}</label>
     <div class="copy-row">
       <textarea id=${id} ref=${ref} class="mono" rows="2" readonly value=${value} onFocus=${(e) => e.currentTarget.select()} spellcheck="false" autocomplete="off"></textarea>
-      <button type="button" class="btn primary" ref=${copyRef} data-autofocus onClick=${copy}>Copy</button>
+      <button type="button" class="btn primary" ref=${copyRef} data-autofocus onClick=${copy}>${T.copy}</button>
     </div>
     <p class="hint" role="status">${note}</p>
   </div>`;

@@ -3,7 +3,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { graphql } from '../api.js';
-import { choiceLabel, currencyField, formatMoney, formatPercent, idOf, pageOf, pickerQuery, titleOf, unitOf } from '../lib.js';
+import { choiceLabel, currencyField, formatMoney, formatPercent, idOf, nounOf, pageOf, pickerQuery, titleOf, t, unitOf } from '../lib.js';
+import { decimalSeparator } from '../money.js';
 
 // ---- navigation ---------------------------------------------------------------------------
 
@@ -64,7 +65,7 @@ export function Problem({ error }) {
 }
 
 export function Loading() {
-  return html`<p class="muted" role="status">Loading…</p>`;
+  return html`<p class="muted" role="status">${t('common.loading')}</p>`;
 }
 
 // ---- values ---------------------------------------------------------------------------------
@@ -82,14 +83,17 @@ export function Value({ ctx, f, v, rec, r, titles }) {
       const unit = unitOf(f, rec);
       if (unit === 'money') return html`<span class="num">${formatMoney(Math.round(Number(v)), currencyOf(rec, ctx, r), ctx.locale)}</span>`;
       if (unit === 'percent') return html`<span class="num">${formatPercent(v, ctx.locale)}</span>`;
-      return String(v);
+      // The exact decimal as written, with the locale's decimal separator ("1,5" in de and fr).
+      return decimalSeparator(ctx.locale) === ',' ? String(v).replace('.', ',') : String(v);
     }
     case 'boolean':
-      return v ? 'Yes' : 'No';
+      return v ? t('common.yes') : t('common.no');
     case 'enum':
-      return f.name === r?.states?.field ? html`<span class=${`badge badge-${v}`}>${choiceLabel(v)}</span>` : choiceLabel(v);
+      return f.name === r?.states?.field ? html`<span class=${`badge badge-${v}`}>${choiceLabel(v, f)}</span>` : choiceLabel(v, f);
     case 'timestamp':
-      return html`<time datetime=${v}>${String(v).replace('T', ' ').slice(0, 16)}</time>`;
+      return html`<time datetime=${v}>${formatDate(v, ctx.locale, true)}</time>`;
+    case 'date':
+      return html`<time datetime=${v}>${formatDate(v, ctx.locale)}</time>`;
     case 'ref': {
       const iri = typeof v === 'object' ? v.id : v;
       const t = ctx.desc.ofIri(iri);
@@ -100,9 +104,20 @@ export function Value({ ctx, f, v, rec, r, titles }) {
     case 'textList':
       return (v ?? []).join(', ');
     case 'list':
-      return `${v.length} item${v.length === 1 ? '' : 's'}`;
+      return t('common.items', { count: v.length });
     default:
       return String(v);
+  }
+}
+
+/** A date (YYYY-MM-DD) or a moment as people read them in the locale ("Mar 5, 2026", "05.03.2026"); as given when it is not one. */
+export function formatDate(v, locale, time = false) {
+  const ms = Date.parse(time ? v : `${v}T00:00:00Z`);
+  if (Number.isNaN(ms)) return String(v);
+  try {
+    return new Intl.DateTimeFormat(locale, time ? { dateStyle: 'medium', timeStyle: 'short' } : { dateStyle: 'medium', timeZone: 'UTC' }).format(ms);
+  } catch {
+    return String(v);
   }
 }
 
@@ -163,14 +178,14 @@ export function RefPicker({ ctx, id, label, target, value, onChange, required, d
   return html`<div class=${`field picker${compact ? ' compact' : ''}`}>
     ${!compact && html`<label for=${id}>${label}${required ? html` <span class="required" aria-hidden="true">*</span>` : ''}</label>`}
     ${compact && html`<label for=${id} class="visually-hidden">${label}</label>`}
-    ${target?.search && !disabled && (!compact || (total !== null && total > options.length) || text) && html`<label for=${`${id}-search`} class="visually-hidden">Search ${target.label.toLowerCase()} for ${label}</label>
-      <input type="search" id=${`${id}-search`} class="picker-search" placeholder=${`Search ${target.label.toLowerCase()}…`} value=${text} onInput=${(e) => setText(e.currentTarget.value)} />`}
+    ${target?.search && !disabled && (!compact || (total !== null && total > options.length) || text) && html`<label for=${`${id}-search`} class="visually-hidden">${t('picker.searchFor', { ...nounOf(target), label })}</label>
+      <input type="search" id=${`${id}-search`} class="picker-search" placeholder=${t('picker.search', nounOf(target))} value=${text} onInput=${(e) => setText(e.currentTarget.value)} />`}
     <select id=${id} value=${value ?? ''} disabled=${disabled} required=${required} aria-invalid=${errors?.length ? 'true' : undefined} aria-describedby=${errors?.length ? errId : undefined} onChange=${(e) => pick(e.currentTarget.value)}>
-      <option value="">${anyLabel ?? (required ? `Choose…` : 'None')}</option>
+      <option value="">${anyLabel ?? (required ? t('common.choose') : t('common.none'))}</option>
       ${value && !known && html`<option value=${value}>${titles?.get(value) ?? (target ? titleOf(target, { id: value }) : value)}</option>`}
       ${options.map((o) => html`<option value=${o.id}>${titleOf(target, o)}</option>`)}
     </select>
-    ${!compact && total !== null && total > options.length && html`<p class="hint">${options.length} of ${total} shown: search to find others.</p>`}
+    ${!compact && total !== null && total > options.length && html`<p class="hint">${t('picker.shown', { shown: options.length, count: total })}</p>`}
     ${errors?.length ? html`<p class="field-error" id=${errId}>${errors.join(' ')}</p>` : ''}
   </div>`;
 }

@@ -13,7 +13,7 @@ import { html } from '../../lib/html.js';
 import { Dialog } from './dialog.js';
 import { rest } from '../api.js';
 import { formatMoney, moneyInput, parseMoney, parseNumber } from '../money.js';
-import { titleOf, violationsByField } from '../lib.js';
+import { inSentence, nounOf, t, titleOf, violationsByField } from '../lib.js';
 import { computeTotals, partDiscount } from '../rules/totals.js';
 import { currencyOf } from './common.js';
 import { useTaxes } from './totals.js';
@@ -44,9 +44,9 @@ export function CreditDialog({ ctx, r, rec, op, title, iri, onClose, onDone }) {
   const currency = currencyOf(rec, ctx, r);
   const whole = Number(rec[op.whole] ?? 0);
   const money = (v) => formatMoney(v, currency, ctx.locale);
-  const wholeLabel = (r.byField.get(op.whole)?.label ?? op.whole).toLowerCase();
-  const qtyLabel = child?.byField.get(spec.line.qty)?.label ?? 'Quantity';
-  const priceLabel = child?.byField.get(spec.line.price)?.label ?? 'Price';
+  const wholeLabel = inSentence(r.byField.get(op.whole)?.label ?? op.whole);
+  const qtyLabel = child?.byField.get(spec.line.qty)?.label ?? t('credit.quantity');
+  const priceLabel = child?.byField.get(spec.line.price)?.label ?? t('credit.price');
   const byLines = Boolean(m.list && m.ref && linesField && items.length);
   const byAmount = Boolean(m.amount);
   const taxes = useTaxes(ctx, r, rec);
@@ -69,9 +69,9 @@ export function CreditDialog({ ctx, r, rec, op, title, iri, onClose, onDone }) {
       const line = items[i];
       const most = Number(line[spec.line.qty] ?? 1);
       const q = parseNumber(c.qty, 4);
-      if (q === null) errors[i] = 'Type a quantity, such as 1 or 1,5.';
-      else if (!(q > 0)) errors[i] = 'The quantity should be above 0.';
-      else if (q > most) errors[i] = `At most ${qtyInput(most, ctx.locale)}.`;
+      if (q === null) errors[i] = t('credit.qtyFormat');
+      else if (!(q > 0)) errors[i] = t('credit.qtyAbove');
+      else if (q > most) errors[i] = t('credit.atMost', { most: qtyInput(most, ctx.locale) });
       if (errors[i]) return;
       sent.push({ i, body: { [m.ref]: line['@id'] ?? line.id, ...(m.qty ? { [m.qty]: String(q) } : {}) } });
       const taxIri = line[spec.line.tax];
@@ -98,16 +98,16 @@ export function CreditDialog({ ctx, r, rec, op, title, iri, onClose, onDone }) {
   else if (mode === 'lines') {
     lines = linesResult();
     total = lines.total;
-    if (!lines.sent.length && !Object.keys(lines.errors).length) invalid = 'Choose the lines to credit.';
+    if (!lines.sent.length && !Object.keys(lines.errors).length) invalid = t('credit.chooseLines');
     else if (lines.problem) invalid = lines.problem;
   } else {
     parsed = parseMoney(amountText, currency);
-    if (parsed.empty) invalid = 'Type the amount to credit.';
+    if (parsed.empty) invalid = t('credit.typeAmount');
     else if (parsed.error) invalid = parsed.error;
-    else if (!(parsed.minor > 0)) invalid = 'The amount should be above 0.';
+    else if (!(parsed.minor > 0)) invalid = t('credit.amountAbove');
     else total = parsed.minor;
   }
-  if (total !== null && total > whole) invalid = `That is more than the ${wholeLabel}, ${money(whole)}.`;
+  if (total !== null && total > whole) invalid = t('credit.moreThan', { whole: wholeLabel, amount: money(whole) });
   const ready = total !== null && !invalid && !(lines && Object.keys(lines.errors).length);
 
   // What the server refused, where it belongs: `lines[1].quantity` at the line it was sent for.
@@ -142,23 +142,23 @@ export function CreditDialog({ ctx, r, rec, op, title, iri, onClose, onDone }) {
     setChosen(chosen.map((c, k) => (k === i ? { ...c, ...change } : c)));
     setProblem(null);
   };
-  const label = op.label ?? 'Credit';
+  const label = op.label ?? t('credit.credit');
 
-  return html`<${Dialog} title=${`${label}: ${title}`} wide=${mode === 'lines'} onClose=${onClose}>
+  return html`<${Dialog} title=${t('credit.title', { label, title })} wide=${mode === 'lines'} onClose=${onClose}>
     <form class="credit-form" onSubmit=${(e) => {
       e.preventDefault();
       if (ready && !busy) confirm();
     }}>
       <fieldset class="field">
-        <legend>What to credit</legend>
-        <label class="check-row"><input type="radio" name="credit-mode" value="whole" checked=${mode === 'whole'} onChange=${choose('whole')} data-autofocus /> The whole ${wholeLabel}, ${money(whole)}</label>
-        ${byLines && html`<label class="check-row"><input type="radio" name="credit-mode" value="lines" checked=${mode === 'lines'} onChange=${choose('lines')} /> Chosen ${(linesField.label ?? spec.lines).toLowerCase()}</label>`}
-        ${byAmount && html`<label class="check-row"><input type="radio" name="credit-mode" value="amount" checked=${mode === 'amount'} onChange=${choose('amount')} /> An amount</label>`}
+        <legend>${t('credit.what')}</legend>
+        <label class="check-row"><input type="radio" name="credit-mode" value="whole" checked=${mode === 'whole'} onChange=${choose('whole')} data-autofocus /> ${t('credit.whole', { whole: wholeLabel, amount: money(whole) })}</label>
+        ${byLines && html`<label class="check-row"><input type="radio" name="credit-mode" value="lines" checked=${mode === 'lines'} onChange=${choose('lines')} /> ${t('credit.lines', { lines: inSentence(linesField.label ?? spec.lines) })}</label>`}
+        ${byAmount && html`<label class="check-row"><input type="radio" name="credit-mode" value="amount" checked=${mode === 'amount'} onChange=${choose('amount')} /> ${t('credit.anAmount')}</label>`}
       </fieldset>
       ${mode === 'lines' &&
       html`<div class="table-wrap"><table class="table compact credit-lines">
-        <caption class="visually-hidden">${linesField.label} to credit</caption>
-        <thead><tr><th scope="col">Credit</th><th scope="col" class="num">${priceLabel}</th><th scope="col">${qtyLabel}</th></tr></thead>
+        <caption class="visually-hidden">${t('credit.linesCaption', { label: linesField.label })}</caption>
+        <thead><tr><th scope="col">${t('credit.credit')}</th><th scope="col" class="num">${priceLabel}</th><th scope="col">${qtyLabel}</th></tr></thead>
         <tbody>${items.map((line, i) => {
           const name = child ? titleOf(child, line) : `#${i + 1}`;
           const error = chosen[i].on ? lineError(i) : null;
@@ -167,7 +167,7 @@ export function CreditDialog({ ctx, r, rec, op, title, iri, onClose, onDone }) {
             <td class="num" data-label=${priceLabel}>${money(line[spec.line.price])}</td>
             <td data-label=${qtyLabel}>
               <input type="text" inputmode="decimal" class="credit-qty" aria-label=${`${qtyLabel}: ${name}`} aria-invalid=${Boolean(error)} aria-describedby=${error ? `credit-line-${i}-error` : `credit-line-${i}-hint`} disabled=${!chosen[i].on} value=${chosen[i].qty} onInput=${(e) => setLine(i, { qty: e.currentTarget.value })} />
-              <span class="hint" id=${`credit-line-${i}-hint`}> of ${qtyInput(line[spec.line.qty], ctx.locale)}</span>
+              <span class="hint" id=${`credit-line-${i}-hint`}>${t('credit.of', { qty: qtyInput(line[spec.line.qty], ctx.locale) })}</span>
               ${error && html`<p class="field-error" id=${`credit-line-${i}-error`}>${error}</p>`}
             </td>
           </tr>`;
@@ -175,21 +175,21 @@ export function CreditDialog({ ctx, r, rec, op, title, iri, onClose, onDone }) {
       </table></div>`}
       ${mode === 'amount' &&
       html`<div class="field">
-        <label for="credit-amount">Amount (${currency})</label>
+        <label for="credit-amount">${t('credit.amount', { currency })}</label>
         <input id="credit-amount" type="text" inputmode="decimal" autocomplete="off" aria-describedby=${amountError ? 'credit-amount-error' : 'credit-amount-hint'} aria-invalid=${Boolean(amountError)} value=${amountText} onInput=${(e) => {
           setAmountText(e.currentTarget.value);
           setProblem(null);
         }} placeholder=${moneyInput(whole, currency, ctx.locale)} />
-        <p class="hint" id="credit-amount-hint">At most the ${wholeLabel}, ${money(whole)}; split over its tax rates.</p>
+        <p class="hint" id="credit-amount-hint">${t('credit.amountHint', { whole: wholeLabel, amount: money(whole) })}</p>
         ${amountError && html`<p class="field-error" id="credit-amount-error">${amountError}</p>`}
       </div>`}
-      <p class="credit-total" aria-live="polite">${made ? `${made.singular} total` : 'Total'}: <strong data-testid="credit-total">${total === null ? '—' : money(total)}</strong></p>
+      <p class="credit-total" aria-live="polite">${made ? t('credit.madeTotal', { ...nounOf(made), name: made.singular }) : t('credit.total')}: <strong data-testid="credit-total">${total === null ? '—' : money(total)}</strong></p>
       ${invalid && !(mode === 'amount' && amountError) && html`<p class="hint" data-testid="credit-invalid">${invalid}</p>`}
       ${other && html`<p class="alert" role="alert">${other}</p>`}
       ${op.confirm && html`<p class="hint">${op.confirm}</p>`}
       <div class="dialog-actions">
-        <button type="button" class="btn" onClick=${onClose}>Not now</button>
-        <button type="submit" class="btn primary" disabled=${busy || !ready}>${busy ? 'Crediting…' : label}</button>
+        <button type="button" class="btn" onClick=${onClose}>${t('common.notNow')}</button>
+        <button type="submit" class="btn primary" disabled=${busy || !ready}>${busy ? t('credit.crediting') : label}</button>
       </div>
     </form>
   <//>`;

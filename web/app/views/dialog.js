@@ -2,6 +2,7 @@
 // Tab and Shift+Tab cycle within it, Escape closes it, and focus returns to where it was.
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { html } from '../../lib/html.js';
+import { t } from '../lib.js';
 
 const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])';
 let ids = 0;
@@ -52,7 +53,7 @@ export function Dialog({ title, onClose, wide = false, children }) {
   return html`<dialog ref=${ref} class=${`dialog${wide ? ' dialog-wide' : ''}`} aria-labelledby=${id} onKeyDown=${onKeyDown} onCancel=${onCancel}>
     <div class="dialog-head">
       <h2 id=${id}>${title}</h2>
-      <button type="button" class="icon-btn" aria-label="Close" onClick=${onClose}>
+      <button type="button" class="icon-btn" aria-label=${t('common.close')} onClick=${onClose}>
         <svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true"><path d="M5 5l10 10M15 5L5 15" stroke="currentColor" stroke-width="2" stroke-linecap="round" /></svg>
       </button>
     </div>

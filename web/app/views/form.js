@@ -7,6 +7,7 @@ import { choiceLabel, currencyDigits, currencyField, formatMoney, formatPercent,
 import { currencyOf, go, Loading, Notice, Problem, RefPicker, useLoad } from './common.js';
 import { loadRecord } from './record.js';
 import { TotalsPreview, totalsOf, useTaxes } from './totals.js';
+import { inSentence, nounOf, t } from '../lib.js';
 
 // ---- forms ----------------------------------------------------------------------------------
 
@@ -17,7 +18,7 @@ async function refusal(r) {
   } catch (e) {
     if (e instanceof ApiProblem && e.status === 403) return e;
   }
-  return new ApiProblem(403, { detail: 'You may only read.' });
+  return new ApiProblem(403, { detail: t('form.readOnly') });
 }
 
 async function loadForm(ctx, r, id) {
@@ -72,9 +73,9 @@ function emptyLine(ctx, f, currency, company) {
 export function FormView({ ctx, r, id, query }) {
   const { data, error, loading } = useLoad(() => loadForm(ctx, r, id), `${r.name}/${id}`);
   if (loading) return html`<${Loading} />`;
-  const title = id ? `Edit ${r.singular.toLowerCase()}` : `New ${r.singular.toLowerCase()}`;
+  const title = t(id ? 'record.edit' : 'record.new', nounOf(r));
   if (error) return html`<h1>${title}</h1><${Problem} error=${error} />`;
-  if (data.refused) return html`<h1>${title}</h1><p class="alert" role="alert">${data.refused.message}</p><p><a href=${r.path}>Back to ${r.label.toLowerCase()}</a></p>`;
+  if (data.refused) return html`<h1>${title}</h1><p class="alert" role="alert">${data.refused.message}</p><p><a href=${r.path}>${t('common.backTo', nounOf(r))}</a></p>`;
   return html`<${Form} ctx=${ctx} r=${r} id=${id} rec=${data.rec} company=${data.company} titles=${data.titles} title=${title} query=${query} partial=${data.partial} />`;
 }
 
@@ -134,7 +135,7 @@ function Form({ ctx, r, id, rec, company, titles, title, query, partial = [] }) 
     setProblem(null);
     if (Object.keys(local.fields).length || Object.keys(local.lines).length) {
       setErrors(local);
-      setProblem(new Error('Please correct the fields marked below.'));
+      setProblem(new Error(t('form.correct', { count: Object.keys(local.fields).length + Object.keys(local.lines).length })));
       focusFirstInvalid();
       return;
     }
@@ -149,7 +150,7 @@ function Form({ ctx, r, id, rec, company, titles, title, query, partial = [] }) 
     } catch (err) {
       const v = violationsByField(err.violations);
       setErrors(v);
-      setProblem(err.violations?.length ? new Error(`Please correct the field${err.violations.length === 1 ? '' : 's'} marked below.${v.other.length ? ` ${v.other.join(' ')}` : ''}`) : err);
+      setProblem(err.violations?.length ? new Error(`${t('form.correct', { count: err.violations.length })}${v.other.length ? ` ${v.other.join(' ')}` : ''}`) : err);
       focusFirstInvalid();
     } finally {
       setBusy(false);
@@ -163,17 +164,17 @@ function Form({ ctx, r, id, rec, company, titles, title, query, partial = [] }) 
     });
   }
 
-  return html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href=${r.path}>${r.label}</a></li>${rec && html`<li><a href=${`${r.path}/${id}`}>${titleOf(r, rec)}</a></li>`}<li><span aria-current="page">${id ? 'Edit' : 'New'}</span></li></ol></nav>
+  return html`<nav class="crumbs" aria-label=${t('common.breadcrumb')}><ol><li><a href=${r.path}>${r.label}</a></li>${rec && html`<li><a href=${`${r.path}/${id}`}>${titleOf(r, rec)}</a></li>`}<li><span aria-current="page">${id ? t('form.crumbEdit') : t('form.crumbNew')}</span></li></ol></nav>
     <h1>${title}</h1>
     <${Notice} ctx=${ctx} r=${r} />
     ${created &&
-    html`<section class="panel pad" aria-label="Shown once" data-testid="shown-once">
-      <p class="warning" role="status"><strong>Copy this now:</strong> it is shown only this once.</p>
+    html`<section class="panel pad" aria-label=${t('form.shownOnce')} data-testid="shown-once">
+      <p class="warning" role="status"><strong>${t('form.copyNow')}</strong> ${t('form.onlyOnce')}</p>
       ${created.values.map(
-        (v, i) => html`<div class="field"><label for=${`once-${v.name}`}>${v.name === 'url' ? 'Link' : v.name}</label>
+        (v, i) => html`<div class="field"><label for=${`once-${v.name}`}>${v.name === 'url' ? t('form.link') : v.name}</label>
           <input id=${`once-${v.name}`} ref=${i === 0 ? onceRef : undefined} class="mono" readonly value=${v.value} onFocus=${(e) => e.currentTarget.select()} /></div>`,
       )}
-      <p><a class="btn primary" href=${created.address}>Continue</a></p>
+      <p><a class="btn primary" href=${created.address}>${t('form.continue')}</a></p>
     </section>`}
     <form ref=${formRef} hidden=${Boolean(created)} class="app-form panel pad" novalidate onSubmit=${submit}>
       ${problem && html`<p class="alert" role="alert" tabindex="-1">${problem.message}</p>`}
@@ -197,8 +198,8 @@ function Form({ ctx, r, id, rec, company, titles, title, query, partial = [] }) 
       <div class="form-actions">
         ${/* Pressing the button leaves the focus where it is: the field's own check on leaving it
            would otherwise move the button away between the press and the release. */ ''}
-        <button type="submit" class="btn primary" disabled=${busy} onMouseDown=${(e) => e.preventDefault()}>${mode === 'create' ? `Create ${r.singular.toLowerCase()}` : 'Save changes'}</button>
-        <a class="btn ghost" href=${id ? `${r.path}/${id}` : r.path}>Cancel</a>
+        <button type="submit" class="btn primary" disabled=${busy} onMouseDown=${(e) => e.preventDefault()}>${mode === 'create' ? t('form.create', nounOf(r)) : t('form.save')}</button>
+        <a class="btn ghost" href=${id ? `${r.path}/${id}` : r.path}>${t('common.cancel')}</a>
       </div>
     </form>`;
 }
@@ -209,7 +210,7 @@ function sectionsOf(r, fields) {
   const placed = new Set(r.sections.flatMap((x) => x.fields));
   const out = r.sections.map((x) => ({ label: x.label, fields: x.fields.map((n) => fields.find((f) => f.name === n)).filter(Boolean) })).filter((x) => x.fields.length);
   const rest = fields.filter((f) => !placed.has(f.name));
-  if (rest.length) out.push({ label: out.length ? 'More' : null, fields: rest });
+  if (rest.length) out.push({ label: out.length ? t('form.more') : null, fields: rest });
   return out;
 }
 
@@ -232,9 +233,9 @@ function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPr
   const hint = compact
     ? null
     : unit === 'money'
-      ? `In ${currency || 'the currency'}${currencyDigits(currency) ? `, such as ${currencyDigits(currency) === 2 ? '1234.50 or 1.234,50' : '1234'}` : ', without decimals'}.${understood ? ` Read as ${understood}.` : ''}`
+      ? `${t('form.moneyHint', { currency: currency || 'none', digits: currencyDigits(currency) })}${understood ? ` ${t('form.readAs', { value: understood })}` : ''}`
       : unit === 'percent'
-        ? `A percentage, such as 19 or 7,5.${understood ? ` Read as ${understood}.` : ''}`
+        ? `${t('form.percentHint')}${understood ? ` ${t('form.readAs', { value: understood })}` : ''}`
         : f.help ?? (f.description && !f.unit && f.description.length < 120 ? f.description : null);
   const described = [hint ? hintId : '', errors?.length ? errId : ''].filter(Boolean).join(' ') || undefined;
   const common = { id, 'aria-invalid': errors?.length ? 'true' : undefined, 'aria-describedby': described, disabled: locked, required: f.required };
@@ -252,8 +253,8 @@ function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPr
       break;
     case 'enum':
       control = html`<select ...${common} value=${value ?? ''} onChange=${(e) => onChange(e.currentTarget.value)}>
-        ${f.default === undefined && html`<option value="">${f.required ? 'Choose…' : '—'}</option>`}
-        ${f.values.map((v) => html`<option value=${v}>${choiceLabel(v)}</option>`)}
+        ${f.default === undefined && html`<option value="">${f.required ? t('common.choose') : '—'}</option>`}
+        ${f.values.map((v) => html`<option value=${v}>${choiceLabel(v, f)}</option>`)}
       </select>`;
       break;
     case 'boolean':
@@ -293,7 +294,7 @@ function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPr
     ${labelEl}
     ${hint && html`<p class="hint" id=${hintId}>${hint}</p>`}
     ${control}
-    ${locked && !compact && html`<p class="hint">Cannot change in this state.</p>`}
+    ${locked && !compact && html`<p class="hint">${t('form.locked')}</p>`}
     ${errors?.length ? html`<p class="field-error" id=${errId}>${errors.join(' ')}</p>` : ''}
   </div>`;
 }
@@ -302,7 +303,12 @@ function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPr
 /** Lines of a record: added, removed and moved; each member a labelled input. */
 function LineEditor({ ctx, f, lines, currency, company, totals, locked, errors, titles, onChange }) {
   const members = useMemo(() => lineFields(ctx.desc, f), [ctx.desc, f]);
-  const one = f.nested ? (ctx.desc.get(f.target)?.singular ?? f.label).toLowerCase() : f.label.replace(/s$/, '').toLowerCase();
+  // The word for a row in sentences ("Add line", "Remove contact 1"), with its gender where the language asks it.
+  const noun = useMemo(() => {
+    const target = f.nested && ctx.desc.get(f.target);
+    return target ? nounOf(target) : { one: t('form.line'), many: t('form.lines'), gender: 'f', elided: 'no' };
+  }, [ctx.desc, f]);
+  const one = noun.one;
   // What a row changes goes through these, the same functions at every render (they read the
   // lines of the latest one), so that typing in one line renders that line, not all of them.
   const latest = useRef(null);
@@ -320,19 +326,19 @@ function LineEditor({ ctx, f, lines, currency, company, totals, locked, errors, 
   const span = members.length + (totals ? 3 : 2);
   return html`<fieldset class="lines" disabled=${locked}>
     <legend>${f.label}</legend>
-    ${locked && html`<p class="hint">Cannot change in this state.</p>`}
+    ${locked && html`<p class="hint">${t('form.locked')}</p>`}
     <div class="table-wrap"><table class="table line-table">
-      <thead><tr><th scope="col">#</th>${members.map((m) => html`<th scope="col">${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}</th>`)}${totals && html`<th scope="col" class="num">Amount</th>`}<th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <thead><tr><th scope="col">#</th>${members.map((m) => html`<th scope="col">${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}</th>`)}${totals && html`<th scope="col" class="num">${t('form.amount')}</th>`}<th scope="col"><span class="visually-hidden">${t('common.actions')}</span></th></tr></thead>
       <tbody>
-        ${lines.length === 0 && html`<tr><td colspan=${span} class="empty">No ${one} yet.</td></tr>`}
+        ${lines.length === 0 && html`<tr><td colspan=${span} class="empty">${t('form.noLines', noun)}</td></tr>`}
         ${lines.map(
           (line, i) =>
-            html`<${LineRow} ctx=${ctx} f=${f} members=${members} one=${one} line=${line} i=${i} last=${i === lines.length - 1} currency=${currency} titles=${titles} errors=${errors[i] ?? NO_ERRORS}
+            html`<${LineRow} ctx=${ctx} f=${f} members=${members} one=${one} noun=${noun} line=${line} i=${i} last=${i === lines.length - 1} currency=${currency} titles=${titles} errors=${errors[i] ?? NO_ERRORS}
               totalled=${Boolean(totals)} total=${totals ? totals[i] : null} span=${span} actions=${actions.current} />`,
         )}
       </tbody>
     </table></div>
-    <button type="button" class="btn" onClick=${() => onChange([...lines, emptyLine(ctx, f, currency, company)])}>Add ${one}</button>
+    <button type="button" class="btn" onClick=${() => onChange([...lines, emptyLine(ctx, f, currency, company)])}>${t('form.addLine', noun)}</button>
   </fieldset>`;
 }
 
@@ -345,15 +351,15 @@ class LineRow extends Component {
     return false;
   }
 
-  render({ ctx, f, members, one, line, i, last, currency, titles, errors, totalled, total, span, actions }) {
+  render({ ctx, f, members, one, noun, line, i, last, currency, titles, errors, totalled, total, span, actions }) {
     return html`<tr>
-        <td data-label=${`${one[0].toUpperCase()}${one.slice(1)}`}>${i + 1}</td>
-        ${members.map((m) => html`<td data-label=${`${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}`}><${Input} ctx=${ctx} f=${m} idPrefix=${`${f.name}-${i}`} compact=${true} label=${`${m.label}, ${one} ${i + 1}`} value=${line[m.name]} values=${line} currency=${currency} errors=${errors[m.name]} titles=${titles} onChange=${(v) => actions.set(i, m.name, v)} /></td>`)}
-        ${totalled && html`<td class="num line-total" data-label="Amount" data-testid=${`line-total-${i + 1}`}>${total === null || total === undefined ? '—' : formatMoney(total, currency, ctx.locale)}</td>`}
+        <td data-label=${f.nested ? `${one[0].toUpperCase()}${one.slice(1)}` : t('form.lineNumber')}>${i + 1}</td>
+        ${members.map((m) => html`<td data-label=${`${m.label}${m.kind === 'money' && currency ? ` (${currency})` : ''}`}><${Input} ctx=${ctx} f=${m} idPrefix=${`${f.name}-${i}`} compact=${true} label=${t('form.lineMember', { label: m.label, one, n: i + 1 })} value=${line[m.name]} values=${line} currency=${currency} errors=${errors[m.name]} titles=${titles} onChange=${(v) => actions.set(i, m.name, v)} /></td>`)}
+        ${totalled && html`<td class="num line-total" data-label=${t('form.amount')} data-testid=${`line-total-${i + 1}`}>${total === null || total === undefined ? '—' : formatMoney(total, currency, ctx.locale)}</td>`}
         <td class="line-actions">
-          ${!f.nested && html`<button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} up`} disabled=${i === 0} onClick=${() => actions.move(i, -1)}>↑</button>
-          <button type="button" class="btn small ghost" aria-label=${`Move ${one} ${i + 1} down`} disabled=${last} onClick=${() => actions.move(i, 1)}>↓</button>`}
-          <button type="button" class="btn small ghost" aria-label=${`Remove ${one} ${i + 1}`} onClick=${() => actions.remove(i)}>Remove</button>
+          ${!f.nested && html`<button type="button" class="btn small ghost" aria-label=${t('form.moveUp', { ...noun, n: i + 1 })} disabled=${i === 0} onClick=${() => actions.move(i, -1)}>↑</button>
+          <button type="button" class="btn small ghost" aria-label=${t('form.moveDown', { ...noun, n: i + 1 })} disabled=${last} onClick=${() => actions.move(i, 1)}>↓</button>`}
+          <button type="button" class="btn small ghost" aria-label=${t('form.removeLine', { ...noun, n: i + 1 })} onClick=${() => actions.remove(i)}>${t('form.remove')}</button>
         </td>
       </tr>
       ${errors._ && html`<tr><td colspan=${span}><p class="field-error">${errors._.join(' ')}</p></td></tr>`}`;

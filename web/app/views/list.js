@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { download, graphql, rest } from '../api.js';
-import { can, choiceLabel, filterChoices, idOf, listAddress, listQuery, listUrl, orderOf, titleOf, writes } from '../lib.js';
+import { can, choiceLabel, filterChoices, idOf, listAddress, listQuery, listUrl, orderOf, nounOf, t, titleOf, writes } from '../lib.js';
 import { go, Loading, Notice, Problem, RefPicker, useLoad, Value } from './common.js';
 
 // ---- lists ----------------------------------------------------------------------------------
@@ -37,7 +37,7 @@ export function ListView({ ctx, r, query }) {
       <h1>${r.label}</h1>
       <div class="page-actions">
         <${CsvDownload} r=${r} query=${query} /><${ImportLink} ctx=${ctx} r=${r} />
-        ${mayCreate && html`<a class="btn primary" href=${`${r.path}/new`}>New ${r.singular.toLowerCase()}</a>`}
+        ${mayCreate && html`<a class="btn primary" href=${`${r.path}/new`}>${t('record.new', nounOf(r))}</a>`}
       </div>
     </div>
     <${Notice} ctx=${ctx} r=${r} />
@@ -45,10 +45,10 @@ export function ListView({ ctx, r, query }) {
     <${Problem} error=${error} />
     ${loading && !data && html`<${Loading} />`}
     ${data &&
-    html`<p class="count" role="status" data-testid="total">${data.total === null ? 'More than 10,000' : data.total} ${data.total === 1 ? r.singular.toLowerCase() : r.label.toLowerCase()}</p>
+    html`<p class="count" role="status" data-testid="total">${data.total === null ? t('list.moreThan', { ...nounOf(r), count: 10000 }) : t('list.count', { ...nounOf(r), count: data.total })}</p>
       <div class="table-wrap panel">
         <table class="table">
-          <caption class="visually-hidden">${r.label}${order ? `, sorted by ${order.field} ${order.dir === 'asc' ? 'ascending' : 'descending'}` : ''}</caption>
+          <caption class="visually-hidden">${order ? t('list.sortedCaption', { label: r.label, field: r.byField.get(order.field)?.label ?? order.field, dir: order.dir }) : r.label}</caption>
           <thead>
             <tr>
               ${columns.map((f) => html`<th scope="col" class=${f.kind === 'money' ? 'num' : ''} aria-sort=${order?.field === f.name ? (order.dir === 'asc' ? 'ascending' : 'descending') : undefined}>
@@ -57,7 +57,7 @@ export function ListView({ ctx, r, query }) {
             </tr>
           </thead>
           <tbody>
-            ${data.items.length === 0 && html`<tr><td colspan=${columns.length} class="empty">Nothing here yet.</td></tr>`}
+            ${data.items.length === 0 && html`<tr><td colspan=${columns.length} class="empty">${t('list.empty')}</td></tr>`}
             ${data.items.map(
               (rec) => html`<tr>
                 ${columns.map((f, i) => {
@@ -70,11 +70,11 @@ export function ListView({ ctx, r, query }) {
           </tbody>
         </table>
       </div>
-      <nav class="pager" aria-label="Pages">
-        <a class="btn small" href=${here({})} aria-disabled=${data.info.hasPreviousPage ? undefined : 'true'}>First</a>
-        ${data.info.hasPreviousPage ? html`<a class="btn small" rel="prev" href=${here({ before: data.info.startCursor })}>Previous</a>` : html`<span class="btn small" aria-disabled="true">Previous</span>`}
-        ${data.info.hasNextPage ? html`<a class="btn small" rel="next" href=${here({ after: data.info.endCursor })}>Next</a>` : html`<span class="btn small" aria-disabled="true">Next</span>`}
-        <a class="btn small" href=${here({ last: '1' })}>Last</a>
+      <nav class="pager" aria-label=${t('list.pages')}>
+        <a class="btn small" href=${here({})} aria-disabled=${data.info.hasPreviousPage ? undefined : 'true'}>${t('list.first')}</a>
+        ${data.info.hasPreviousPage ? html`<a class="btn small" rel="prev" href=${here({ before: data.info.startCursor })}>${t('list.previous')}</a>` : html`<span class="btn small" aria-disabled="true">${t('list.previous')}</span>`}
+        ${data.info.hasNextPage ? html`<a class="btn small" rel="next" href=${here({ after: data.info.endCursor })}>${t('list.next')}</a>` : html`<span class="btn small" aria-disabled="true">${t('list.next')}</span>`}
+        <a class="btn small" href=${here({ last: '1' })}>${t('list.last')}</a>
       </nav>`}`;
 }
 
@@ -94,25 +94,25 @@ function FilterBar({ ctx, r, query, filters, order, choices }) {
     go(listAddress(r, query, changes));
   }
   const id = (k) => `filter-${k.replace(/\W/g, '-')}`;
-  return html`<form class="app-filters panel pad" role="search" aria-label=${`Filter ${r.label.toLowerCase()}`} onSubmit=${submit}>
+  return html`<form class="app-filters panel pad" role="search" aria-label=${t('list.filter', nounOf(r))} onSubmit=${submit}>
     ${filters.map((f) => {
       if (f.filter === 'date')
-        return html`<div class="field"><label for=${id(`${f.name}-after`)}>${f.label} from</label><input type="date" id=${id(`${f.name}-after`)} value=${values[`${f.name}[after]`] ?? ''} onInput=${set(`${f.name}[after]`)} /></div>
-          <div class="field"><label for=${id(`${f.name}-before`)}>${f.label} to</label><input type="date" id=${id(`${f.name}-before`)} value=${values[`${f.name}[before]`] ?? ''} onInput=${set(`${f.name}[before]`)} /></div>`;
+        return html`<div class="field"><label for=${id(`${f.name}-after`)}>${t('list.dateFrom', { label: f.label })}</label><input type="date" id=${id(`${f.name}-after`)} value=${values[`${f.name}[after]`] ?? ''} onInput=${set(`${f.name}[after]`)} /></div>
+          <div class="field"><label for=${id(`${f.name}-before`)}>${t('list.dateTo', { label: f.label })}</label><input type="date" id=${id(`${f.name}-before`)} value=${values[`${f.name}[before]`] ?? ''} onInput=${set(`${f.name}[before]`)} /></div>`;
       if (f.kind === 'enum')
-        return html`<div class="field"><label for=${id(f.name)}>${f.label}</label><select id=${id(f.name)} value=${values[f.name] ?? ''} onChange=${set(f.name)}><option value="">Any</option>${f.values.map((v) => html`<option value=${v}>${choiceLabel(v)}</option>`)}</select></div>`;
+        return html`<div class="field"><label for=${id(f.name)}>${f.label}</label><select id=${id(f.name)} value=${values[f.name] ?? ''} onChange=${set(f.name)}><option value="">${t('list.any')}</option>${f.values.map((v) => html`<option value=${v}>${choiceLabel(v, f)}</option>`)}</select></div>`;
       if (f.kind === 'ref') {
-        const t = ctx.desc.get(f.target);
-        return t?.gql ? html`<${RefPicker} ctx=${ctx} id=${id(f.name)} label=${f.label} target=${t} value=${values[f.name] ?? ''} anyLabel="Any" initial=${choices === undefined ? undefined : (choices?.[f.name] ?? null)} onChange=${(iri) => setValues((v) => ({ ...v, [f.name]: iri }))} />` : null;
+        const target = ctx.desc.get(f.target);
+        return target?.gql ? html`<${RefPicker} ctx=${ctx} id=${id(f.name)} label=${f.label} target=${target} value=${values[f.name] ?? ''} anyLabel=${t('list.any')} initial=${choices === undefined ? undefined : (choices?.[f.name] ?? null)} onChange=${(iri) => setValues((v) => ({ ...v, [f.name]: iri }))} />` : null;
       }
       return html`<div class="field"><label for=${id(f.name)}>${f.label}</label><input type="search" id=${id(f.name)} value=${values[f.name] ?? ''} onInput=${set(f.name)} /></div>`;
     })}
     ${r.orders.length > 1 &&
-    html`<div class="field"><label for=${id('order')}>Sort by</label><select id=${id('order')} value=${values.order ?? ''} onChange=${set('order')}>
-      <option value="">Newest first</option>
-      ${r.orders.flatMap((o) => ['asc', 'desc'].map((dir) => html`<option value=${`${o}:${dir}`}>${r.byField.get(o)?.label ?? 'Created'} (${dir === 'asc' ? 'ascending' : 'descending'})</option>`))}
+    html`<div class="field"><label for=${id('order')}>${t('list.sortBy')}</label><select id=${id('order')} value=${values.order ?? ''} onChange=${set('order')}>
+      <option value="">${t('list.newestFirst')}</option>
+      ${r.orders.flatMap((o) => ['asc', 'desc'].map((dir) => html`<option value=${`${o}:${dir}`}>${t('list.orderOption', { label: r.byField.get(o)?.label ?? t('list.created'), dir })}</option>`))}
     </select></div>`}
-    <div class="field filter-actions"><button type="submit" class="btn">Apply</button> <a class="btn ghost" href=${r.path}>Clear</a></div>
+    <div class="field filter-actions"><button type="submit" class="btn">${t('list.apply')}</button> <a class="btn ghost" href=${r.path}>${t('list.clear')}</a></div>
   </form>`;
 }
 
@@ -126,7 +126,7 @@ export function CsvDownload({ r, query }) {
   const [error, setError] = useState(null);
   const url = new URL(listUrl(r, query), location.origin);
   for (const k of ['itemsPerPage', 'after', 'before', 'page']) url.searchParams.delete(k);
-  return html`<button type="button" class="btn" onClick=${() => download(url.pathname + url.search, 'text/csv', `${r.plural}.csv`).catch(setError)}>Download CSV</button>
+  return html`<button type="button" class="btn" onClick=${() => download(url.pathname + url.search, 'text/csv', `${r.plural}.csv`).catch(setError)}>${t('csv.download')}</button>
     ${error && html`<span class="alert" role="alert">${error.message}</span>`}`;
 }
 
@@ -134,5 +134,5 @@ export function CsvDownload({ r, query }) {
 export function ImportLink({ ctx, r }) {
   const op = importOf(r);
   if (!op || !op.roles.includes(ctx.role)) return null;
-  return html`<a class="btn" href=${`${r.path}/${op.path}`}>Import CSV</a>`;
+  return html`<a class="btn" href=${`${r.path}/${op.path}`}>${t('csv.import')}</a>`;
 }

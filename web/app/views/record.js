@@ -7,6 +7,7 @@ import { OperationPanel, Related } from './related.js';
 import { actionViews } from './index.js';
 import { can, choiceLabel, deletable as mayDelete, lineFields, meets, operationsFor, pageOf, titleOf, titlesQuery, transitionAction, transitionsOf, writes } from '../lib.js';
 import { go, Loading, Problem, useLoad, Value } from './common.js';
+import { inSentence, nounOf, t } from '../lib.js';
 
 // ---- records --------------------------------------------------------------------------------
 
@@ -78,7 +79,7 @@ export function RecordView({ ctx, r, id }) {
     }
   }
   const transition = (to) => act(() => rest(iri, { method: 'PATCH', body: { [r.states.field]: to } }), () => {
-    setNotice(`${r.singular} is now ${choiceLabel(to).toLowerCase()}.`);
+    setNotice(t('record.nowState', { name: r.singular, state: inSentence(choiceLabel(to, r.byField.get(r.states.field))) }));
     reload();
   });
   /** After an operation: the record it made, when of another resource; else this one again. */
@@ -87,7 +88,7 @@ export function RecordView({ ctx, r, id }) {
     const made = out && (out['@id'] ?? (target && out.id ? `${target.iri}/${out.id}` : null));
     if (target && made && target.name !== r.name) go(pageOf(made));
     else {
-      setNotice(`${choiceLabel(op.name)}: done.`);
+      setNotice(t('record.done', { label: op.label ?? choiceLabel(op.name) }));
       reload();
     }
   };
@@ -116,29 +117,29 @@ export function RecordView({ ctx, r, id }) {
   const actions = viewed.filter(({ op }) => meets(rec, op.when));
   // Item operations that ask for their input in a view of their own ("Credit": what to credit).
   const asking = r.operations.filter((op) => op.on === 'item' && op.method === 'POST' && op.input && op.view && actionViews[op.view] && op.roles.includes(ctx.role) && meets(rec, op.when));
-  return html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href=${r.path}>${r.label}</a></li><li><span aria-current="page">${titleOf(r, rec)}</span></li></ol></nav>
+  return html`<nav class="crumbs" aria-label=${t('common.breadcrumb')}><ol><li><a href=${r.path}>${r.label}</a></li><li><span aria-current="page">${titleOf(r, rec)}</span></li></ol></nav>
     <div class="page-head">
-      <h1>${r.singular} ${titleOf(r, rec) !== `${r.singular} ${String(rec.id).slice(-6)}` ? titleOf(r, rec) : ''} ${state && html`<span class=${`badge badge-${state}`}>${choiceLabel(state)}</span>`}</h1>
+      <h1>${r.singular} ${titleOf(r, rec) !== `${r.singular} ${String(rec.id).slice(-6)}` ? titleOf(r, rec) : ''} ${state && html`<span class=${`badge badge-${state}`}>${choiceLabel(state, r.byField.get(r.states.field))}</span>`}</h1>
     </div>
-    <div class="actions" role="group" aria-label="Actions">
-      ${editable && html`<a class="btn" href=${`${r.path}/${id}/edit`}>Edit</a>`}
+    <div class="actions" role="group" aria-label=${t('common.actions')}>
+      ${editable && html`<a class="btn" href=${`${r.path}/${id}/edit`}>${t('record.editButton')}</a>`}
       ${targets.map((to) => {
         const a = transitionAction(r, to);
-        return html`<button type="button" class="btn" disabled=${busy} onClick=${() => ask({ title: `${a.label}: ${name}?`, text: a.confirm, label: a.label, run: () => transition(to) })}>${a.label}</button>`;
+        return html`<button type="button" class="btn" disabled=${busy} onClick=${() => ask({ title: t('record.askTitle', { label: a.label, name }), text: a.confirm, label: a.label, run: () => transition(to) })}>${a.label}</button>`;
       })}
-      ${r.documents.map((d) => html`<button type="button" class="btn" disabled=${busy} onClick=${() => act(() => download(iri, d.mediaType, `${titleOf(r, rec)}.${d.extension}`))}>Download ${d.extension === 'pdf' ? 'PDF' : d.mediaType.includes('ubl') ? 'UBL e-invoice' : d.extension.toUpperCase()}</button>`)}
+      ${r.documents.map((d) => html`<button type="button" class="btn" disabled=${busy} onClick=${() => act(() => download(iri, d.mediaType, `${titleOf(r, rec)}.${d.extension}`))}>${t('record.download', { kind: d.extension === 'pdf' ? 'pdf' : d.mediaType.includes('ubl') ? 'ubl' : 'other', ext: d.extension.toUpperCase() })}</button>`)}
       ${ops.map((op) => {
         const label = op.label ?? choiceLabel(op.name.replace(/([A-Z])/g, ' $1').toLowerCase());
-        return html`<button type="button" class="btn" disabled=${busy} title=${op.summary} onClick=${() => ask({ title: `${label}: ${name}?`, text: op.confirm, label, run: () => operate(op) })}>${label}</button>`;
+        return html`<button type="button" class="btn" disabled=${busy} title=${op.summary} onClick=${() => ask({ title: t('record.askTitle', { label, name }), text: op.confirm, label, run: () => operate(op) })}>${label}</button>`;
       })}
       ${asking.map((op) => html`<button type="button" class="btn" disabled=${busy} title=${op.summary} onClick=${() => act(() => actionViews[op.view]().then((View) => setActing({ View, op, item: true })))}>${op.label ?? choiceLabel(op.name)}</button>`)}
       ${actions.map(({ x, f, op }) => html`<button type="button" class="btn primary" disabled=${busy} onClick=${() => act(() => actionViews[op.view]().then((View) => setActing({ View, x, f, op })))}>${op.label ?? choiceLabel(op.name)}</button>`)}
-      ${referring.filter(({ x }) => !viewed.some((v) => v.x === x)).map(({ x, f }) => html`<a class="btn" href=${`${x.path}/new?${new URLSearchParams({ [f.name]: iri })}`}>New ${x.singular.toLowerCase()}</a>`)}
-      ${deletable && html`<button type="button" class="btn danger" disabled=${busy} onClick=${() => setConfirming({ title: `Delete ${r.singular.toLowerCase()}?`, text: `${name} will be deleted. This cannot be undone.`, label: 'Delete', danger: true, run: remove })}>Delete</button>`}
+      ${referring.filter(({ x }) => !viewed.some((v) => v.x === x)).map(({ x, f }) => html`<a class="btn" href=${`${x.path}/new?${new URLSearchParams({ [f.name]: iri })}`}>${t('record.new', nounOf(x))}</a>`)}
+      ${deletable && html`<button type="button" class="btn danger" disabled=${busy} onClick=${() => setConfirming({ title: t('record.deleteTitle', nounOf(r)), text: t('record.deleteText', { name }), label: t('record.delete'), danger: true, run: remove })}>${t('record.delete')}</button>`}
     </div>
     ${problem && html`<p class="alert" role="alert">${problem.message}</p>`}
     ${notice && html`<p class="notice" role="status">${notice}</p>`}
-    <section class="panel pad" aria-label="Details">
+    <section class="panel pad" aria-label=${t('record.details')}>
       <dl class="record">
         ${shown.map((f) => html`<div><dt>${f.label}</dt><dd data-field=${f.name}><${Value} ctx=${ctx} r=${r} f=${f} v=${rec[f.name]} rec=${rec} titles=${titles} /></dd></div>`)}
       </dl>
@@ -146,7 +147,7 @@ export function RecordView({ ctx, r, id }) {
     ${lines.map((f) => html`<${LinesTable} ctx=${ctx} r=${r} f=${f} rec=${rec} titles=${titles} />`)}
     ${spec &&
     html`<section class="panel pad document-totals" aria-labelledby="record-totals">
-      <h2 id="record-totals">Totals</h2>
+      <h2 id="record-totals">${t('record.totals')}</h2>
       ${(rec[spec.groups] ?? []).length > 0 && html`<${LinesTable} ctx=${ctx} r=${r} f=${r.byField.get(spec.groups)} rec=${rec} titles=${titles} bare=${true} />`}
       <dl class="totals">
         ${[...spec.fields.map((n) => r.byField.get(n)), ...summed].filter(Boolean).map(
@@ -167,14 +168,14 @@ export function RecordView({ ctx, r, id }) {
     ${acting && !acting.item &&
     html`<${acting.View} ctx=${ctx} x=${acting.x} op=${acting.op} field=${acting.f.name} iri=${iri} title=${name} onClose=${() => setActing(null)} onSent=${(made) => {
       setActing(null);
-      setNotice(`${acting.op.label ?? choiceLabel(acting.op.name)}: done${made?.to?.length ? ` (to ${made.to.join(', ')})` : ''}.`);
+      setNotice(made?.to?.length ? t('record.doneTo', { label: acting.op.label ?? choiceLabel(acting.op.name), to: made.to.join(', ') }) : t('record.done', { label: acting.op.label ?? choiceLabel(acting.op.name) }));
       reload();
     }} />`}
     ${confirming &&
-    html`<${Dialog} title=${confirming.title} onClose=${() => setConfirming(null)}>
+    html`<${Dialog} title=${confirming.title} closeLabel=${t('common.close')} onClose=${() => setConfirming(null)}>
       <p>${confirming.text}</p>
       <div class="dialog-actions">
-        <button type="button" class="btn" data-autofocus onClick=${() => setConfirming(null)}>Not now</button>
+        <button type="button" class="btn" data-autofocus onClick=${() => setConfirming(null)}>${t('common.notNow')}</button>
         <button type="button" class=${confirming.danger ? 'btn danger' : 'btn primary'} disabled=${busy} onClick=${() => {
           const run = confirming.run;
           setConfirming(null);
@@ -204,7 +205,7 @@ function LinesTable({ ctx, r, f, rec, titles, bare = false }) {
     <div class="table-wrap"><table class="table">
       <thead><tr>${shown.map((m) => html`<th scope="col" class=${m.kind === 'money' ? 'num' : ''}>${m.label}</th>`)}</tr></thead>
       <tbody>
-        ${items.length === 0 && html`<tr><td colspan=${shown.length} class="empty">None.</td></tr>`}
+        ${items.length === 0 && html`<tr><td colspan=${shown.length} class="empty">${t('record.none')}</td></tr>`}
         ${items.map((line) => html`<tr>${shown.map((m) => html`<td class=${m.kind === 'money' ? 'num' : ''} data-label=${m.label}><${Value} ctx=${ctx} r=${r} f=${m} v=${line[m.name]} rec=${rec} titles=${titles} /></td>`)}</tr>`)}
       </tbody>
     </table></div>

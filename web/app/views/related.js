@@ -5,6 +5,7 @@ import { html } from '../../lib/html.js';
 import { graphql, rest } from '../api.js';
 import { can, formatMoney, idOf, listQuery, listUrl, titleOf, writes } from '../lib.js';
 import { useLoad, Value } from './common.js';
+import { nounOf, t as tr } from '../lib.js';
 
 async function load(ctx, t, via, iri) {
   const q = new URLSearchParams({ [via]: iri });
@@ -24,9 +25,9 @@ export function Related({ ctx, t, via, iri, label, mayAdd }) {
   const all = `${t.path}?${new URLSearchParams({ [via]: iri })}`;
   return html`<section class="panel pad related-list" aria-labelledby=${id} data-testid=${id}>
     <div class="page-head"><h2 id=${id}>${label}${data ? html` <span class="muted">(${data.total})</span>` : ''}</h2>
-      ${add && html`<a class="btn small" href=${`${t.path}/new?${new URLSearchParams({ [via]: iri })}`}>New ${t.singular.toLowerCase()}</a>`}</div>
+      ${add && html`<a class="btn small" href=${`${t.path}/new?${new URLSearchParams({ [via]: iri })}`}>${tr('record.new', nounOf(t))}</a>`}</div>
     ${error && html`<p class="muted">${error.message}</p>`}
-    ${data && data.items.length === 0 && html`<p class="muted">None yet.</p>`}
+    ${data && data.items.length === 0 && html`<p class="muted">${tr('related.none')}</p>`}
     ${data &&
     data.items.length > 0 &&
     html`<div class="table-wrap"><table class="table compact">
@@ -39,7 +40,7 @@ export function Related({ ctx, t, via, iri, label, mayAdd }) {
         )}</tr>`,
       )}</tbody>
     </table></div>
-    ${data.total > data.items.length && html`<p><a href=${all}>All ${data.total} ${t.label.toLowerCase()}</a></p>`}`}
+    ${data.total > data.items.length && html`<p><a href=${all}>${tr('related.all', { ...nounOf(t), count: data.total })}</a></p>`}`}
   </section>`;
 }
 
@@ -58,7 +59,7 @@ export function OperationPanel({ ctx, op, iri }) {
   return html`<section class="panel pad related-list" aria-labelledby=${id} data-testid=${id}>
     <h2 id=${id}>${op.panel}</h2>
     ${error && html`<p class="muted">${error.message}</p>`}
-    ${data && data.length === 0 && html`<p class="muted">None.</p>`}
+    ${data && data.length === 0 && html`<p class="muted">${tr('record.none')}</p>`}
     ${data &&
     data.length > 0 &&
     html`<div class="table-wrap"><table class="table compact">

@@ -9,11 +9,12 @@
 // itself (and makes what the template links to); edited, they are sent as written.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
+import { t } from '../lib.js';
 import { Dialog } from './dialog.js';
 import { rest } from '../api.js';
 
 const lines = (text) => text.split(/[\n,;]+/).map((s) => s.trim()).filter(Boolean);
-const ATTACHMENT_LABELS = { pdf: 'PDF', ubl: 'E-invoice (UBL)' };
+const attachmentLabel = (kind) => t('send.attachment', { kind });
 
 export function SendDialog({ ctx, x, op, field, iri, title, onClose, onSent }) {
   const labelOf = (name, fallback) => x.fields.find((f) => f.name === name)?.label ?? fallback;
@@ -88,58 +89,58 @@ export function SendDialog({ ctx, x, op, field, iri, title, onClose, onSent }) {
   const described = (name) => (errorOf(name).length ? `send-${name}-error` : undefined);
   const otherProblem = problem && !['to', 'cc', 'subject', 'body', 'attach'].some((n) => errorOf(n).length);
 
-  return html`<${Dialog} title=${`${op.label ?? 'Send'}: ${title}`} wide=${true} onClose=${onClose}>
-    ${!form && !problem && html`<p role="status">Preparing the e-mail…</p>`}
+  return html`<${Dialog} title=${t('send.title', { label: op.label ?? t('send.send'), title })} wide=${true} closeLabel=${t('common.close')} onClose=${onClose}>
+    ${!form && !problem && html`<p role="status">${t('send.preparing')}</p>`}
     ${otherProblem && html`<p class="alert" role="alert">${problem.message}</p>`}
     ${form &&
     html`<div class="send-grid">
       <form class="send-form" onSubmit=${(e) => e.preventDefault()}>
         <div class="field">
-          <label for="send-to">${labelOf('to', 'To')}</label>
+          <label for="send-to">${labelOf('to', t('send.to'))}</label>
           <textarea id="send-to" rows="2" aria-describedby=${['send-to-hint', described('to')].filter(Boolean).join(' ')} aria-invalid=${errorOf('to').length > 0} value=${form.to} onInput=${set('to')}></textarea>
-          <p class="hint" id="send-to-hint">One address per line; prefilled with the client's contacts.</p>
+          <p class="hint" id="send-to-hint">${t('send.toHint')}</p>
           ${fieldError('to')}
         </div>
         <div class="field">
-          <label for="send-cc">${labelOf('cc', 'Cc')}</label>
+          <label for="send-cc">${labelOf('cc', t('send.cc'))}</label>
           <input id="send-cc" type="text" aria-describedby=${described('cc')} aria-invalid=${errorOf('cc').length > 0} value=${form.cc} onInput=${set('cc')} />
           ${fieldError('cc')}
         </div>
         <div class="field">
-          <label for="send-subject">${labelOf('subject', 'Subject')}</label>
+          <label for="send-subject">${labelOf('subject', t('send.subject'))}</label>
           <input id="send-subject" type="text" aria-describedby=${described('subject')} aria-invalid=${errorOf('subject').length > 0} value=${form.subject} onInput=${set('subject')} />
           ${fieldError('subject')}
         </div>
         <div class="field">
-          <label for="send-body">${labelOf('body', 'Message')}</label>
+          <label for="send-body">${labelOf('body', t('send.message'))}</label>
           <textarea id="send-body" rows="7" aria-describedby=${['send-body-hint', described('body')].filter(Boolean).join(' ')} value=${form.body} onInput=${set('body')}></textarea>
-          <p class="hint" id="send-body-hint">From the company's template. Left unchanged, the template is filled in when it is sent (with any link for the client made then); changed, it is sent as written.</p>
+          <p class="hint" id="send-body-hint">${t('send.bodyHint')}</p>
           ${fieldError('body')}
         </div>
         <fieldset class="field" aria-describedby=${described('attach')}>
-          <legend>${labelOf('attach', 'Attach')}</legend>
+          <legend>${labelOf('attach', t('send.attach'))}</legend>
           ${form.offered.map(
-            (kind) => html`<label class="check-row"><input type="checkbox" checked=${form.attach.includes(kind)} onChange=${toggle(kind)} /> ${ATTACHMENT_LABELS[kind] ?? kind.toUpperCase()}</label>`,
+            (kind) => html`<label class="check-row"><input type="checkbox" checked=${form.attach.includes(kind)} onChange=${toggle(kind)} /> ${attachmentLabel(kind)}</label>`,
           )}
           ${fieldError('attach')}
         </fieldset>
       </form>
       <section class="send-preview" aria-labelledby="send-preview-title" aria-live="polite" data-testid="send-preview">
-        <h3 id="send-preview-title">Preview</h3>
+        <h3 id="send-preview-title">${t('send.preview')}</h3>
         ${preview
           ? html`<dl class="record">
-                <div><dt>To</dt><dd data-preview="to">${preview.to.join(', ')}</dd></div>
-                ${preview.cc.length > 0 && html`<div><dt>Cc</dt><dd>${preview.cc.join(', ')}</dd></div>`}
-                <div><dt>Subject</dt><dd data-preview="subject">${preview.subject}</dd></div>
-                <div><dt>Attached</dt><dd data-preview="attachments">${preview.attachments.length ? preview.attachments.map((a) => a.filename).join(', ') : 'Nothing'}</dd></div>
+                <div><dt>${labelOf('to', t('send.to'))}</dt><dd data-preview="to">${preview.to.join(', ')}</dd></div>
+                ${preview.cc.length > 0 && html`<div><dt>${labelOf('cc', t('send.cc'))}</dt><dd>${preview.cc.join(', ')}</dd></div>`}
+                <div><dt>${labelOf('subject', t('send.subject'))}</dt><dd data-preview="subject">${preview.subject}</dd></div>
+                <div><dt>${t('send.attached')}</dt><dd data-preview="attachments">${preview.attachments.length ? preview.attachments.map((a) => a.filename).join(', ') : t('send.nothing')}</dd></div>
               </dl>
-              <pre class="send-body" data-preview="body" tabindex="0" aria-label="Message as sent">${preview.body}</pre>`
-          : html`<p class="hint">${problem ? 'Correct the e-mail to see it as it will be sent.' : 'Rendering…'}</p>`}
+              <pre class="send-body" data-preview="body" tabindex="0" aria-label=${t('send.asSent')}>${preview.body}</pre>`
+          : html`<p class="hint">${problem ? t('send.correct') : t('send.rendering')}</p>`}
       </section>
     </div>
     <div class="dialog-actions">
-      <button type="button" class="btn" onClick=${onClose}>Not now</button>
-      <button type="button" class="btn primary" disabled=${busy || !preview} onClick=${send}>${busy ? 'Sending…' : op.label ?? 'Send'}</button>
+      <button type="button" class="btn" onClick=${onClose}>${t('common.notNow')}</button>
+      <button type="button" class="btn primary" disabled=${busy || !preview} onClick=${send}>${busy ? t('send.sending') : op.label ?? t('send.send')}</button>
     </div>`}
   <//>`;
 }

@@ -3,7 +3,7 @@
 // description registers for an operation (customViews below), never by a resource's name.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
-import { choiceLabel, idOf, indexDescription, route, settingsLinks, settingsRoute, titleOf, viewsOf } from '../lib.js';
+import { choiceLabel, idOf, indexDescription, route, settingsLinks, settingsRoute, nounOf, t, titleOf, viewsOf } from '../lib.js';
 import { go, Loading, Problem, useLocation } from './common.js';
 import { graphql } from '../api.js';
 import { importOf, ListView } from './list.js';
@@ -20,7 +20,7 @@ export function App({ boot }) {
   const key = loc.pathname + loc.search;
   // The home page: the custom view registered for an operation (customViews), if any.
   const home = viewsOf(desc).find((v) => customViews[v.view]);
-  const homeName = home ? choiceLabel(home.view) : 'Home';
+  const homeName = home ? (home.operation.label ?? choiceLabel(home.view)) : t('nav.home');
   const title = view.view === 'dashboard' ? homeName : viewTitle(view);
   useEffect(() => {
     document.title = `${title} · Invoicing`;
@@ -35,30 +35,30 @@ export function App({ boot }) {
     }
     document.getElementById('main')?.focus();
   }, [loc.pathname]);
-  return html`<a class="skip" href="#main">Skip to content</a>
+  return html`<a class="skip" href="#main">${t('shell.skip')}</a>
     <div class="app-shell">
       <header class="app-top">
         <a class="brand app-brand" href="/app"><span class="brand-mark" aria-hidden="true">i</span> Invoicing</a>
         <${SearchBox} desc=${desc} />
         <div class="app-top-end">
           <${CompanySwitcher} boot=${boot} path=${loc.pathname} />
-          <span class="user-email">${boot.user.email} · ${ctx.role}</span>
+          <span class="user-email">${boot.user.email} · ${t('shell.role', { role: ctx.role })}</span>
           <form method="post" action="/logout" class="inline">
             <input type="hidden" name="_csrf" value=${boot.csrf} />
-            <button type="submit" class="btn ghost small">Sign out</button>
+            <button type="submit" class="btn ghost small">${t('shell.signOut')}</button>
           </form>
         </div>
       </header>
       <${Nav} desc=${desc} home=${homeName} current=${view.view === 'settings' ? `settings:${view.page.path}` : (view.resource?.name ?? view.page?.name ?? view.view)} role=${ctx.role} />
       <main id="main" class="app-main" tabindex="-1">
-        ${view.view === 'dashboard' && (home ? html`<${Lazy} load=${customViews[home.view]} key=${key} ctx=${ctx} r=${home.resource} operation=${home.operation} />` : html`<h1>Home</h1>`)}
+        ${view.view === 'dashboard' && (home ? html`<${Lazy} load=${customViews[home.view]} key=${key} ctx=${ctx} r=${home.resource} operation=${home.operation} />` : html`<h1>${t('nav.home')}</h1>`)}
         ${view.view === 'list' && html`<${ListView} key=${key} ctx=${ctx} r=${view.resource} query=${view.query} />`}
         ${view.view === 'record' && html`<${Lazy} load=${recordView} key=${key} ctx=${ctx} r=${view.resource} id=${view.id} />`}
         ${view.view === 'form' && html`<${Lazy} load=${formView} key=${key} ctx=${ctx} r=${view.resource} id=${view.id} query=${view.query} />`}
         ${view.view === 'operations' && html`<${Lazy} load=${operationsView} key=${view.page.name} ctx=${ctx} page=${view.page} query=${view.query} />`}
         ${view.view === 'import' && html`<${Lazy} load=${importView} key=${key} ctx=${ctx} r=${view.resource} op=${view.op} />`}
         ${view.view === 'settings' && html`<${SettingsView} key=${view.page.path} ctx=${ctx} page=${view.page} />`}
-        ${view.view === 'missing' && html`<h1>Not found</h1><p>There is no page at this address. <a href="/app">Go to the dashboard</a>.</p>`}
+        ${view.view === 'missing' && html`<h1>${t('shell.notFound')}</h1><p>${t('shell.noPage')} <a href="/app">${t('shell.toDashboard')}</a></p>`}
       </main>
     </div>`;
 }
@@ -66,20 +66,20 @@ export function App({ boot }) {
 function viewTitle(view) {
   switch (view.view) {
     case 'dashboard':
-      return 'Dashboard';
+      return t('nav.home');
     case 'operations':
     case 'settings':
       return view.page.label;
     case 'import':
-      return `Import ${view.resource.label.toLowerCase()}`;
+      return t('import.title', nounOf(view.resource));
     case 'list':
       return view.resource.label;
     case 'record':
       return view.resource.singular;
     case 'form':
-      return view.id ? `Edit ${view.resource.singular.toLowerCase()}` : `New ${view.resource.singular.toLowerCase()}`;
+      return t(view.id ? 'record.edit' : 'record.new', nounOf(view.resource));
     default:
-      return 'Not found';
+      return t('shell.notFound');
   }
 }
 
@@ -87,8 +87,8 @@ function Nav({ desc, home, current, role }) {
   // On a phone the lists fold behind a Menu button (app.css); choosing a link folds them again.
   const [open, setOpen] = useState(false);
   const item = (href, label, on) => html`<li><a href=${href} aria-current=${on ? 'page' : undefined}>${label}</a></li>`;
-  return html`<nav class=${open ? 'app-nav open' : 'app-nav'} aria-label="Main" onClick=${(e) => e.target.closest('a') && setOpen(false)}>
-    <button type="button" class="btn app-menu" aria-expanded=${open} aria-controls="app-nav-lists" onClick=${() => setOpen(!open)}>Menu</button>
+  return html`<nav class=${open ? 'app-nav open' : 'app-nav'} aria-label=${t('nav.main')} onClick=${(e) => e.target.closest('a') && setOpen(false)}>
+    <button type="button" class="btn app-menu" aria-expanded=${open} aria-controls="app-nav-lists" onClick=${() => setOpen(!open)}>${t('nav.menu')}</button>
     <div id="app-nav-lists">
       <ul>
         ${item('/app', home, current === 'dashboard')}
@@ -98,7 +98,7 @@ function Nav({ desc, home, current, role }) {
         })}
         <${ExtraNav} desc=${desc} current=${current} role=${role} />
       </ul>
-      <p class="app-nav-group" id="app-nav-settings">Settings</p>
+      <p class="app-nav-group" id="app-nav-settings">${t('nav.settings')}</p>
       <ul class="app-nav-settings" aria-labelledby="app-nav-settings">
         ${settingsLinks(desc).map((l) => item(l.href, l.label, current === l.key))}
       </ul>
@@ -155,7 +155,7 @@ function Lazy({ load, ...props }) {
           loadedViews.set(load, v);
           setView(() => v);
         },
-        (e) => setError(new Error(`This page could not be loaded (${e.message}). Reload to try again.`)),
+        (e) => setError(new Error(t('shell.loadFailed', { message: e.message }))),
       );
   }, [load]);
   if (error) return html`<${Problem} error=${error} />`;
@@ -233,21 +233,21 @@ export function SearchBox({ desc }) {
     }
   };
   const mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform ?? '');
-  return html`<form ref=${box} class="app-search" role="search" aria-label="Everything" onSubmit=${submit} onKeyDown=${onKeyDown}
+  return html`<form ref=${box} class="app-search" role="search" aria-label=${t('search.everything')} onSubmit=${submit} onKeyDown=${onKeyDown}
       onFocusOut=${(e) => !box.current?.contains(e.relatedTarget) && setOpen(false)}>
-    <label for="app-search" class="visually-hidden">Search ${resources.map((r) => r.label.toLowerCase()).join(', ')}</label>
-    <input ref=${input} id="app-search" type="search" autocomplete="off" placeholder=${`Search… (${mac ? '⌘' : 'Ctrl '}K)`} value=${text}
+    <label for="app-search" class="visually-hidden">${t('search.label', { what: resources.map((r) => nounOf(r).many).join(', ') })}</label>
+    <input ref=${input} id="app-search" type="search" autocomplete="off" placeholder=${t('search.placeholder', { key: mac ? '⌘K' : 'Ctrl K' })} value=${text}
       onInput=${(e) => {
         setText(e.currentTarget.value);
         setOpen(true);
       }} onFocus=${() => setOpen(true)} />
     <div id="app-search-results" class="search-results" hidden=${!(open && results)} onClick=${(e) => e.target.closest('a') && setOpen(false)}>
-      <p class="visually-hidden" role="status">${results ? `${results.reduce((n, g) => n + g.items.length, 0)} found` : ''}</p>
-      ${results && results.length === 0 && html`<p class="muted">Nothing found.</p>`}
+      <p class="visually-hidden" role="status">${results ? t('search.found', { count: results.reduce((n, g) => n + g.items.length, 0) }) : ''}</p>
+      ${results && results.length === 0 && html`<p class="muted">${t('search.nothing')}</p>`}
       ${(results ?? []).map(
         (g) => html`<section aria-label=${g.r.label}><h2>${g.r.label}</h2><ul>
           ${g.items.map((rec) => html`<li><a href=${`${g.r.path}/${idOf(rec.id) || rec._id}`}>${titleOf(g.r, rec)}</a></li>`)}
-          ${g.total > g.items.length && html`<li><a href=${`${g.r.path}?${new URLSearchParams({ [g.r.search]: text.trim() })}`}>All ${g.total} matching ${g.r.label.toLowerCase()}</a></li>`}
+          ${g.total > g.items.length && html`<li><a href=${`${g.r.path}?${new URLSearchParams({ [g.r.search]: text.trim() })}`}>${t('search.all', { ...nounOf(g.r), count: g.total })}</a></li>`}
         </ul></section>`,
       )}
     </div>
@@ -268,7 +268,7 @@ export function SettingsView({ ctx, page }) {
       setView(() => v);
     });
   }, [page.path]);
-  if (!page) return html`<h1>Not found</h1>`;
+  if (!page) return html`<h1>${t('shell.notFound')}</h1>`;
   return View ? html`<${View} ctx=${ctx} r=${page.resource} />` : html`<${Loading} />`;
 }
 
@@ -278,7 +278,7 @@ export function CompanySwitcher({ boot, path }) {
   return html`<form method="post" action="/profile/switch-company" class="switcher">
     <input type="hidden" name="_csrf" value=${boot.csrf} />
     <input type="hidden" name="next" value=${path} />
-    <label for="company-switcher">Company</label>
+    <label for="company-switcher">${t('nav.company')}</label>
     <select id="company-switcher" name="companyId" value=${boot.company?.id} onChange=${(e) => e.currentTarget.form.submit()}>
       ${boot.companies.map((c) => html`<option value=${c.id}>${c.name}</option>`)}
     </select>

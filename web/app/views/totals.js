@@ -4,6 +4,7 @@
 // are those the record is saved with. The descriptor names the fields (`present.totals`).
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../../lib/html.js';
+import { t as tr } from '../lib.js';
 import { graphql } from '../api.js';
 import { formatMoney, formatPercent, fromInput, lineFields } from '../lib.js';
 import { computeTotals } from '../rules/totals.js';
@@ -78,12 +79,12 @@ export function TotalsPreview({ ctx, r, result, currency }) {
   const money = (v) => formatMoney(v, currency, ctx.locale);
   const t = result.totals;
   return html`<section class="panel pad totals-preview" aria-labelledby="totals-preview">
-    <h2 id="totals-preview">Totals</h2>
+    <h2 id="totals-preview">${tr('record.totals')}</h2>
     ${result.problem && html`<p class="field-error" role="alert">${result.problem}</p>`}
     ${t &&
     html`${t.groups.length > 0 &&
-      html`<div class="table-wrap" tabindex="0" role="region" aria-label=${groupsField?.label ?? 'Tax groups'}><table class="table compact" data-testid="preview-groups">
-        <caption class="visually-hidden">${groupsField?.label ?? 'Tax groups'}</caption>
+      html`<div class="table-wrap" tabindex="0" role="region" aria-label=${groupsField?.label ?? tr('totals.groups')}><table class="table compact" data-testid="preview-groups">
+        <caption class="visually-hidden">${groupsField?.label ?? tr('totals.groups')}</caption>
         <thead><tr>${(groupsField?.of ?? []).map((m) => html`<th scope="col" class="num">${m.label}</th>`)}</tr></thead>
         <tbody>${t.groups.map((g) => html`<tr>${(groupsField?.of ?? []).map((m) => html`<td class="num" data-label=${m.label}>${m.kind === 'money' ? money(g[m.name]) : m.unit === 'percent' ? formatPercent(g[m.name], ctx.locale) : (g[m.name] ?? '')}</td>`)}</tr>`)}</tbody>
       </table></div>`}

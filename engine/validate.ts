@@ -188,7 +188,7 @@ function scalarChecker(model: Model, f: ScalarField, name: string): Checker {
       }
       case 'ref': {
         const id = refId(model, f.target, value);
-        if (!id) return v.add(path, `Item not found for "${String(value).slice(0, 200)}".`, C.notFound);
+        if (!id) return v.add(path, `Item not found for "${(typeof value === 'string' ? value : JSON.stringify(value) ?? typeof value).slice(0, 200)}".`, C.notFound); // an object may not convert to a string
         refs.push({ path, target: f.target, id, raw: String(value) });
         return id;
       }

@@ -55,6 +55,13 @@ describe('hostile bodies', () => {
     expect(await counts(), label).toEqual(before);
   });
 
+  it('refuses a reference given as an object that does not convert to text (toString not a function) with a 422', async () => {
+    const raw = '{"client":{"toString":true,"valueOf":1},"street1":"x"}';
+    const res = await call(t, 'POST', '/api/addresses', { token: api.token, rawBody: raw, contentType: 'application/json' });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.violations[0].propertyPath).toBe('client');
+  });
+
   it('refuses oversized numbers for money and decimals', async () => {
     const res = await api.post('/api/invoices', { client: clientIri, lines: [{ description: 'x', price: 2 ** 60, qty: 1e-9 }] });
     expectClientError(res, 'money');

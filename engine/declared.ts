@@ -81,11 +81,10 @@ export function operationRunner(engine: DeclaredEngine, db: Db, services: Operat
       if (call.id === undefined) throw ApiError.notFound();
       record = await engine.read(p, r, call.id);
     }
-    const query = call.query ?? new URLSearchParams();
-    const args = op.def.query ? readQuery(op.def.query, query) : {};
+    const args = op.def.query ? readQuery(op.def.query, call.query ?? new URLSearchParams()) : {};
     const input = op.def.input ? checkInput(op.def.input, call.input ?? null) : op.def.body ? call.input : undefined; // a text body is a member of the input
     const params = { ...(call.params ?? {}), ...(call.id !== undefined ? { id: call.id } : {}) };
-    const base = { principal: p, resource: r, model: engine.model, db, record, params, query, args, input, services };
+    const base = { principal: p, resource: r, model: engine.model, db, record, params, args, input, services };
     // A processor of the engine's own records writes in one transaction, with the engine's API.
     if (op.method !== 'GET' && op.def.transaction !== false && !r.provider && engine.transaction && engine.bind) {
       const { transaction, bind } = engine as Engine;

@@ -7,7 +7,7 @@ import type { Model } from './model.ts';
 import type { Processor, Provider } from './custom.ts';
 // Presentation for people (labels, columns, sections, totals as typed): engine/presentation.ts.
 import type { FieldPresentation, ResourcePresentation } from './presentation.ts';
-export type { FieldPresentation, ResourcePresentation, TotalsPresentation } from './presentation.ts';
+export type { FieldPresentation, ResourcePresentation, RulePresentation } from './presentation.ts';
 
 export type TextFormat = 'email' | 'url' | 'currency' | 'country';
 
@@ -417,8 +417,10 @@ export interface OperationContext {
   readonly record: FieldValues | undefined;
   /** Path parameters (`id` and the operation's own). */
   readonly params: Readonly<Record<string, string>>;
-  readonly query: URLSearchParams;
-  /** The declared query parameters (`query`), converted and checked: what an operation reads. */
+  /**
+   * The declared query parameters (`query`), converted and checked: all an operation gets of the
+   * query string (it has no access to the raw one, so none parses its own).
+   */
   readonly args: Readonly<Record<string, unknown>>;
   /** The validated body (POST with `input`). */
   readonly input: unknown;

@@ -108,6 +108,14 @@ export function readProperties(model: Model, r: ModelResource, children: (child:
   }
   props.createdAt = Type.String({ format: 'date-time', readOnly: true });
   props.updatedAt = Type.String({ format: 'date-time', readOnly: true });
+  // A value shown once (a new token's secret) is in the response to the create that made it only.
+  for (const f of r.shownOnce) {
+    if (skip(f)) continue;
+    // Absent rather than null when not given.
+    const { type, ...s } = fieldSchema(model, f, 'read') as TSchema & { type?: unknown };
+    const types = Array.isArray(type) ? type.filter((t) => t !== 'null') : type;
+    props[f.name] = Type.Optional(Type.Unsafe({ ...s, type: Array.isArray(types) && types.length === 1 ? types[0] : types, readOnly: true, description: `${f.def.description ?? 'Shown once.'} Only in the response to the create.` }));
+  }
   return props;
 }
 

@@ -10,6 +10,13 @@ export interface FieldPresentation {
   label?: string;
   /** A sentence of help under its input. */
   help?: string;
+  /** The input's autocomplete token (HTML's `autocomplete`: organization, email, postal-code…), so a browser can fill it. */
+  autocomplete?: string;
+  /**
+   * The words for a choice's values when they are the same in every language (the names of
+   * languages, each in itself: `{ de: 'Deutsch' }`); otherwise the catalogue translates them.
+   */
+  valueLabels?: Readonly<Record<string, string>>;
   /** Data for programs, not people (a document's kept parties as JSON): left out of the application's description. */
   hidden?: boolean;
   /**
@@ -35,8 +42,8 @@ export interface ResourcePresentation<F extends Fields = Fields> {
   columns?: readonly (keyof F & string)[];
   /** The list's order when none is asked for ("newest first": `{ field: 'createdAt', dir: 'desc' }`). */
   order?: { field: (keyof F & string) | 'createdAt'; dir: 'asc' | 'desc' };
-  /** The form's sections, in order; fields in none come after them. */
-  sections?: readonly { label: string; fields: readonly (keyof F & string)[] }[];
+  /** The form's sections, in order, with a sentence of help each may have; fields in none come after them. */
+  sections?: readonly { label: string; help?: string; fields: readonly (keyof F & string)[] }[];
   /**
    * The field holding the currency of the record's amounts, and the reference whose record gives
    * it while the record is made (an invoice's client's currency, a payment's invoice's).
@@ -50,23 +57,16 @@ export interface ResourcePresentation<F extends Fields = Fields> {
   /** Found by the application's search box, by its title. */
   search?: boolean;
   /** The form totals as it is typed, by one of the rules the application shares with the server. */
-  totals?: TotalsPresentation;
+  totals?: RulePresentation;
 }
 
 /**
- * A form that totals as it is typed (CONTRACT §20): `rule` names the shared module
- * (`documentTotals`: resources/rules/totals.ts's computeTotals, served to the browser as
- * web/app/rules/totals.js); the other members name the fields it reads, and `fields` the record's
- * fields that hold its results (named as the rule's results: subtotal, discountTotal, taxTotal, total).
+ * A form that computes as it is typed (CONTRACT §20) with a rule the application shares with the
+ * server: `rule` names the shared module the application loads; the other members are that
+ * rule's parameters (the fields it reads and fills), declared with the rule (resources/) and
+ * handed to the application as they are: the engine does not read them.
  */
-export interface TotalsPresentation {
-  rule: 'documentTotals';
-  lines: string;
-  line: { price: string; qty: string; tax: string };
-  /** The tax a line refers to: its rate and type fields. */
-  tax: { rate: string; type: string };
-  discount: { type: string; value: string };
-  fields: readonly string[];
-  /** The record's field holding the tax groups. */
-  groups: string;
+export interface RulePresentation {
+  readonly rule: string;
+  readonly [param: string]: unknown;
 }

@@ -3,11 +3,22 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 
 export type Role = 'admin' | 'member' | 'viewer';
 
+/** Whether the company is registered for VAT, and why it charges none when not (CONTRACT §18). */
+export interface VatRegistration {
+  readonly registered: boolean;
+  readonly note: string | null;
+}
+
 /** Who is calling: the user, the company the token is bound to, and the role there. */
 export interface Principal {
   readonly userId: string;
   readonly role: Role;
-  readonly company: { readonly id: string; readonly currency: string };
+  /**
+   * The company, with what the rules of every write read of it: its currency, and its VAT
+   * registration (CONTRACT §18) when the server read it with the token or session (and keeps it
+   * with it in its cache, dropped when the company changes it); without `vat`, the rules read it.
+   */
+  readonly company: { readonly id: string; readonly currency: string; readonly vat?: VatRegistration };
   readonly tokenId?: string;
 }
 

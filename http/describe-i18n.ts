@@ -2,9 +2,30 @@
 // help, confirmations and the words for choices, from the descriptors' catalogue
 // (resources/labels.ts, keyed by the English label), with each resource's grammatical gender for
 // the words the application puts around its name. English is the description as built.
+import { IntlMessageFormat } from 'intl-messageformat';
 import { GENDERS, TERMS } from '../resources/labels.ts';
+import de from '../web/app/messages/de.js';
+import en from '../web/app/messages/en.js';
+import fr from '../web/app/messages/fr.js';
 import type { FieldDescription, ModelDescription } from './describe.ts';
 import type { Language } from './languages.ts';
+
+/** A message parsed: the ICU AST that intl-messageformat formats (@formatjs/icu-messageformat-parser's). */
+export type MessageAst = ReturnType<IntlMessageFormat['getAst']>;
+
+const CATALOGUES: Record<Language, Record<string, string>> = { en, de, fr };
+
+/**
+ * /app's own words in `language` (web/app/messages/<language>.js) as the page gets them: each
+ * message parsed to its AST, here on the server, as FormatJS's `formatjs compile --ast` does, so
+ * that the browser formats them with intl-messageformat built without its parser
+ * (vendor/intl-messageformat, scripts/app-formatter.ts). Parsed by
+ * intl-messageformat itself, in the language (as the browser's parse was): a message that does
+ * not parse fails the server's start, not a page.
+ */
+export function appCatalogue(language: Language): Record<string, MessageAst> {
+  return Object.fromEntries(Object.entries(CATALOGUES[language]).map(([key, text]) => [key, new IntlMessageFormat(text, language).getAst()]));
+}
 
 
 /** Words for a value of a choice (`bank_transfer` → `Bank transfer`), as the application writes them. */
@@ -33,7 +54,9 @@ export function translateDescription(d: ModelDescription, language: Language): M
       if (translated) out.description = translated;
       else delete out.description;
     }
-    if (f.values && f.kind === 'enum') out.valueLabels = Object.fromEntries(f.values.map((v) => [v, choice(singular, v)]));
+    // Declared words for the values (the names of languages in themselves) stay as declared.
+    if (f.values && f.kind === 'enum' && !f.valueLabels) out.valueLabels = Object.fromEntries(f.values.map((v) => [v, choice(singular, v)]));
+    if (f.members) out.members = f.members.map((m) => ({ ...m, label: tr(m.label) }));
     if (f.of) out.of = f.of.map(field(singular));
     return out;
   };
@@ -47,7 +70,7 @@ export function translateDescription(d: ModelDescription, language: Language): M
         singular: tr(r.singular),
         ...(gender ? { gender: gender[language], ...(language === 'fr' && gender.elided ? { elided: true as const } : {}) } : {}),
         fields: r.fields.map(field(r.singular)),
-        ...(r.sections ? { sections: r.sections.map((s) => ({ ...s, label: tr(s.label) })) } : {}),
+        ...(r.sections ? { sections: r.sections.map((s) => ({ ...s, label: tr(s.label), ...(s.help ? { help: tr(s.help) } : {}) })) } : {}),
         ...(r.states
           ? {
               states: {

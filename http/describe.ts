@@ -6,7 +6,7 @@
 // declares it (title, columns, default order, sections, labels, help, currency: `present`).
 // Nothing is guessed from a name. It is derived from the same model as /api's routes, so a
 // resource added by a descriptor gets its pages with no code of its own. Plain JSON, no functions.
-import type { Condition, Field, FieldPresentation, ScalarField, TotalsPresentation, TransitionGuard } from '../engine/descriptor.ts';
+import type { Condition, Field, FieldPresentation, ScalarField, RulePresentation, TransitionGuard } from '../engine/descriptor.ts';
 import type { Model, ModelField, ModelResource } from '../engine/model.ts';
 import type { Role } from '../engine/types.ts';
 import { describeOperationPages, type OperationPage } from './describe-pages.ts';
@@ -50,8 +50,12 @@ export interface FieldDescription {
   refersTo?: readonly string[];
   /** Help for people under its input (descriptor `present.help`). */
   help?: string;
-  /** The words for each value of a choice, in the description's language (http/describe-i18n.ts). */
+  /** The words for each value of a choice, in the description's language (http/describe-i18n.ts), or as declared (`present.valueLabels`). */
   valueLabels?: Record<string, string>;
+  /** The input's autocomplete token (descriptor `present.autocomplete`). */
+  autocomplete?: string;
+  /** A JSON object's members (a json field whose schema is an object): their names and labels, in order. */
+  members?: { name: string; label: string }[];
   /** The unit a decimal is typed and read in (descriptor `present.unit`): a percentage, or chosen by another field. */
   unit?: FieldPresentation['unit'];
   /** Children: a record of them is made from this record only when it meets this. */
@@ -116,14 +120,16 @@ export interface ResourceDescription {
   columns: string[];
   /** The list's order when the address names none. */
   defaultOrder?: { field: string; dir: 'asc' | 'desc' };
-  /** The form's sections. */
-  sections?: { label: string; fields: readonly string[] }[];
+  /** The form's sections, each with its help when declared. */
+  sections?: { label: string; help?: string; fields: readonly string[] }[];
+  /** One record per company (the company profile): read and changed at its collection's address, with no list or record pages. */
+  singleton?: true;
   /** The field holding the currency of its amounts, and the reference that gives it while the record is made. */
   currency?: { field: string; from?: string };
   /** Found by the application's search box (by `search`). */
   searchable?: true;
   /** The form totals as it is typed with a shared rule (descriptor `present.totals`). */
-  totals?: TotalsPresentation;
+  totals?: RulePresentation;
   /** A partial text filter to search by in reference pickers. */
   search?: string;
   fields: FieldDescription[];
@@ -182,6 +188,8 @@ function scalar(name: string, def: ScalarField | Field, f?: ModelField): FieldDe
   if (def.present?.unit) d.unit = def.present.unit;
   if (def.present?.addWhen) d.addWhen = def.present.addWhen;
   if (def.present?.defaultFrom) d.defaultFrom = def.present.defaultFrom;
+  if (def.present?.autocomplete) d.autocomplete = def.present.autocomplete;
+  if (def.present?.valueLabels) d.valueLabels = { ...def.present.valueLabels };
   switch (def.kind) {
     case 'text':
       if (def.min !== undefined) d.min = def.min;
@@ -237,6 +245,9 @@ function fieldOf(model: Model, r: ModelResource, f: ModelField): FieldDescriptio
     const choices = f.def.choices?.(model);
     if (choices) d.values = choices;
     if (f.def.maxItems) d.max = f.def.maxItems;
+  } else if (f.def.kind === 'json') {
+    const props = (f.def.schema as { type?: string; properties?: Record<string, unknown> }).properties;
+    if (props) d.members = Object.keys(props).map((name) => ({ name, label: labelOf(name) }));
   }
   return d;
 }
@@ -271,7 +282,7 @@ export function describeModel(model: Model): ModelDescription {
   const resources: ResourceDescription[] = [];
   for (const r of model.resources) {
     // Lines (owned, embedded in their owner) are described for the line editor, with no page.
-    if ((r.rest.size === 0 && !r.owner) || r.singleton) continue;
+    if (r.rest.size === 0 && !r.owner) continue;
     const present = r.present ?? {};
     const title = present.title ?? 'id';
     const search = r.byName.get(title)?.filter === 'partial' ? title : r.fields.find((f) => f.filter === 'partial')?.name;
@@ -318,7 +329,8 @@ export function describeModel(model: Model): ModelDescription {
     };
     if (search) d.search = search;
     if (present.order) d.defaultOrder = { ...present.order };
-    if (present.sections) d.sections = present.sections.map((x) => ({ label: x.label, fields: [...x.fields] }));
+    if (present.sections) d.sections = present.sections.map((x) => ({ label: x.label, ...(x.help ? { help: x.help } : {}), fields: [...x.fields] }));
+    if (r.singleton) d.singleton = true;
     if (present.currency) d.currency = { ...present.currency };
     if (present.search && search) d.searchable = true;
     if (present.totals) d.totals = present.totals;
@@ -338,7 +350,7 @@ export function describeModel(model: Model): ModelDescription {
     if (r.owner) d.owner = { resource: r.owner.resource, field: r.owner.field.name };
     resources.push(d);
   }
-  const listed = resources.filter((d) => !d.owner && d.rest.includes('list'));
+  const listed = resources.filter((d) => !d.owner && !d.singleton && d.rest.includes('list'));
   const group = (d: ResourceDescription) => model.get(d.name).present?.group ?? 'business';
   return { resources, navigation: listed.filter((d) => group(d) === 'business').map((d) => d.name), settings: listed.filter((d) => group(d) === 'settings').map((d) => d.name), pages: describeOperationPages(model) };
 }

@@ -32,9 +32,9 @@ const prefixProblem = (s: string): string | null => (/^[\p{L}\p{N}\-_/.#]+$/u.te
  * sequences (engine/sequences.ts), read and written by the profile's storage (server/company.ts).
  */
 export const NUMBERING = [
-  { resource: 'Invoice', field: 'number', prefix: 'invoiceNumberPrefix', next: 'nextInvoiceNumber', example: 'INV-' },
-  { resource: 'Quote', field: 'number', prefix: 'quoteNumberPrefix', next: 'nextQuoteNumber', example: 'QUO-' },
-  { resource: 'CreditNote', field: 'number', prefix: 'creditNoteNumberPrefix', next: 'nextCreditNoteNumber', example: 'CN-' },
+  { resource: 'Invoice', field: 'number', prefix: 'invoiceNumberPrefix', next: 'nextInvoiceNumber', example: 'INV-', words: 'invoice' },
+  { resource: 'Quote', field: 'number', prefix: 'quoteNumberPrefix', next: 'nextQuoteNumber', example: 'QUO-', words: 'quote' },
+  { resource: 'CreditNote', field: 'number', prefix: 'creditNoteNumberPrefix', next: 'nextCreditNoteNumber', example: 'CN-', words: 'credit note' },
 ] as const;
 
 /** Languages of the documents, PDFs, client pages and e-mail templates. */
@@ -44,14 +44,19 @@ export const LOCALES = ['en', 'de', 'fr'] as const;
 // numbering. `defaultTax` names a Tax of the company by IRI (checked by the storage: this model
 // has no Tax).
 const SETTINGS = {
-  defaultDueDays: integer({ min: 0, max: 365, default: 14, description: 'Days from the invoice date to the due date of a new invoice' }),
-  defaultTerms: text({ max: 5000, description: 'The terms a new invoice or quote starts with' }),
-  defaultTax: text({ refersTo: ['Tax'], description: "The tax a new line starts with: a Tax's IRI, or null" }),
-  locale: oneOf(LOCALES, { default: 'en', description: 'The language of PDFs, client pages and the default e-mail templates: en, de or fr' }),
+  defaultDueDays: integer({ min: 0, max: 365, default: 14, description: 'Days from the invoice date to the due date of a new invoice', present: { label: 'Days until due', help: 'From the invoice date to the due date of a new invoice (0–365).' } }),
+  defaultTerms: text({ max: 5000, description: 'The terms a new invoice or quote starts with', present: { label: 'Terms', help: 'The terms a new invoice or quote starts with.' } }),
+  defaultTax: text({ refersTo: ['Tax'], description: "The tax a new line starts with: a Tax's IRI, or null", present: { label: 'Default tax', help: 'The tax a new line starts with.' } }),
+  locale: oneOf(LOCALES, {
+    default: 'en',
+    description: 'The language of PDFs, client pages and the default e-mail templates: en, de or fr',
+    // Each language named in itself, whatever the reader's.
+    present: { label: 'Language of documents', help: 'PDFs, client pages and the default e-mails.', valueLabels: { en: 'English', de: 'Deutsch', fr: 'Français' } },
+  }),
   ...Object.fromEntries(
     NUMBERING.flatMap((n) => [
-      [n.prefix, text({ max: 20, default: n.example, check: prefixProblem, description: `The prefix of new ${n.resource} numbers (default ${n.example}); six digits, zero-padded, follow it` })],
-      [n.next, integer({ required: true, min: 1, max: 2_000_000_000, description: `The number the next ${n.resource} takes after the prefix; below a number already given with that prefix: 422` })],
+      [n.prefix, text({ max: 20, default: n.example, check: prefixProblem, description: `The prefix of new ${n.resource} numbers (default ${n.example}); six digits, zero-padded, follow it`, present: { label: `${n.words.charAt(0).toUpperCase()}${n.words.slice(1)} prefix` } })],
+      [n.next, integer({ required: true, min: 1, max: 2_000_000_000, description: `The number the next ${n.resource} takes after the prefix; below a number already given with that prefix: 422`, present: { label: `Next ${n.words} number` } })],
     ]),
   ),
 };
@@ -119,39 +124,58 @@ export default defineResource({
   description: 'The company profile: the seller named on invoices, quotes and e-invoices. Read by any role; changed by admins. VAT number, IBAN (mod-97 check digits) and BIC are checked; spaces in them are removed.',
   singleton: true,
   fields: {
-    name: text({ required: true, min: 1, max: 125, description: 'Trading name' }),
-    legalName: text({ max: 200, description: 'Registered legal name (EN 16931 BT-27); the name when empty' }),
-    email: text({ format: 'email', max: 254 }),
-    phone: text({ max: 50 }),
-    website: text({ format: 'url', max: 255 }),
-    vatNumber: text({ max: 20, normalise: compact, check: vatProblem, description: 'VAT identifier with its country prefix, e.g. DE123456789 (BT-31)' }),
-    registrationNumber: text({ max: 64, description: 'Company registration number (BT-30)' }),
-    street1: text({ max: 255 }),
-    street2: text({ max: 255 }),
-    city: text({ max: 100 }),
-    state: text({ max: 100 }),
-    zip: text({ max: 20 }),
-    country: text({ format: 'country', description: 'ISO 3166-1 alpha-2 code' }),
-    iban: text({ max: 42, normalise: compact, check: ibanProblem, description: 'IBAN for payments by transfer (checked with its mod-97 check digits)' }),
-    bic: text({ max: 11, normalise: compact, check: bicProblem, description: 'BIC (SWIFT code) of the bank: 8 or 11 characters' }),
-    invoiceFooter: text({ max: 2000, description: 'Printed at the foot of every invoice and quote' }),
+    name: text({ required: true, min: 1, max: 125, description: 'Trading name', present: { label: 'Trading name', autocomplete: 'organization' } }),
+    legalName: text({ max: 200, description: 'Registered legal name (EN 16931 BT-27); the name when empty', present: { label: 'Legal name', help: 'As registered; printed as the seller. The trading name when empty.' } }),
+    email: text({ format: 'email', max: 254, present: { label: 'Billing email', autocomplete: 'email' } }),
+    phone: text({ max: 50, present: { autocomplete: 'tel' } }),
+    website: text({ format: 'url', max: 255, present: { autocomplete: 'url' } }),
+    vatNumber: text({ max: 20, normalise: compact, check: vatProblem, description: 'VAT identifier with its country prefix, e.g. DE123456789 (BT-31)', present: { help: 'With its country prefix, e.g. DE123456789.' } }),
+    registrationNumber: text({ max: 64, description: 'Company registration number (BT-30)', present: { label: 'Registration number' } }),
+    street1: text({ max: 255, present: { label: 'Street', autocomplete: 'address-line1' } }),
+    street2: text({ max: 255, present: { label: 'Street (line 2)', autocomplete: 'address-line2' } }),
+    city: text({ max: 100, present: { autocomplete: 'address-level2' } }),
+    state: text({ max: 100, present: { label: 'State or region', autocomplete: 'address-level1' } }),
+    zip: text({ max: 20, present: { label: 'Postal code', autocomplete: 'postal-code' } }),
+    country: text({ format: 'country', description: 'ISO 3166-1 alpha-2 code', present: { label: 'Country' } }),
+    iban: text({ max: 42, normalise: compact, check: ibanProblem, description: 'IBAN for payments by transfer (checked with its mod-97 check digits)', present: { label: 'IBAN', help: 'Printed on invoices for payment by bank transfer.' } }),
+    bic: text({ max: 11, normalise: compact, check: bicProblem, description: 'BIC (SWIFT code) of the bank: 8 or 11 characters', present: { label: 'BIC', help: '8 or 11 characters, e.g. COBADEFFXXX.' } }),
+    invoiceFooter: text({ max: 2000, description: 'Printed at the foot of every invoice and quote', present: { label: 'Footer', help: 'Printed at the foot of every page of invoices and quotes.' } }),
     currency: text({ readOnly: true, description: "The company's default currency (ISO 4217)" }),
     emailTemplates: json(EMAIL_TEMPLATES, {
+      present: { label: 'E-mail templates' },
       check: (v) => templateProblems(v, CLIENT_LINKS_AVAILABLE),
       description: `The e-mails' subjects and bodies (plain text) by document; a missing one uses the service's default. Placeholders: ${PLACEHOLDERS.filter((p) => CLIENT_LINKS_AVAILABLE || p !== 'link').map((p) => `{{${p}}}`).join(', ')}; another is a 422.`,
     }),
     reminders: json(Type.Array(Type.Integer({ minimum: -365, maximum: 365 }), { maxItems: 20, uniqueItems: true }), {
       default: [],
+      present: { label: 'Reminders', help: 'Reminders of unpaid invoices: days before (−3) or after (7) the due date, separated by commas. Empty sends none.' },
       description: 'Reminders of pending and overdue invoices: day offsets from the due date (e.g. [-3, 1, 7, 14]); [] sends none',
     }),
     ...SETTINGS,
     // E-invoices the networks accept (CONTRACT §18).
-    peppolId: text({ max: 110, normalise: normalisePeppolId, check: peppolIdProblem, description: "The seller's electronic address (BT-34): <scheme>:<id> with a scheme of Peppol's EAS code list, e.g. 0208:0123456749, 9930:DE123456789, 0088:4035811991014" }),
-    contactName: text({ max: 100, description: "The seller's contact point (BT-41), written with the profile's phone and e-mail" }),
-    vatRegistered: boolean({ default: true, description: 'False for a business not registered for VAT (below a national threshold): every line is then category O, not subject to VAT' }),
-    vatExemptionNote: text({ max: 300, description: 'Why no VAT is charged when not VAT-registered, shown on every document, e.g. "TVA non applicable, art. 293 B du CGI"' }),
+    peppolId: text({ max: 110, normalise: normalisePeppolId, check: peppolIdProblem, description: "The seller's electronic address (BT-34): <scheme>:<id> with a scheme of Peppol's EAS code list, e.g. 0208:0123456749, 9930:DE123456789, 0088:4035811991014", present: { label: 'Electronic address (Peppol)', help: 'A scheme and an identifier, e.g. 0088:4035811991014 or 9930:DE123456789.' } }),
+    contactName: text({ max: 100, description: "The seller's contact point (BT-41), written with the profile's phone and e-mail", present: { label: 'Contact person', help: 'Named on e-invoices with the phone and e-mail.' } }),
+    vatRegistered: boolean({ default: true, description: 'False for a business not registered for VAT (below a national threshold): every line is then category O, not subject to VAT', present: { label: 'Registered for VAT' } }),
+    vatExemptionNote: text({ max: 300, description: 'Why no VAT is charged when not VAT-registered, shown on every document, e.g. "TVA non applicable, art. 293 B du CGI"', present: { label: 'VAT exemption note', help: 'Why no VAT is charged when not registered, shown on every document.' } }),
   },
   operations: { rest: ['read', 'update'], graphql: ['query', 'update'], collection: LOGO_OPERATIONS },
   writers: ['admin'],
+  // Its page is Settings › Company in /app (web/app/settings/company.js), built from these sections.
+  present: {
+    group: 'none',
+    sections: [
+      { label: 'Company', fields: ['name', 'legalName', 'vatNumber', 'registrationNumber'] },
+      { label: 'Contact', fields: ['email', 'phone', 'website', 'contactName'] },
+      { label: 'Address', fields: ['street1', 'street2', 'zip', 'city', 'state', 'country'] },
+      { label: 'Payment details', fields: ['iban', 'bic'] },
+      {
+        label: 'Numbering',
+        help: 'New numbers are the prefix followed by six digits. A next number below one already given with that prefix is refused.',
+        fields: NUMBERING.flatMap((n) => [n.prefix, n.next]),
+      },
+      { label: 'Defaults for new documents', fields: ['defaultDueDays', 'defaultTax', 'locale', 'defaultTerms'] },
+      { label: 'Documents', fields: ['invoiceFooter', 'peppolId', 'vatRegistered', 'vatExemptionNote'] },
+    ],
+  },
   ...storedBy('companyStorage'),
 });

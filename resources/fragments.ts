@@ -2,7 +2,7 @@
 // functions spread into their descriptors (the engine sees ordinary descriptors). Invoices, quotes
 // and recurring invoices are documents addressed to a client with a discount and totals; invoice
 // and quote lines are one kind of resource, owned by a different document.
-import { decimal, defineResource, integer, list, money, oneOf, ref, text, type Computed, type Field, type RefField, type TotalsPresentation } from '../engine/descriptor.ts';
+import { decimal, defineResource, integer, list, money, oneOf, ref, text, type Computed, type Field, type RefField, type RulePresentation } from '../engine/descriptor.ts';
 import type { HookApi } from '../engine/hooks.ts';
 import { computeNewDocument, recomputeDocument } from './rules/documents.ts';
 import { lineRules } from './rules/lines.ts';
@@ -62,7 +62,25 @@ export const remarks = {
 };
 
 /** A document's form totals as it is typed, by the same arithmetic as its `computed` (rules/totals.ts). */
-export const documentTotalsPresent: TotalsPresentation = {
+/**
+ * The parameters of the shared totals rule in a form (`documentTotals`: rules/totals.ts's
+ * computeTotals, served to the browser as web/app/rules/totals.js): the fields it reads, and
+ * `fields` the record's fields that hold its results (named as the rule's results: subtotal,
+ * discountTotal, taxTotal, total).
+ */
+interface DocumentTotalsPresentation extends RulePresentation {
+  rule: 'documentTotals';
+  lines: string;
+  line: { price: string; qty: string; tax: string };
+  /** The tax a line refers to: its rate and type fields. */
+  tax: { rate: string; type: string };
+  discount: { type: string; value: string };
+  fields: readonly string[];
+  /** The record's field holding the tax groups. */
+  groups: string;
+}
+
+export const documentTotalsPresent: DocumentTotalsPresentation = {
   rule: 'documentTotals',
   lines: 'lines',
   line: { price: 'price', qty: 'qty', tax: 'tax' },

@@ -23,6 +23,8 @@ import { model, tables } from './model.ts';
 import type { Clock } from './access/rate-limit.ts';
 import { settleHistory, tokenActivity, tokenStorage } from './access/token-storage.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
+import type { Principal } from '../engine/types.ts';
+import { companyStorage } from './company.ts';
 import { configuredServices } from './services.ts';
 import { invitationStorage, memberStorage } from './people.ts';
 import { documentRenderers } from './documents/index.ts';
@@ -169,13 +171,16 @@ export async function buildApp(o: AppOptions): Promise<App> {
   // delivery log and queue, the API tokens' activity, the storage of tokens and people.
   const settle = () => settleHistory(history, app);
   const revoked = (tokenId: string) => gate.revoked(tokenId);
+  const changed = (which: (p: Principal) => boolean) => gate.changed(which);
   Object.assign(services, {
     deliveries: deliveryLog({ db: o.database.db, engine, wake: () => webhooks.wake() }),
     documents,
     tokens: tokenActivity({ db: o.database.db, settle, clock: gate.clock }),
     // Reads see this instance's requests so far; a revocation is told to every instance.
     apiTokenStorage: tokenStorage({ settle, revoked }),
-    memberStorage: memberStorage({ revoked }),
+    memberStorage: memberStorage({ revoked, changed }),
+    // A change of the registration the principals carry is told to every instance.
+    companyStorage: companyStorage({ changed }),
     invitationStorage: invitationStorage(peopleMail),
   } satisfies Partial<OperationServices>);
   const run = operationRunner(engine, o.database.db, services);

@@ -35,8 +35,9 @@ export const ASSET_ROOTS: readonly AssetRoot[] = [
   { name: 'web', dir: 'web', include: ['**'] },
   { name: 'preact', package: 'preact', include: ['dist/preact.mjs', 'hooks/dist/hooks.mjs'] },
   { name: 'htm', package: 'htm', dir: 'dist', include: ['htm.mjs'] },
-  // FormatJS's message formatter for /app's catalogue: its bundle, an ES module with no imports (despite the name).
-  { name: 'intl-messageformat', package: 'intl-messageformat', include: ['intl-messageformat.iife.js', 'LICENSE.md'] },
+  // FormatJS's message formatter for /app's catalogue, without its ICU parser (the server parses the
+  // messages): one ES module bundled by scripts/app-formatter.ts, checked in, with its packages' licences.
+  { name: 'intl-messageformat', dir: 'vendor/intl-messageformat', include: ['intl-messageformat.js', 'LICENSE.md'] },
   // The fonts of the PDF documents (server/documents/pdf.ts): Latin, Greek and Cyrillic, with their licence.
   { name: 'fonts', package: 'dejavu-fonts-ttf', include: ['ttf/DejaVuSans.ttf', 'ttf/DejaVuSans-Bold.ttf', 'LICENSE'] },
   // The sRGB colour profile of the Factur-X PDFs' output intent (server/documents/facturx.ts): the

@@ -3,7 +3,8 @@
 // provider and processor (the service `companyStorage`) read and write the row, and
 // readCompany/updateCompany give the same rules to the documents and the settings page.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import type { Db, Principal, FieldValues, Tx } from '../engine/types.ts';
+import type { Db, Principal, FieldValues, Tx, VatRegistration } from '../engine/types.ts';
+import { vatColumns, vatOf } from './access/principals.ts';
 import type { OperationServices } from '../engine/descriptor.ts';
 import { customEngine, type ResourceStorage } from '../engine/custom.ts';
 import { ApiError, ViolationCode } from '../engine/errors.ts';
@@ -18,8 +19,14 @@ import { companies } from './schema.ts';
 
 export { ibanProblem, bicProblem, vatProblem } from '../resources/rules/company.ts';
 
-/** The profile's storage: the calling company's row (a singleton's id is the company's). */
-export function companyStorage(): ResourceStorage {
+/** The profile's fields a principal carries (engine/types.ts; server/access/principals.ts vatColumns). */
+const PRINCIPAL_FIELDS = ['vatRegistered', 'vatExemptionNote'];
+
+/**
+ * The profile's storage: the calling company's row (a singleton's id is the company's).
+ * `changed`: tells every instance that principals of a company changed (they carry its VAT registration).
+ */
+export function companyStorage(o: { changed?(which: (p: Principal) => boolean): Promise<void> } = {}): ResourceStorage {
   return {
     provider: {
       async list() {
@@ -58,6 +65,7 @@ export function companyStorage(): ResourceStorage {
           if (d?.code === '23505') throw ApiError.validation([{ propertyPath: 'name', message: 'This value is already used.', code: ViolationCode.unique }]);
           throw e;
         }
+        if (PRINCIPAL_FIELDS.some((f) => f in changes && changes[f] !== existing[f])) await o.changed?.((p) => p.company.id === companyId);
         return readCompany(db, companyId);
       },
       async remove() {
@@ -129,9 +137,9 @@ export async function updateCompany(db: Db, principal: Pick<Principal, 'role' | 
 }
 
 /** The company's VAT registration (CONTRACT §18), for the totals of a new document (resources/rules/documents.ts). */
-export async function vatRegistration(db: Db, companyId: string): Promise<{ registered: boolean; note: string | null }> {
-  const [row] = await db.select({ registered: companies.vatRegistered, note: companies.vatExemptionNote }).from(companies).where(eq(companies.id, companyId));
-  return { registered: row?.registered !== false, note: row?.note ?? null };
+export async function vatRegistration(db: Db, companyId: string): Promise<VatRegistration> {
+  const [row] = await db.select(vatColumns).from(companies).where(eq(companies.id, companyId));
+  return vatOf(row);
 }
 
 /** The company named `name` (whatever its case), made with `currency` when there is none: user:create and the set-up page. */

@@ -94,8 +94,11 @@ export async function removeMember(db: Db, companyId: string, userId: string): P
   });
 }
 
-/** The members' storage (resources/member.ts); `revoked` tells every instance of a revoked token. */
-export function memberStorage(o: { revoked(tokenId: string): Promise<void> }): ResourceStorage {
+/**
+ * The members' storage (resources/member.ts); `revoked` tells every instance of a revoked token,
+ * `changed` of principals whose role changed.
+ */
+export function memberStorage(o: { revoked(tokenId: string): Promise<void>; changed(which: (p: Principal) => boolean): Promise<void> }): ResourceStorage {
   const rec = (m: MemberRow): FieldValues => ({ ...m, updatedAt: m.createdAt });
   return {
     provider: {
@@ -114,7 +117,12 @@ export function memberStorage(o: { revoked(tokenId: string): Promise<void> }): R
       },
       async update({ db, principal }, existing, changes) {
         if (typeof changes.role !== 'string') return existing;
-        return rec(await setRole(db, principal.company.id, String(existing.id), changes.role as Role));
+        const companyId = principal.company.id;
+        const userId = String(existing.id);
+        const changed = await setRole(db, companyId, userId, changes.role as Role);
+        // The cached principals of this person here have their former role until told.
+        if (changed.role !== existing.role) await o.changed((p) => p.userId === userId && p.company.id === companyId);
+        return rec(changed);
       },
       async remove({ db, principal }, existing) {
         for (const id of await removeMember(db, principal.company.id, String(existing.id))) await o.revoked(id);
@@ -245,7 +253,14 @@ export async function findInvitation(db: Db, token: string): Promise<PendingInvi
   return { ...r, existingUser: Boolean(u) };
 }
 
-export type AcceptResult = { ok: true; userId: string; companyId: string } | { ok: false; status: number; error: string; field?: 'name' | 'password' };
+/**
+ * Why an invitation, a reset link or a password change is refused: a message of the pages'
+ * catalogue (server/web/messages.ts), which writes it in the reader's language; `passwordLength`
+ * takes `min` and `max` (MIN_PASSWORD, MAX_PASSWORD).
+ */
+export type AccountError = 'invitationGone' | 'resetGone' | 'wrongPassword' | 'currentWrong' | 'passwordLength';
+
+export type AcceptResult = { ok: true; userId: string; companyId: string } | { ok: false; status: number; error: AccountError; field?: 'name' | 'password' };
 
 /**
  * Uses an invitation: a new user sets a name and password; an existing one gives their password.
@@ -254,12 +269,12 @@ export type AcceptResult = { ok: true; userId: string; companyId: string } | { o
  */
 export async function acceptInvitation(db: Db, token: string, input: { name: string; password: string }): Promise<AcceptResult> {
   const inv = await findInvitation(db, token);
-  if (!inv) return { ok: false, status: 410, error: 'This invitation link is not valid any more: it was used, revoked or has expired. Ask for a new one.' };
+  if (!inv) return { ok: false, status: 410, error: 'invitationGone' };
   const [user] = await db.select().from(users).where(sql`lower(${users.email}) = ${inv.email}`);
   if (user) {
-    if (!(await verifyPassword(input.password, user.passwordHash))) return { ok: false, status: 422, error: 'The password is not right.', field: 'password' };
+    if (!(await verifyPassword(input.password, user.passwordHash))) return { ok: false, status: 422, error: 'wrongPassword', field: 'password' };
   } else if (input.password.length < MIN_PASSWORD || input.password.length > MAX_PASSWORD) {
-    return { ok: false, status: 422, error: `Use ${MIN_PASSWORD} to ${MAX_PASSWORD} characters.`, field: 'password' };
+    return { ok: false, status: 422, error: 'passwordLength', field: 'password' };
   }
   const passwordHash = user ? null : await hashPassword(input.password);
   return db.transaction(async (tx) => {
@@ -269,7 +284,7 @@ export async function acceptInvitation(db: Db, token: string, input: { name: str
       .set({ acceptedAt: new Date() })
       .where(and(eq(invitations.id, inv.id), isNull(invitations.acceptedAt), gt(invitations.expiresAt, new Date())))
       .returning({ id: invitations.id });
-    if (!taken.length) return { ok: false as const, status: 410, error: 'This invitation link is not valid any more: it was used, revoked or has expired.' };
+    if (!taken.length) return { ok: false as const, status: 410, error: 'invitationGone' };
     let userId = user?.id;
     if (!userId) {
       userId = uuidv7();
@@ -312,8 +327,8 @@ export async function resetUsable(db: Db, token: string): Promise<boolean> {
 
 /** Sets the password through a reset link, once: the link is taken by one conditional update. */
 export async function useReset(db: Db, token: string, password: string): Promise<AcceptResult> {
-  if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD) return { ok: false, status: 422, error: `Use ${MIN_PASSWORD} to ${MAX_PASSWORD} characters.`, field: 'password' };
-  if (!/^[A-Za-z0-9_-]{10,200}$/.test(token)) return { ok: false, status: 410, error: 'This reset link is not valid any more.' };
+  if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD) return { ok: false, status: 422, error: 'passwordLength', field: 'password' };
+  if (!/^[A-Za-z0-9_-]{10,200}$/.test(token)) return { ok: false, status: 410, error: 'resetGone' };
   const hash = await hashPassword(password);
   return db.transaction(async (tx) => {
     const t = tx as unknown as Db;
@@ -322,7 +337,7 @@ export async function useReset(db: Db, token: string, password: string): Promise
       .set({ usedAt: new Date() })
       .where(and(eq(passwordResets.tokenHash, hashToken(token)), isNull(passwordResets.usedAt), gt(passwordResets.expiresAt, new Date())))
       .returning({ userId: passwordResets.userId });
-    if (!r) return { ok: false as const, status: 410, error: 'This reset link is not valid any more: it was used or has expired. Ask for a new one.' };
+    if (!r) return { ok: false as const, status: 410, error: 'resetGone' };
     await t.update(users).set({ passwordHash: hash }).where(eq(users.id, r.userId));
     // The user's other reset links go with this one.
     await t.update(passwordResets).set({ usedAt: new Date() }).where(and(eq(passwordResets.userId, r.userId), isNull(passwordResets.usedAt)));
@@ -333,8 +348,8 @@ export async function useReset(db: Db, token: string, password: string): Promise
 /** Changes a signed-in user's own password: the current one first. */
 export async function changePassword(db: Db, userId: string, current: string, next: string): Promise<AcceptResult> {
   const [u] = await db.select().from(users).where(eq(users.id, userId));
-  if (!u || !(await verifyPassword(current, u.passwordHash))) return { ok: false, status: 422, error: 'The current password is not right.', field: 'password' };
-  if (next.length < MIN_PASSWORD || next.length > MAX_PASSWORD) return { ok: false, status: 422, error: `Use ${MIN_PASSWORD} to ${MAX_PASSWORD} characters.`, field: 'name' };
+  if (!u || !(await verifyPassword(current, u.passwordHash))) return { ok: false, status: 422, error: 'currentWrong', field: 'password' };
+  if (next.length < MIN_PASSWORD || next.length > MAX_PASSWORD) return { ok: false, status: 422, error: 'passwordLength', field: 'name' };
   await db.update(users).set({ passwordHash: await hashPassword(next) }).where(eq(users.id, userId));
   return { ok: true, userId, companyId: '' };
 }

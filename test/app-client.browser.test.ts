@@ -42,7 +42,7 @@ describe("a client's form and page", () => {
     await page.getByRole('button', { name: 'Add address' }).click();
     await page.getByLabel('Street1, address 1').fill('1007 Mountain Drive');
     await page.getByLabel('City, address 1').fill('Gotham');
-    await page.getByLabel('Country, address 1').fill('US');
+    await page.getByLabel('Country, address 1').selectOption('US');
     await page.getByRole('button', { name: 'Create client' }).click();
     const bad = page.getByLabel('Email, contact 2');
     await expect.poll(() => bad.getAttribute('aria-invalid')).toBe('true');

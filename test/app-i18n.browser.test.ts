@@ -1,6 +1,7 @@
 // /app in German and in French (CONTRACT §20: the application in the user's language, from the
 // browser's Accept-Language): <html lang>, the navigation, a list, the invoice editor with the
-// money parser's message, a confirmation dialog, dates and amounts by locale; axe-core on each.
+// money parser's message, a confirmation dialog, dates and amounts by locale, the settings pages'
+// messages (a name in bold inside a sentence, a role, a token made and revoked: plurals); axe-core on each.
 // Screenshots land in test-results/app-<language>-*.png.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,7 +59,8 @@ const LANGUAGES = [
     confirm: 'Die Rechnung wird ausgestellt',
     notNow: 'Nicht jetzt',
     newClient: 'Neuer Kunde',
-    settings: { company: 'Unternehmensprofil', legend: 'Zahlungsangaben', people: 'Personen', members: 'Mitglieder', tokens: 'API-Tokens', create: 'API-Token erstellen', webhooks: 'Webhooks', add: 'Webhook hinzufügen' },
+    settings: { company: 'Unternehmensprofil', legend: 'Zahlungsangaben', trading: 'Handelsname', language: 'Deutsch', people: 'Personen', members: 'Mitglieder', admin: 'Administrator', tokens: 'API-Tokens', create: 'API-Token erstellen', webhooks: 'Webhooks', add: 'Webhook hinzufügen' },
+    token: { save: 'Speichern', copyNow: 'Kopieren Sie dieses Token jetzt.', done: 'Fertig', created: 'Das Token „CI de“ wurde erstellt.', select: 'CI de auswählen', selected: '1 ausgewählt', revoke: 'Widerrufen', revoked: '1 Token widerrufen. Es funktioniert ab sofort nicht mehr.' },
     client: { addContact: 'Kontakt hinzufügen', noAddress: 'Noch keine Adressen.', removeContact: 'Kontakt 1 entfernen', balance: 'Offener Saldo', none: 'Keine.' },
     report: { title: 'Berichte', tab: 'Umsatz', query: 'Gruppieren nach', column: 'Zeitraum', choice: 'Quartal' },
   },
@@ -83,7 +85,8 @@ const LANGUAGES = [
     confirm: 'La facture est émise',
     notNow: 'Pas maintenant',
     newClient: 'Nouveau client',
-    settings: { company: 'Profil de l’entreprise', legend: 'Coordonnées bancaires', people: 'Personnes', members: 'Membres', tokens: 'Jetons d’API', create: 'Créer un jeton d’API', webhooks: 'Webhooks', add: 'Ajouter un webhook' },
+    settings: { company: 'Profil de l’entreprise', legend: 'Coordonnées bancaires', trading: 'Nom commercial', language: 'Deutsch', people: 'Personnes', members: 'Membres', admin: 'Administrateur', tokens: 'Jetons d’API', create: 'Créer un jeton d’API', webhooks: 'Webhooks', add: 'Ajouter un webhook' },
+    token: { save: 'Enregistrer', copyNow: 'Copiez ce jeton maintenant.', done: 'Terminé', created: 'Le jeton « CI fr » est créé.', select: 'Sélectionner CI fr', selected: '1 sélectionné', revoke: 'Révoquer', revoked: '1 jeton révoqué. Il cesse de fonctionner immédiatement.' },
     client: { addContact: 'Ajouter un contact', noAddress: 'Aucune adresse pour l’instant.', removeContact: 'Supprimer le contact 1', balance: 'Solde ouvert', none: 'Aucun.' },
     report: { title: 'Rapports', tab: 'Chiffre d’affaires', query: 'Regrouper par', column: 'Période', choice: 'Trimestre' },
   },
@@ -176,16 +179,37 @@ describe.each(LANGUAGES)('/app in $lang', (l) => {
     await nav.getByRole('link', { name: l.links[11], exact: true }).click();
     await expect.poll(() => h1().innerText()).toBe(l.settings.company);
     await page.getByRole('group', { name: l.settings.legend }).waitFor();
+    // The profile's fields come from the description, in the person's language; languages are named in themselves.
+    expect(await page.getByLabel(l.settings.trading).inputValue()).not.toBe('');
+    expect(await page.locator('#company-locale option[value="de"]').innerText()).toBe(l.settings.language);
     await screenshot(page, `app-${l.lang}-settings-company`);
     await axe(page, `${l.lang} company settings`);
     await nav.getByRole('link', { name: l.settings.people, exact: true }).click();
     await expect.poll(() => h1().innerText()).toBe(l.settings.people);
     await page.getByRole('heading', { name: l.settings.members }).waitFor();
+    // The catalogue's messages: the company's name in bold inside the sentence, a role by its value.
+    expect(await page.locator('.lead strong').innerText()).toBe(COMPANY);
+    const role = page.locator(`tr[data-member="${OWNER}"] select`);
+    await expect.poll(() => role.evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.textContent)).toBe(l.settings.admin);
+    await screenshot(page, `app-${l.lang}-settings-people`);
     await axe(page, `${l.lang} people`);
     await nav.getByRole('link', { name: l.settings.tokens, exact: true }).click();
     await expect.poll(() => h1().innerText()).toBe(l.settings.tokens);
     await page.getByRole('button', { name: l.settings.create }).first().waitFor();
     await axe(page, `${l.lang} API tokens`);
+    // A token made and revoked: the value's warning, the message naming it, and the count's plural.
+    await page.getByRole('button', { name: l.settings.create }).first().click();
+    const dialog = page.getByRole('dialog');
+    await dialog.locator('#token-name').fill(`CI ${l.lang}`);
+    await dialog.getByRole('button', { name: l.token.save, exact: true }).click();
+    await expect.poll(() => dialog.locator('.warning strong').innerText()).toBe(l.token.copyNow);
+    await screenshot(page, `app-${l.lang}-settings-token-created`);
+    await dialog.getByRole('button', { name: l.token.done, exact: true }).click();
+    await expect.poll(() => page.locator('.banner-success').innerText()).toContain(l.token.created);
+    await page.getByRole('checkbox', { name: l.token.select, exact: true }).check();
+    await expect.poll(() => page.locator('.batch').innerText()).toContain(l.token.selected);
+    await page.locator('.batch').getByRole('button', { name: l.token.revoke, exact: true }).click();
+    await expect.poll(() => page.locator('.banner-success').innerText()).toContain(l.token.revoked);
     await nav.getByRole('link', { name: l.settings.webhooks, exact: true }).click();
     await page.getByRole('button', { name: l.settings.add }).first().waitFor();
     await screenshot(page, `app-${l.lang}-settings-webhooks`);

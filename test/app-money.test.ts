@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import * as money from '../web/app/money.js';
 // @ts-expect-error: the pages' plain ES modules: /app's words in English, as the English page gets them.
 import { setLanguage } from '../web/app/lib.js';
-// @ts-expect-error: the English catalogue (web/app/messages/en.js).
-import en from '../web/app/messages/en.js';
+// The English catalogue as the English page gets it: its messages parsed (http/describe-i18n.ts).
+import { appCatalogue } from '../http/describe-i18n.ts';
 
-setLanguage('en', 'en', en);
+setLanguage('en', 'en', appCatalogue('en'));
 
 const minor = (text: string, currency = 'EUR') => money.parseMoney(text, currency);
 

@@ -9,10 +9,10 @@ import { model } from '../server/model.ts';
 import { startTestServer, type TestServer } from './helpers.ts';
 // @ts-expect-error: the pages' plain ES modules, run here as the browser runs them.
 import * as lib from '../web/app/lib.js';
-// @ts-expect-error: the English catalogue (web/app/messages/en.js), as the English page gets it.
-import en from '../web/app/messages/en.js';
+// The English catalogue as the English page gets it: its messages parsed (http/describe-i18n.ts).
+import { appCatalogue } from '../http/describe-i18n.ts';
 
-lib.setLanguage('en', 'en', en);
+lib.setLanguage('en', 'en', appCatalogue('en'));
 const settings = lib;
 
 const desc = () => lib.indexDescription(structuredClone(describeModel(model)));

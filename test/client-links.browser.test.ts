@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { launchChromium, screenshot, watch } from './support/browser.ts';
 import { decodePng } from './support/qr.ts';
+import { expectValidCii } from './support/einvoice-validate.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -164,6 +165,10 @@ describe('the client page in a browser', () => {
     try {
       await download.saveAs(join(dir, 'fx.pdf'));
       expect(execFileSync('pdfdetach', ['-list', join(dir, 'fx.pdf')], { encoding: 'utf8' })).toMatch(/^1: factur-x\.xml$/m);
+      // The download is the document the API gives, and its CII passes the official artefacts (CONTRACT §18).
+      expect(readFileSync(join(dir, 'fx.pdf')).equals(Buffer.from(await (await fetch(t.url + inv['@id'], { headers: { 'x-api-token': api.token, accept: 'application/pdf' } })).arrayBuffer()))).toBe(true);
+      execFileSync('pdfdetach', ['-save', '1', '-o', join(dir, 'factur-x.xml'), join(dir, 'fx.pdf')]);
+      await expectValidCii(readFileSync(join(dir, 'factur-x.xml'), 'utf8'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -78,7 +78,7 @@ describe('Settings → Company in a browser', () => {
     await page.getByLabel('Legal name').fill('Acme Handels GmbH');
     await page.getByLabel('VAT number').fill('DE 123 456 789');
     await page.getByLabel('Billing email').fill('billing@acme.test');
-    await page.getByLabel('Street (optional)', { exact: true }).fill('Hauptstraße 1');
+    await page.getByLabel('Street', { exact: true }).fill('Hauptstraße 1');
     await page.getByLabel('Postal code').fill('10115');
     await page.getByLabel('City').fill('Berlin');
     await page.getByLabel('Country').selectOption('DE');

@@ -139,6 +139,29 @@ describe('CSV', () => {
     expect(aging.rows).toContainEqual({ client: 'Paris SA', currency: 'EUR', notDue: '0.00', days1to30: '148.14', days31to60: '0.00', days61to90: '0.00', over90: '0.00', total: '148.14' });
   });
 
+  it('answers every collection and report of the API as CSV, each listed with text/csv in OpenAPI', async () => {
+    const doc = (await call(t, 'GET', '/api/docs.json')).body;
+    // Every GET without a path parameter that answers a list (JSON-LD: a Collection), but the
+    // webhooks' event types: a list of names, not of records.
+    const lists = Object.entries(doc.paths as Record<string, X>)
+      .filter(([path, ops]) => !path.includes('{') && path !== '/api/webhooks/event-types' && ops.get && JSON.stringify(ops.get.responses?.['200'] ?? {}).includes('member'))
+      .map(([path]) => path);
+    expect(lists.length).toBeGreaterThan(15);
+    expect(lists).toEqual(expect.arrayContaining(['/api/clients', '/api/invoices', '/api/credit-notes', '/api/payments', '/api/taxes', '/api/reports/revenue', '/api/reports/tax', '/api/reports/aging']));
+    const failed: string[] = [];
+    for (const path of lists) {
+      if (!doc.paths[path].get.responses['200'].content['text/csv']) failed.push(`${path}: no text/csv in OpenAPI`);
+      const res = await admin.get(path, { accept: 'text/csv' });
+      if (res.status !== 200 || !res.text.endsWith('\r\n')) {
+        failed.push(`${path}: ${res.status} ${res.text.slice(0, 200)}`);
+        continue;
+      }
+      const [header, ...rows] = parse(res.text) as string[][];
+      if (!header?.length || rows.some((r) => r.length !== header.length)) failed.push(`${path}: ${res.text.slice(0, 200)}`);
+    }
+    expect(failed).toEqual([]);
+  });
+
   it('leaves the other formats as they were, lists text/csv in OpenAPI, and answers errors as problems', async () => {
     const json = await admin.get('/api/clients', { accept: 'application/json' });
     expect(json.status).toBe(200);

@@ -9,6 +9,7 @@ import { customEngine, type Processor, type Provider } from '../engine/custom.ts
 import { defineResource, text } from '../engine/descriptor.ts';
 import { buildModel } from '../engine/model.ts';
 import { buildTables } from '../engine/tables.ts';
+import { readSchema } from '../engine/json-schemas.ts';
 import { defaultFormats } from '../formats/negotiate.ts';
 import { operationDoc } from '../http/openapi.ts';
 import { registerRest } from '../http/rest.ts';
@@ -106,6 +107,19 @@ describe('the model', () => {
   it('documents the shownOnce field on the create operation only', () => {
     expect(operationDoc(model, NOTE, 'create', defaultFormats()).description).toContain('The response also carries `secret`: shown once, when the note is created.');
     expect(operationDoc(model, NOTE, 'read', defaultFormats()).description).not.toContain('secret');
+  });
+
+  it('describes the shownOnce field, optional and read-only, in the record schema of every format, never in a body', () => {
+    const plain = readSchema(model, NOTE) as unknown as { properties: Record<string, { readOnly?: boolean }>; required?: string[] };
+    expect(plain.properties.secret).toMatchObject({ type: 'string', readOnly: true });
+    expect(plain.required ?? []).not.toContain('secret');
+    for (const f of defaultFormats().all) {
+      for (const [name, schema] of Object.entries(f.docs.components?.(model, NOTE) ?? {})) {
+        const text = JSON.stringify(schema);
+        if (/-(write|update)$/.test(name)) expect(text, name).not.toContain('"secret"');
+        else expect(text, name).toContain('"secret"');
+      }
+    }
   });
 });
 

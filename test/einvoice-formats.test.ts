@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { expectValidCii, expectValidUbl } from './support/einvoice-validate.ts';
 import { Mailbox, until } from './support/smtp.ts';
@@ -17,6 +17,7 @@ import { model, tables } from '../server/model.ts';
 import { systemPrincipals } from '../server/access/principals.ts';
 import { loadDocument, type DocumentKind } from '../server/documents/data.ts';
 import { renderCii } from '../server/documents/cii.ts';
+import { documentRenderers } from '../server/documents/index.ts';
 import { companies } from '../server/schema.ts';
 import { eq } from 'drizzle-orm';
 
@@ -55,10 +56,22 @@ async function ciiOf(iri: string): Promise<string> {
   return renderCii(await loadDocument(engine, db, p, model.get(kind === 'creditNote' ? 'CreditNote' : 'Invoice'), kind, id!));
 }
 
+/** The Factur-X PDF and the XRechnung UBL of a record, rendered in this process (whatever the clock says). */
+async function renderedHere(iri: string): Promise<{ pdf: Buffer; ubl: Buffer }> {
+  const [, path, id] = /^\/api\/([a-z-]+)\/([0-9a-f-]+)$/.exec(iri)!;
+  const kind = path === 'credit-notes' ? 'creditNote' : 'invoice';
+  const db = t.db.database.db;
+  const renderers = documentRenderers(createEngine(db, model, tables), db);
+  const p = await systemPrincipals(db)(companyId);
+  const r = model.get(kind === 'creditNote' ? 'CreditNote' : 'Invoice');
+  const bytes = (b: Buffer | string) => (typeof b === 'string' ? Buffer.from(b, 'utf8') : Buffer.from(b));
+  return { pdf: bytes((await renderers.pdf(p, r, kind, id!, 'facturx')).body), ubl: bytes((await renderers.ubl(p, r, kind, id!, 'xrechnung')).body) };
+}
+
 /** What poppler says of a Factur-X PDF, with its factur-x.xml. */
 function readFacturX(pdf: Buffer, name: string) {
   const f = file(pdf, 'pdf');
-  const info = run('pdfinfo', f);
+  const info = run('pdfinfo', '-isodates', f);
   const meta = run('pdfinfo', '-meta', f);
   const fonts = run('pdffonts', f).trim().split('\n').slice(2);
   const list = run('pdfdetach', '-list', f);
@@ -68,6 +81,44 @@ function readFacturX(pdf: Buffer, name: string) {
   const files = readdirSync(out);
   run('pdftoppm', '-png', '-r', '70', f, join(pagesDir, name));
   return { info, meta, fonts, list, files, xml: files.includes('factur-x.xml') ? readFileSync(join(out, 'factur-x.xml')) : null };
+}
+
+/**
+ * What makes `pdf` a Factur-X 1.07 EN 16931 file (CONTRACT §19), read back with poppler and from its
+ * catalogue: PDF/A-3b (pdfaid part 3, conformance B) with the Factur-X extension schema and values,
+ * the sRGB output intent, every font embedded, one attachment `factur-x.xml` associated from the
+ * catalogue's AF as Data, no encryption, no JavaScript, and every date the record's `date`
+ * (YYYY-MM-DD), none the clock's.
+ */
+function expectFacturX(pdf: Buffer, name: string, date: string) {
+  const fx = readFacturX(pdf, name);
+  expect(fx.info).toMatch(/^PDF version:\s+1\.7$/m);
+  expect(fx.info).toMatch(/^Encrypted:\s+no$/m);
+  expect(fx.info).toMatch(/^JavaScript:\s+no$/m);
+  expect(fx.info).toMatch(new RegExp(`^CreationDate:\\s+${date}T00:00:00Z$`, 'm'));
+  expect(fx.info).toMatch(new RegExp(`^ModDate:\\s+${date}T00:00:00Z$`, 'm'));
+  expect(fx.meta).toContain('<pdfaid:part>3</pdfaid:part>');
+  expect(fx.meta).toContain('<pdfaid:conformance>B</pdfaid:conformance>');
+  for (const p of ['<fx:DocumentType>INVOICE</fx:DocumentType>', '<fx:DocumentFileName>factur-x.xml</fx:DocumentFileName>', '<fx:Version>1.0</fx:Version>', '<fx:ConformanceLevel>EN 16931</fx:ConformanceLevel>', '<pdfaSchema:namespaceURI>urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#</pdfaSchema:namespaceURI>', '<pdfaSchema:prefix>fx</pdfaSchema:prefix>']) {
+    expect(fx.meta).toContain(p);
+  }
+  // The XMP's dates are the record's too.
+  expect([...fx.meta.matchAll(/<xmp:\w+Date>([^<]+)</g)].map((m) => m[1])).toEqual([`${date}T00:00:00Z`, `${date}T00:00:00Z`, `${date}T00:00:00Z`]);
+  expect(fx.fonts.length).toBeGreaterThan(0);
+  for (const row of fx.fonts) expect(row).toMatch(/\s(CID TrueType|TrueType|Type 1C?|CID Type 0C?)\s+\S+\s+yes\s+yes\s+yes\s/);
+  expect(fx.list).toMatch(/^1 embedded files\n1: factur-x\.xml$/m);
+  expect(fx.files).toEqual(['factur-x.xml']);
+  // The catalogue associates the file (AF), as Data, with its MIME type, and states the sRGB intent.
+  const raw = pdf.toString('latin1');
+  expect(raw).toMatch(/\/Type \/Catalog[\s\S]*?\/AF \[\d+ 0 R\][\s\S]*?\/OutputIntents \[\d+ 0 R\]/);
+  expect(raw).toContain('/AFRelationship /Data');
+  expect(raw).toContain('/Subtype /text#2Fxml');
+  expect(raw).toMatch(/\/S \/GTS_PDFA1[\s\S]*?\/OutputConditionIdentifier \(sRGB IEC61966-2\.1\)/);
+  expect(raw).not.toMatch(/\/JavaScript|\/JS |\/Encrypt/);
+  const d = date.replaceAll('-', '');
+  // The Info dictionary's and the attachment's creation and modification dates.
+  expect([...raw.matchAll(/\(D:([^)]*)\)/g)].map((m) => m[1])).toEqual(Array(4).fill(`${d}000000Z`));
+  return fx;
 }
 
 const clients = {} as Record<'facturx' | 'xrechnung' | 'peppol', string>;
@@ -144,31 +195,10 @@ describe('Factur-X / ZUGFeRD (profile EN 16931)', () => {
     const res = await get(inv['@id'], PDF);
     expect(res.status, res.text).toBe(200);
     expect(res.type).toBe(PDF);
-    const fx = readFacturX(res.bytes, 'facturx-invoice');
-    expect(fx.info).toMatch(/^PDF version:\s+1\.7$/m);
-    expect(fx.info).toMatch(/^Encrypted:\s+no$/m);
-    expect(fx.info).toMatch(/^JavaScript:\s+no$/m);
-    // The dates are the invoice's, not the clock's.
-    expect(fx.info).toMatch(/^CreationDate:\s+.*Apr\s+1 00:00:00 2026 UTC$/m);
-    expect(fx.meta).toContain('<pdfaid:part>3</pdfaid:part>');
-    expect(fx.meta).toContain('<pdfaid:conformance>B</pdfaid:conformance>');
-    for (const p of ['<fx:DocumentType>INVOICE</fx:DocumentType>', '<fx:DocumentFileName>factur-x.xml</fx:DocumentFileName>', '<fx:Version>1.0</fx:Version>', '<fx:ConformanceLevel>EN 16931</fx:ConformanceLevel>', '<pdfaSchema:namespaceURI>urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#</pdfaSchema:namespaceURI>']) {
-      expect(fx.meta).toContain(p);
-    }
-    expect(fx.fonts.length).toBeGreaterThan(0);
-    for (const row of fx.fonts) expect(row).toMatch(/\s(CID TrueType|TrueType|Type 1C?|CID Type 0C?)\s+\S+\s+yes\s+yes\s+yes\s/);
-    expect(fx.list).toMatch(/^1 embedded files\n1: factur-x\.xml$/m);
-    expect(fx.files).toEqual(['factur-x.xml']);
+    const fx = expectFacturX(res.bytes, 'facturx-invoice', '2026-04-01');
     const cii = await ciiOf(inv['@id']);
     expect(fx.xml!.equals(Buffer.from(cii, 'utf8'))).toBe(true);
     await expectValidCii(cii);
-    // The catalogue associates the file (AF), as Data, with its MIME type, and states the sRGB intent.
-    const raw = res.bytes.toString('latin1');
-    expect(raw).toMatch(/\/Type \/Catalog[\s\S]*?\/AF \[\d+ 0 R\][\s\S]*?\/OutputIntents \[\d+ 0 R\]/);
-    expect(raw).toContain('/AFRelationship /Data');
-    expect(raw).toContain('/Subtype /text#2Fxml');
-    expect(raw).toMatch(/\/S \/GTS_PDFA1[\s\S]*?\/OutputConditionIdentifier \(sRGB IEC61966-2\.1\)/);
-    expect(raw).not.toMatch(/\/JavaScript|\/JS |\/Encrypt/);
     // The invoice's figures in the CII: 360.00 at 19 %, 31.00 at 7 %, 10 % off each.
     expect(cii).toContain('<ram:TypeCode>380</ram:TypeCode>');
     expect(cii).toContain('<ram:GuidelineSpecifiedDocumentContextParameter><ram:ID>urn:cen.eu:en16931:2017</ram:ID>');
@@ -185,17 +215,36 @@ describe('Factur-X / ZUGFeRD (profile EN 16931)', () => {
     expect((await admin.patch(note.body['@id'], { status: 'issued' })).status).toBe(200);
     const res = await get(note.body['@id'], PDF);
     expect(res.status, res.text).toBe(200);
-    const fx = readFacturX(res.bytes, 'facturx-credit-note');
-    expect(fx.meta).toContain('<pdfaid:part>3</pdfaid:part>');
-    expect(fx.meta).toContain('<fx:ConformanceLevel>EN 16931</fx:ConformanceLevel>');
-    for (const row of fx.fonts) expect(row).toMatch(/\syes\s+yes\s+yes\s/);
-    expect(fx.info).toMatch(/^Encrypted:\s+no$/m);
+    const fx = expectFacturX(res.bytes, 'facturx-credit-note', note.body.issueDate);
     const cii = await ciiOf(note.body['@id']);
     expect(fx.xml!.equals(Buffer.from(cii, 'utf8'))).toBe(true);
     expect(cii).toContain('<ram:TypeCode>381</ram:TypeCode>');
     expect(cii).toContain(`<ram:InvoiceReferencedDocument><ram:IssuerAssignedID>${inv.number}</ram:IssuerAssignedID>`);
     await expectValidCii(cii);
     expect((await get(note.body['@id'], PDF)).bytes.equals(res.bytes)).toBe(true);
+  });
+
+  it('the same record gives the same bytes whatever the clock says: the Factur-X PDF and the XRechnung, invoice and credit note', async () => {
+    const inv = await invoiceFor(clients.xrechnung);
+    const note = await admin.post(`${inv['@id']}/credit`, {});
+    expect(note.status, note.text).toBe(201);
+    expect((await admin.patch(note.body['@id'], { status: 'issued' })).status).toBe(200);
+    for (const iri of [inv['@id'] as string, note.body['@id'] as string]) {
+      const served = { pdf: (await get(`${iri}?profile=facturx`, PDF)).bytes, ubl: (await get(`${iri}?profile=xrechnung`, UBL)).bytes };
+      expect(served.pdf.subarray(0, 5).toString()).toBe('%PDF-');
+      const now = await renderedHere(iri);
+      // Years later, at another time of day: Date is the only thing faked, and only for this render.
+      vi.useFakeTimers({ toFake: ['Date'], now: new Date('2031-07-15T13:45:12.345Z') });
+      let later: typeof now;
+      try {
+        later = await renderedHere(iri);
+      } finally {
+        vi.useRealTimers();
+      }
+      expect(later.pdf.equals(served.pdf)).toBe(true);
+      expect(later.ubl.equals(served.ubl)).toBe(true);
+      expect(now.pdf.equals(served.pdf)).toBe(true);
+    }
   });
 
   it('profile chooses regardless of the client: facturx for a peppol client, pdf for a facturx client', async () => {
@@ -226,6 +275,14 @@ describe('Factur-X / ZUGFeRD (profile EN 16931)', () => {
     expect(res.body.violations.map((v: { propertyPath: string }) => v.propertyPath)).toEqual(['currency']);
     // The PDF alone is still there.
     expect((await get(`${inv['@id']}?profile=pdf`, PDF)).status).toBe(200);
+    // Its credit note: the same.
+    const note = await admin.post(`${inv['@id']}/credit`, {});
+    expect(note.status, note.text).toBe(201);
+    expect((await admin.patch(note.body['@id'], { status: 'issued' })).status).toBe(200);
+    const noteRes = await admin.get(note.body['@id'], { accept: PDF });
+    expect(noteRes.status).toBe(422);
+    expect(noteRes.body.violations.map((v: { propertyPath: string }) => v.propertyPath)).toEqual(['currency']);
+    expect(noteRes.body.violations[0].message).toMatch(/BHD|decimal/i);
   });
 });
 
@@ -334,6 +391,14 @@ describe('XRechnung 3.0 UBL', () => {
     expect(asked.status, asked.text).toBe(200);
     expect(asked.text).toContain('xrechnung_3.0</cbc:CustomizationID>');
     await expectValidUbl(asked.text, { xrechnung: true });
+    // A credit note's buyer reference is its invoice's, else its client's: without either, the same 422.
+    const note = await admin.post(`${peppolInv['@id']}/credit`, {});
+    expect(note.status, note.text).toBe(201);
+    expect((await admin.patch(note.body['@id'], { status: 'issued' })).status).toBe(200);
+    const noteRefused = await admin.get(`${note.body['@id']}?profile=xrechnung`, { accept: UBL });
+    expect(noteRefused.status).toBe(422);
+    expect(noteRefused.body.violations.map((v: { propertyPath: string }) => v.propertyPath)).toEqual(['buyerReference']);
+    expect((await get(note.body['@id'], UBL)).status).toBe(200);
   });
 
   it('refuses a three-decimal currency with a 422 on currency', async () => {
@@ -367,16 +432,27 @@ describe('the profile parameter', () => {
 });
 
 describe("e-mails attach what the client's format asks", () => {
-  async function sent(clientIri: string) {
-    const draft = await admin.post('/api/invoices', { client: clientIri, invoiceDate: '2026-05-04', dueDate: '2026-06-03', lines: [{ description: 'Wartung', qty: 1, price: 50000, tax: taxes.std }] });
-    expect(draft.status, draft.text).toBe(201);
+  /** E-mails the document at `iri` (a draft is issued by it) and waits for the message. */
+  async function mailed(iri: string) {
     const before = smtp.arrived.length;
-    const e = await admin.post('/api/emails', { document: draft.body['@id'] });
+    const e = await admin.post('/api/emails', { document: iri });
     expect(e.status, e.text).toBe(201);
     await until(async () => (await admin.get(`/api/emails/${e.body.id}`, { accept: 'application/json' })).body.status === 'sent', 20_000, 'the e-mail sent');
     const m = smtp.arrived.slice(before)[0]!.parsed;
-    const invoice = (await admin.get(draft.body['@id'], { accept: 'application/json' })).body;
-    return { email: e.body, m, invoice, iri: draft.body['@id'] as string };
+    const invoice = (await admin.get(iri, { accept: 'application/json' })).body;
+    return { email: e.body, m, invoice, iri };
+  }
+  async function sent(clientIri: string) {
+    const draft = await admin.post('/api/invoices', { client: clientIri, invoiceDate: '2026-05-04', dueDate: '2026-06-03', lines: [{ description: 'Wartung', qty: 1, price: 50000, tax: taxes.std }] });
+    expect(draft.status, draft.text).toBe(201);
+    return mailed(draft.body['@id']);
+  }
+  /** A draft credit note of an issued invoice of the client. */
+  async function creditNoteOf(clientIri: string, extra: Record<string, unknown> = {}): Promise<string> {
+    const note = await admin.post(`${(await invoiceFor(clientIri, extra))['@id']}/credit`, {});
+    expect(note.status, note.text).toBe(201);
+    expect(note.body.status).toBe('draft');
+    return note.body['@id'];
   }
 
   it('facturx: the hybrid PDF, byte for byte what GET returns, with factur-x.xml inside', async () => {
@@ -399,12 +475,61 @@ describe("e-mails attach what the client's format asks", () => {
     expect(xml.text).toContain('xrechnung_3.0</cbc:CustomizationID>');
     expect(m.attachments[0]!.content.equals((await get(iri, PDF)).bytes)).toBe(true);
   }, 60_000);
+
+  it('credit notes too: facturx the hybrid PDF; xrechnung the XML with the PDF', async () => {
+    const fx = await mailed(await creditNoteOf(clients.facturx));
+    expect(fx.invoice.status).toBe('issued');
+    expect(fx.email.attach).toEqual(['pdf']);
+    expect(fx.m.attachments.map((a) => [a.filename, a.contentType])).toEqual([[`${fx.invoice.number}.pdf`, PDF]]);
+    const pdf = await get(fx.iri, PDF);
+    expect(fx.m.attachments[0]!.content.equals(pdf.bytes)).toBe(true);
+    const cii = readFacturX(pdf.bytes, 'facturx-credit-note-email').xml!.toString('utf8');
+    expect(cii).toContain('<ram:TypeCode>381</ram:TypeCode>');
+    await expectValidCii(cii);
+
+    const xr = await mailed(await creditNoteOf(clients.xrechnung));
+    expect(xr.email.attach).toEqual(['pdf', 'ubl']);
+    expect(xr.m.attachments.map((a) => a.filename)).toEqual([`${xr.invoice.number}.pdf`, `${xr.invoice.number}.xml`]);
+    const xml = await get(xr.iri, UBL);
+    expect(xr.m.attachments[1]!.content.equals(xml.bytes)).toBe(true);
+    expect(xml.text).toContain('<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>');
+    expect(xml.text).toContain('xrechnung_3.0</cbc:CustomizationID>');
+    await expectValidUbl(xml.text, { xrechnung: true });
+  }, 60_000);
+
+  it('an issued invoice goes as it was issued: the format, reference and address it was issued with, whatever the client says since', async () => {
+    const c = await clientWith(`Stadt im Wandel ${n++}`, { country: 'DE', vat: 'DE987654321', peppolId: `0204:${LEITWEG}`, format: 'xrechnung', buyerReference: '991-44444-04' });
+    const issued = await invoiceFor(c);
+    // The client changes its mind after the invoice was issued: no reference, no address, another format.
+    expect((await admin.patch(c, { eInvoiceFormat: 'peppol', buyerReference: null })).status).toBe(200);
+    for (const a of (await admin.get(`/api/addresses?client=${encodeURIComponent(c)}`, { accept: 'application/json' })).body) expect((await admin.delete(`/api/addresses/${a.id}`)).status).toBe(204);
+    const { email, m, invoice, iri } = await mailed(issued['@id']);
+    expect(email.attach).toEqual(['pdf', 'ubl']);
+    const xml = await get(iri, UBL);
+    expect(xml.text).toContain('xrechnung_3.0</cbc:CustomizationID>');
+    expect(xml.text).toContain('<cbc:BuyerReference>991-44444-04</cbc:BuyerReference>');
+    expect(m.attachments.map((a) => a.filename)).toEqual([`${invoice.number}.pdf`, `${invoice.number}.xml`]);
+    expect(m.attachments[1]!.content.equals(xml.bytes)).toBe(true);
+    await expectValidUbl(xml.text, { xrechnung: true });
+  }, 60_000);
+
+  it("xrechnung: a credit note takes the buyer reference of the invoice it credits, when the client has none", async () => {
+    const c = await clientWith(`Gemeinde mit Rechnungsreferenz ${n++}`, { country: 'DE', vat: 'DE987654321', peppolId: `0204:${LEITWEG}`, format: 'xrechnung' });
+    const { email, m, invoice, iri } = await mailed(await creditNoteOf(c, { buyerReference: '991-33333-03' }));
+    expect(email.attach).toEqual(['pdf', 'ubl']);
+    const xml = await get(iri, UBL);
+    expect(xml.text).toContain('<cbc:BuyerReference>991-33333-03</cbc:BuyerReference>');
+    expect(m.attachments.map((a) => a.filename)).toEqual([`${invoice.number}.pdf`, `${invoice.number}.xml`]);
+    expect(m.attachments[1]!.content.equals(xml.bytes)).toBe(true);
+    await expectValidUbl(xml.text, { xrechnung: true });
+  }, 60_000);
 });
 
 describe('e-mails refuse, before any byte, the e-invoice a document cannot make (CONTRACT §18, §19)', () => {
-  async function refused(clientIri: string, what: RegExp) {
-    const draft = await admin.post('/api/invoices', { client: clientIri, invoiceDate: '2026-05-04', dueDate: '2026-06-03', lines: [{ description: 'Wartung', qty: 1, price: 50000, tax: taxes.std }] });
-    expect(draft.status, draft.text).toBe(201);
+  /** E-mailing a new draft invoice of the client (or the draft `document`) is refused with `what`. */
+  async function refused(clientIri: string, what: RegExp, document?: string) {
+    const draft = document ? { body: { '@id': document } } : await admin.post('/api/invoices', { client: clientIri, invoiceDate: '2026-05-04', dueDate: '2026-06-03', lines: [{ description: 'Wartung', qty: 1, price: 50000, tax: taxes.std }] });
+    if (!document) expect((draft as { status: number }).status).toBe(201);
     const before = (await admin.get('/api/emails', { accept: 'application/json' })).body.length;
     const e = await admin.post('/api/emails', { document: draft.body['@id'], to: ['claire@example.test'] });
     expect(e.status, e.text).toBe(422);
@@ -421,9 +546,28 @@ describe('e-mails refuse, before any byte, the e-invoice a document cannot make 
     await refused(c.body['@id'], /Factur-X PDF: the client has no address with a country/);
   });
 
+  it('an invoice issued to a client without an electronic address, which has one since: its e-invoice is made with the parties it was issued with', async () => {
+    const c = await clientWith(`Later addressed ${n++}`, { country: 'BE', vat: 'BE0123456749' });
+    const issued = await invoiceFor(c);
+    expect((await admin.patch(c, { peppolId: '0208:0123456749' })).status).toBe(200);
+    const before = (await admin.get('/api/emails', { accept: 'application/json' })).body.length;
+    const e = await admin.post('/api/emails', { document: issued['@id'], to: ['claire@example.test'], attach: ['pdf', 'ubl'] });
+    expect(e.status, e.text).toBe(422);
+    expect(e.body.violations[0]).toMatchObject({ propertyPath: 'attach' });
+    expect(e.body.violations[0].message).toMatch(/e-invoice \(UBL\): the client has no electronic address/);
+    expect((await admin.get('/api/emails', { accept: 'application/json' })).body.length).toBe(before);
+    // And what the API serves agrees: the issued invoice makes no UBL either.
+    expect((await fetch(t.url + issued['@id'], { headers: { 'x-api-token': admin.token, accept: UBL } })).status).toBe(422);
+  });
+
   it('an XRechnung client without a buyer reference', async () => {
     const c = await clientWith(`Gemeinde ohne Referenz ${n++}`, { country: 'DE', vat: 'DE987654321', peppolId: `0204:${LEITWEG}`, format: 'xrechnung' });
     await refused(c, /XRechnung: neither the document nor the client has a buyer reference/);
+    // Nor its credit note, whose invoice has none either.
+    const inv = await invoiceFor(c);
+    const note = await admin.post(`${inv['@id']}/credit`, {});
+    expect(note.status, note.text).toBe(201);
+    await refused(c, /XRechnung: neither the document nor the client has a buyer reference/, note.body['@id']);
   });
 });
 

@@ -155,8 +155,17 @@ describe('the Hydra documentation', () => {
   it('is named by a Link header on every /api response: entrypoint, errors, collections with their own links', async () => {
     const link = `<${t.url}${HYDRA_DOCS_PATH}>; rel="http://www.w3.org/ns/hydra/core#apiDocumentation"`;
     const api = client(t, await tokenFor(t, { email: 'link@a.test', company: 'Link' }));
+    const hook = await api.post('/api/webhooks', { url: 'https://example.test/link', events: ['*'] });
+    expect(hook.status, hook.text).toBe(201);
     for (const [status, res] of [
       [200, await call(t, 'GET', '/api')],
+      [200, await call(t, 'GET', '/api/docs', { accept: 'text/html' })],
+      // A declared operation in the default format (it was a 406 once), GraphQL, a refused write.
+      [200, await api.get(`${hook.body['@id']}/deliveries`, { accept: 'application/ld+json' })],
+      [200, await api.post('/api/graphql', { query: '{ clients { totalCount } }' }, { contentType: 'application/json' })],
+      [422, await api.post('/api/clients', { name: '' })],
+      [405, await api.delete('/api/webhooks/event-types')],
+      [415, await api.post('/api/clients', { name: 'x' }, { contentType: 'text/plain' })],
       [200, await call(t, 'GET', '/api/contexts/Client')],
       [200, await call(t, 'GET', '/api/docs.json')],
       [200, await call(t, 'GET', HYDRA_DOCS_PATH)],

@@ -11,6 +11,7 @@ import { scheduleRun, userCreate } from '../server/cli/commands.ts';
 import { openDatabase } from '../server/db.ts';
 import { call, client, databaseOptionsOf, freshDatabase, startTestServer, tokenFor, type TestDatabase, type TestServer } from './helpers.ts';
 import { Browserish } from './web-helpers.ts';
+import { registrationChangeReaches, roleChangeReaches } from './support/principal-changes.ts';
 
 const PG = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -104,6 +105,17 @@ describe('with Redis', () => {
     const still = await tokenFor(a, { email: 'still@a.test', company: 'A' });
     expect((await call(b, 'GET', '/api/taxes', { token: still })).status).toBe(200);
     expect((await call(a, 'GET', '/api/taxes', { token: still })).status).toBe(200);
+  });
+
+  it('a role changed through one instance applies on the other at its next request (cached tokens carry their role)', async () => {
+    now = T0 + 2_000_000;
+    await roleChangeReaches(a, b, 'redis-role');
+    await roleChangeReaches(b, a, 'redis-role-back');
+  });
+
+  it('a VAT registration changed through one instance applies to the next create on the other', async () => {
+    now = T0 + 3_000_000;
+    await registrationChangeReaches(a, b, 'redis-vat');
   });
 
   it('counts every request of both instances in the history and usage count', async () => {

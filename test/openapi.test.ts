@@ -18,6 +18,8 @@ let api: Client;
 let doc: Obj;
 let classes: Map<string, Obj>;
 let records: Records;
+/** What each REST create answered, by IRI. */
+let created: Map<string, Obj>;
 /** The model whose routes /api serves (one: the resources the server stores are in it too). */
 const MODELS = [model];
 
@@ -34,7 +36,9 @@ beforeAll(async () => {
   const hydra = await call(t, 'GET', HYDRA_DOCS_PATH);
   classes = new Map((hydra.body['hydra:supportedClass'] as Obj[]).map((c) => [c['@id'], c]));
   // One record of every resource, from the model with the sample builder (test/support/samples.ts).
-  records = await new Seeder(t, token).seedAll();
+  const seeder = new Seeder(t, token);
+  records = await seeder.seedAll();
+  created = seeder.created;
 });
 afterAll(() => t.close());
 
@@ -140,13 +144,16 @@ describe('real responses match the documented schemas', () => {
     expect(validate(body), `${what}: ${ajv.errorsText(validate.errors)}`).toBe(true);
   };
 
-  /** The JSON-LD record against the Hydra class of its type: every member a readable property, every property there. */
-  const checkHydra = (r: ModelResource, body: Obj, what: string) => {
+  /**
+   * The JSON-LD record against the Hydra class of its type: every member a readable property, every
+   * property there. `extra`: members the record may carry besides (a create's `shownOnce` ones).
+   */
+  const checkHydra = (r: ModelResource, body: Obj, what: string, extra: readonly string[] = []) => {
     const c = classes.get(`#${r.name}`);
     expect(c, `${r.name} has a Hydra class`).toBeDefined();
     expect(body['@type'], what).toBe(c!['hydra:title']);
     const props = (c!['hydra:supportedProperty'] as Obj[]).filter((p) => p['hydra:readable']).map((p) => p['hydra:title']);
-    const members = Object.keys(body).filter((k) => !k.startsWith('@') && k !== 'id');
+    const members = Object.keys(body).filter((k) => !k.startsWith('@') && k !== 'id' && !extra.includes(k));
     expect(members.sort(), what).toEqual(props.sort());
     for (const p of c!['hydra:supportedProperty'] as Obj[]) {
       const v = body[p['hydra:title']];
@@ -169,18 +176,33 @@ describe('real responses match the documented schemas', () => {
     }
   };
 
-  // Every resource of the model, those added later included: its seeded record read in each JSON
-  // format against the OpenAPI schemas and the Hydra class, its collection likewise, a 404.
-  const readable = model.resources.filter((r) => r.rest.has('read') && !r.singleton);
-  it.each(readable.map((r) => r.name))('%s items and collections in each JSON format, against OpenAPI and Hydra', async (type) => {
+  // Every resource of the model, those added later included: what its create answered, its seeded
+  // record read in each JSON format, against the OpenAPI schemas and the Hydra class, its
+  // collection likewise, a 404. (A singleton, the company profile, is read at its own path.)
+  const readable = model.resources.filter((r) => r.rest.has('read'));
+  it.each(readable.map((r) => r.name))('%s created, read and listed in each JSON format, against OpenAPI and Hydra', async (type) => {
     const r = model.get(type);
+    const itemPath = r.singleton ? r.iri : `${r.iri}/{id}`;
     // A resource without create (the company's members) has records nonetheless: the first listed.
-    const iri = records.get(type)?.[0] ?? (r.rest.has('create') ? undefined : (await api.get(r.iri)).body.member?.[0]?.['@id']);
+    const iri = r.singleton ? r.iri : records.get(type)?.[0] ?? (r.rest.has('create') ? undefined : (await api.get(r.iri)).body.member?.[0]?.['@id']);
     expect(iri, `${type} was seeded`).toBeDefined();
+    if (r.rest.has('create')) {
+      const answer = created.get(iri!);
+      expect(answer, `${type} was created through REST`).toBeDefined();
+      check(deref.paths[r.iri].post.responses['201'].content['application/ld+json'].schema, answer, `${type} created`);
+      // A value given only by the create (a token, a link's URL): in the answer, and named by the
+      // operation's documentation, as no class property (a record read never has it).
+      const once = r.shownOnce.map((f) => f.name);
+      for (const name of once) {
+        expect(answer, `${type} created`).toHaveProperty([name]);
+        expect(doc.paths[r.iri].post.description, `${type} create documents ${name}`).toContain(`\`${name}\``);
+      }
+      checkHydra(r, answer!, `${type} created`, once);
+    }
     for (const accept of ['application/ld+json', 'application/json', 'application/hal+json', 'application/vnd.api+json']) {
       const item = await api.get(iri!, { accept });
       expect(item.status, item.text).toBe(200);
-      check(deref.paths[`${r.iri}/{id}`].get.responses['200'].content[accept].schema, item.body, `${type} ${accept} item`);
+      check(deref.paths[itemPath].get.responses['200'].content[accept].schema, item.body, `${type} ${accept} item`);
       if (accept === 'application/ld+json') checkHydra(r, item.body, type);
       if (!r.rest.has('list')) continue;
       const list = await api.get(r.iri, { accept });
@@ -191,8 +213,9 @@ describe('real responses match the documented schemas', () => {
         for (const m of list.body.member) checkHydra(r, m, `${type} member`);
       }
     }
+    if (r.singleton) return;
     const problem = await api.get(`${r.iri}/0190a0a0-0000-7000-8000-000000000000`);
-    check(deref.paths[`${r.iri}/{id}`].get.responses['404'].content['application/problem+json'].schema, problem.body, `${type} 404`);
+    check(deref.paths[itemPath].get.responses['404'].content['application/problem+json'].schema, problem.body, `${type} 404`);
   });
 
   // Every declared GET of the model without parameters of its own, in every format the engine has
@@ -211,6 +234,38 @@ describe('real responses match the documented schemas', () => {
       if (/json/.test(accept)) check(deref.paths[op.template].get.responses['200'].content[accept].schema, res.body, `${url} ${accept}`);
       else if (/xml/.test(accept)) expect(res.text).toMatch(/^<\?xml/);
     }
+  });
+
+  // Every declared POST of the model whose answer is a record or a document, in every format the
+  // engine has: the format is negotiated before any other work, so no answer is a 406; one that
+  // runs on a seeded record without input or state of its own (a secret rotated, a ping) answers
+  // in that format, as documented; the others answer their own refusal (an input missing, a
+  // delivery unknown), the same in every format.
+  const posts = model.resources.flatMap((r) =>
+    r.operations
+      .filter((op) => op.method === 'POST' && !(typeof op.def.output === 'object' && ('empty' in op.def.output || 'binary' in op.def.output)))
+      .map((op) => [`${r.name} ${op.name}`, r, op] as const),
+  );
+  it('the declared POST operations are found in the model', () => expect(posts.length).toBeGreaterThan(3));
+  it.each(posts)('%s answers every format, as documented', async (_name, r, op) => {
+    const id = records.get(r.name)?.[0]?.split('/').pop();
+    let url = id ? op.template.replace('{id}', id) : op.template;
+    for (const p of op.params) url = url.replace(`{${p}}`, '0190a0a0-0000-7000-8000-000000000000');
+    const required = ((op.def.input as { required?: string[] } | undefined)?.required ?? []).length > 0;
+    const runs = !op.params.length && !required && !op.def.body && !op.def.when && (op.on === 'collection' || id !== undefined);
+    const statuses = new Set<number>();
+    for (const accept of defaultFormats().forDocuments(true).mediaTypes) {
+      const res = await api.post(url, op.def.input ? {} : undefined, { accept });
+      expect(res.status, `${url} ${accept}: ${res.text}`).not.toBe(406);
+      statuses.add(res.status);
+      if (!runs) continue;
+      expect(res.status, `${url} ${accept}: ${res.text}`).toBe(op.def.status ?? 200);
+      if (/json/.test(accept)) {
+        expect(res.headers.get('content-type'), `${url} ${accept}`).toMatch(new RegExp(`^${accept.replace(/[+.]/g, '\\$&')}`));
+        check(deref.paths[op.template].post.responses[String(res.status)].content[accept].schema, res.body, `${url} ${accept}`);
+      } else expect(res.text).toMatch(/^<\?xml/);
+    }
+    expect([...statuses], `${url}: one answer whatever the format`).toHaveLength(1);
   });
 
   it('the token API: its items, collection, summary and history in JSON-LD and JSON', async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../server/db.ts';
 import { client, startTestServer, tokenFor, type Client, type TestServer } from './helpers.ts';
 import { Browserish } from './web-helpers.ts';
+import { registrationChangeReaches, roleChangeReaches } from './support/principal-changes.ts';
 
 let t: TestServer;
 let admin: Client;
@@ -33,6 +34,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('members', () => {
+  // Tokens are cached with their principal: the change must not wait for the cache to expire.
+  it('a demoted admin writes no more on their next request, nor a promoted viewer less', () => roleChangeReaches(t, t, 'demotion'));
+  it('a change of the company’s VAT registration applies to the next invoice created', () => registrationChangeReaches(t, t, 'registration'));
+
   it('every role lists them; only admins change roles; the last admin can be neither demoted nor removed', async () => {
     const list = await viewer.get('/api/members', J);
     expect(list.status).toBe(200);

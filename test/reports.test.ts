@@ -1,8 +1,9 @@
 // Reports (CONTRACT §21): revenue, tax and aging as declared operations of /api/reports, REST and
 // GraphQL. Their figures equal the sums over the records the API returns, to the unit, for random
-// data (fast-check: several currencies and rates, credit notes, partial payments, dates on both
-// sides of period borders); aging buckets at their exact borders; a credit note in the quarter
-// after its invoice's; roles, 422s, OpenAPI; and on PostgreSQL the plans read no other company's rows.
+// data (fast-check: several currencies, rates and §18 categories, credit notes, partial payments,
+// dates on both sides of period borders); aging buckets at their exact borders; a credit note in
+// the quarter after its invoice's; one row per category at the same rate; roles, 422s, OpenAPI;
+// and on PostgreSQL the plans read no other company's rows.
 import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,8 +54,11 @@ const report = async (c: Client, path: string): Promise<X[]> => (await ok(c.get(
 const periodOf = (day: string, by: 'month' | 'quarter' | 'year') =>
   by === 'year' ? day.slice(0, 4) : by === 'month' ? day.slice(0, 7) : `${day.slice(0, 4)}-Q${Math.ceil(Number(day.slice(5, 7)) / 3)}`;
 const inRange = (day: string, from: string, to: string) => day >= from && day <= to;
-/** §18's default category where a group carries none (issue 44 adds it to the groups). */
-const categoryOf = (g: X) => g.category ?? (g.rate > 0 ? 'S' : 'Z');
+/** A tax group's category (§18): every group the API returns carries one. */
+const categoryOf = (g: X): string => {
+  expect(g.category, JSON.stringify(g)).toMatch(/^(S|Z|E|AE|K|G|O)$/);
+  return g.category;
+};
 
 function expectedRevenue(invoices: X[], notes: X[], payments: X[], from: string, to: string, by: 'month' | 'quarter' | 'year') {
   const m = new Map<string, X>();
@@ -105,10 +109,12 @@ function expectedAging(invoices: X[], clients: X[], at: string) {
 
 // Days on both sides of month, quarter and year borders.
 const DAYS = ['2025-12-31', '2026-01-01', '2026-01-31', '2026-02-01', '2026-03-31', '2026-04-01', '2026-06-30', '2026-07-01', '2026-09-30', '2026-10-01', '2026-12-31', '2027-01-01'];
-const RATES = [0, 5.5, 7, 20];
+// Taxes by their rate, and at 0 % with a category of their own (§18): the tax report keeps Z, E and
+// G apart although their rate is the same.
+const TAXES: X[] = [{ rate: 0 }, { rate: 5.5 }, { rate: 7 }, { rate: 20 }, { rate: 0, category: 'E', exemptionReasonCode: 'VATEX-EU-132' }, { rate: 0, category: 'G', exemptionReason: 'Export outside the EU' }];
 const CURRENCIES = ['EUR', 'USD', 'JPY'];
 
-const line = fc.record({ price: fc.integer({ min: 1, max: 200_000 }), qty: fc.constantFrom(1, 2, 3, 0.5, 1.25), tax: fc.constantFrom(-1, 0, 1, 2, 3), inclusive: fc.boolean() });
+const line = fc.record({ price: fc.integer({ min: 1, max: 200_000 }), qty: fc.constantFrom(1, 2, 3, 0.5, 1.25), tax: fc.constantFrom(-1, 0, 1, 2, 3, 4, 5), inclusive: fc.boolean() });
 const invoiceArb = fc.record({
   client: fc.nat({ max: 2 }),
   day: fc.constantFrom(...DAYS),
@@ -138,9 +144,9 @@ describe('reports', () => {
       fc.asyncProperty(dataArb, async (d) => {
         const c = await company();
         const taxes: string[] = [];
-        for (const [k, rate] of RATES.entries()) {
-          taxes.push((await ok(c.post('/api/taxes', { name: `T${k}`, rate, type: 'exclusive' })))['@id']);
-          taxes.push((await ok(c.post('/api/taxes', { name: `I${k}`, rate, type: 'inclusive' })))['@id']);
+        for (const [k, tax] of TAXES.entries()) {
+          taxes.push((await ok(c.post('/api/taxes', { ...tax, name: `T${k}`, type: 'exclusive' })))['@id']);
+          taxes.push((await ok(c.post('/api/taxes', { ...tax, name: `I${k}`, type: 'inclusive' })))['@id']);
         }
         const clients: string[] = [];
         for (const [k, cur] of [0, 1, 2].map((i) => [i, d.currencies[i % d.currencies.length]!] as const)) clients.push((await ok(c.post('/api/clients', { name: `Client ${k} "${cur}"`, currency: cur })))['@id']);
@@ -211,6 +217,27 @@ describe('reports at their borders', () => {
     ]);
     // Aging: today's balance (12000 − 3000), 1 day past due on 2026-05-01.
     expect(await report(c, '/api/reports/aging?date=2026-05-01')).toEqual([{ client: cl['@id'], currency: 'EUR', notDue: 0, days1to30: 9000, days31to60: 0, days61to90: 0, over90: 0, total: 9000 }]);
+  });
+
+  it('gives each tax category its own row, at the same rate too, ordered by currency, category and rate', async () => {
+    const c = await company();
+    const cl = await ok(c.post('/api/clients', { name: 'Categories' }));
+    const vat = await ok(c.post('/api/taxes', { name: 'VAT', rate: 20 }));
+    const exempt = await ok(c.post('/api/taxes', { name: 'Exempt', rate: 0, category: 'E', exemptionReasonCode: 'VATEX-EU-132' }));
+    const zero = await ok(c.post('/api/taxes', { name: 'Zero', rate: 0 }));
+    const inv = await ok(c.post('/api/invoices', {
+      client: cl['@id'], invoiceDate: '2026-05-10', dueDate: '2026-06-10',
+      lines: [{ description: 's', price: 10000, tax: vat['@id'] }, { description: 'e', price: 3000, tax: exempt['@id'] }, { description: 'z', price: 700, tax: zero['@id'] }, { description: 'none', price: 50 }],
+    }));
+    await ok(c.patch(inv['@id'], { status: 'pending' }), 200);
+    const note = await ok(c.post('/api/credit-notes', { client: cl['@id'], invoice: inv['@id'], issueDate: '2026-05-20', lines: [{ description: 'e back', price: 1000, tax: exempt['@id'] }] }));
+    await ok(c.patch(note['@id'], { status: 'issued' }), 200);
+    // A line without a tax joins the Z 0 % group (§6), beside the Z tax's line.
+    expect(await report(c, '/api/reports/tax?from=2026-05-01&to=2026-05-31')).toEqual([
+      { currency: 'EUR', category: 'E', rate: 0, taxable: 2000, tax: 0 },
+      { currency: 'EUR', category: 'S', rate: 20, taxable: 10000, tax: 2000 },
+      { currency: 'EUR', category: 'Z', rate: 0, taxable: 750, tax: 0 },
+    ]);
   });
 });
 

@@ -16,6 +16,7 @@ import { openDatabase, type Database } from '../server/db.ts';
 import { InvalidationListener } from '../server/access/invalidation.ts';
 import { call, client, freshDatabase, startTestServer, tokenFor, type TestDatabase, type TestServer } from './helpers.ts';
 import { Relay } from './support/pg-relay.ts';
+import { registrationChangeReaches, roleChangeReaches } from './support/principal-changes.ts';
 
 const PG = process.env.DATABASE_URL;
 
@@ -121,6 +122,14 @@ describe.runIf(PG)('token cache on PostgreSQL without Redis', () => {
     for (const t of [a, b]) {
       await expect.poll(async () => (await client(t, token).patch(item, { rate: 11 })).status, { timeout: 1000, interval: 20 }).toBe(403);
     }
+  });
+
+  it('a role changed through one instance (the API) applies on the other at its next request', async () => {
+    await roleChangeReaches(a, b, 'notify-role');
+  });
+
+  it('a VAT registration changed through one instance applies to the next create on the other', async () => {
+    await registrationChangeReaches(a, b, 'notify-vat');
   });
 
   it('after its listening connection was killed (pg_terminate_backend): a revocation is still refused at once, and the cache comes back', async () => {

@@ -14,7 +14,8 @@ export class Browserish {
   readonly cookies = new Map<string, string>();
   constructor(
     readonly base: string,
-    readonly o: { ip?: string } = {},
+    /** `ip`: its address (x-forwarded-for); `language`: the Accept-Language of every request. */
+    readonly o: { ip?: string; language?: string } = {},
   ) {}
 
   cookieHeader(): string {
@@ -25,6 +26,7 @@ export class Browserish {
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
     if (this.cookies.size) headers.cookie = this.cookieHeader();
     if (this.o.ip) headers['x-forwarded-for'] = this.o.ip;
+    if (this.o.language) headers['accept-language'] ??= this.o.language;
     let body: string | undefined;
     if (o.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';

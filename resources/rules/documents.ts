@@ -62,6 +62,14 @@ export async function keepParties(api: HookApi, e: WriteEvent, issued: readonly 
   e.data.parties = JSON.stringify({ seller, buyer });
 }
 
+/**
+ * The parties a document was issued with (kept in `parties` by the rule above: the seller's
+ * profile and the buyer's details), null for a draft; `K` as the reader types them.
+ */
+export function keptParties<K extends { seller: unknown; buyer: unknown } = { seller: FieldValues; buyer: FieldValues }>(doc: FieldValues): K | null {
+  return typeof doc.parties === 'string' && doc.parties ? (JSON.parse(doc.parties) as K) : null;
+}
+
 const registrationSql = (companyId: unknown) =>
   sql<string>`(select json_build_array(vat_registered, vat_exemption_note)::text from companies where id = ${companyId})`;
 const registrationOf = (v: unknown): Registration => {
@@ -69,10 +77,13 @@ const registrationOf = (v: unknown): Registration => {
   return { registered: registered !== false, note: note ?? null };
 };
 /**
- * The registration for a new document: in the operation's transaction when it has one (a quote's
- * acceptance creating its invoice; on PGlite the only connection), else through the service.
+ * The registration for a new document: the principal's, read with its token or session (kept with
+ * it in the token cache, which a change of the registration empties: server/access); else read in
+ * the operation's transaction when it has one (a quote's acceptance creating its invoice; on PGlite
+ * the only connection), else through the service.
  */
 async function newRegistration(api: HookApi): Promise<Registration> {
+  if (api.principal.company.vat) return api.principal.company.vat;
   let tx: HookApi['tx'] | undefined;
   try {
     tx = api.tx;

@@ -16,6 +16,7 @@ import type { HookApi, HookSet } from '../../engine/hooks.ts';
 import { ApiError, ViolationCode, type Violation } from '../../engine/errors.ts';
 import type { FieldValues, Tx } from '../../engine/types.ts';
 import { fill, templateOf, type TemplateKind } from './email-templates.ts';
+import { keptParties } from './documents.ts';
 
 /** What the e-mail rules use of the server (server/email/service.ts). */
 export interface MailService {
@@ -56,6 +57,44 @@ declare module '../../engine/descriptor.ts' {
 type EinvoiceFormat = 'peppol' | 'xrechnung' | 'facturx';
 const FORMAT_NAMES: Record<EinvoiceFormat, string> = { peppol: 'an e-invoice (UBL)', xrechnung: 'an XRechnung', facturx: 'a Factur-X PDF' };
 
+/** What an e-invoice reads of the two parties. */
+interface EinvoiceParties {
+  buyer: { peppolId: unknown; buyerReference: unknown; country: unknown };
+  seller: { peppolId: unknown; country: unknown };
+}
+
+type Kept = { seller: FieldValues; buyer: FieldValues & { address?: FieldValues | null } };
+
+/** The client's e-invoice format as the document is made with it: as issued, else today's. */
+async function einvoiceFormat(api: HookApi, doc: FieldValues): Promise<EinvoiceFormat> {
+  const kept = keptParties<Kept>(doc);
+  return ((kept ? kept.buyer.eInvoiceFormat : (await api.read('Client', String(doc.client)))?.eInvoiceFormat) ?? 'peppol') as EinvoiceFormat;
+}
+
+/**
+ * The parties as the document's e-invoice is made with them (server/documents/data.ts): those it
+ * was issued with (CONTRACT §18: kept in `parties`), a draft's as they are today (the e-mail
+ * issues it, which keeps them).
+ */
+async function einvoiceParties(api: HookApi, doc: FieldValues): Promise<EinvoiceParties> {
+  const kept = keptParties<Kept>(doc);
+  if (kept) {
+    const b = kept.buyer;
+    return {
+      buyer: { peppolId: b.peppolId, buyerReference: b.buyerReference, country: b.address?.country },
+      seller: { peppolId: kept.seller.peppolId, country: kept.seller.country },
+    };
+  }
+  const client = await api.read('Client', String(doc.client));
+  const a = api.table('Address');
+  const [address] = await api.tx.select({ country: a.country }).from(a).where(eq(a.client, String(doc.client))).orderBy(asc(a.createdAt), asc(a.id)).limit(1);
+  const company = await api.services.mail.company(api.tx, api.principal.company.id);
+  return {
+    buyer: { peppolId: client?.peppolId, buyerReference: client?.buyerReference, country: address?.country },
+    seller: { peppolId: company.peppolId, country: company.country },
+  };
+}
+
 /**
  * Refused before any byte (CONTRACT §18, §19): the e-invoice an e-mail would attach, when the
  * document's data cannot make one: Peppol and XRechnung need both electronic addresses,
@@ -63,17 +102,18 @@ const FORMAT_NAMES: Record<EinvoiceFormat, string> = { peppol: 'an e-invoice (UB
  */
 async function refuseImpossibleEinvoice(api: HookApi, doc: FieldValues, format: EinvoiceFormat): Promise<void> {
   const reasons: string[] = [];
+  const parties = await einvoiceParties(api, doc);
   const currency = String(doc.currency ?? api.principal.company.currency);
   if (currencyDigits(currency) > 2) reasons.push(`amounts in ${currency} have three decimals, EN 16931 allows two`);
-  const client = await api.read('Client', String(doc.client));
-  if (format !== 'facturx' && !client?.peppolId) reasons.push("the client has no electronic address (peppolId)");
-  if (format === 'xrechnung' && !doc.buyerReference && !client?.buyerReference) reasons.push('neither the document nor the client has a buyer reference (buyerReference, BT-10)');
-  const a = api.table('Address');
-  const [address] = await api.tx.select({ country: a.country }).from(a).where(eq(a.client, String(doc.client))).orderBy(asc(a.createdAt)).limit(1);
-  if (!address?.country) reasons.push('the client has no address with a country');
-  const company = await api.services.mail.company(api.tx, api.principal.company.id);
-  if (format !== 'facturx' && !company.peppolId) reasons.push('the company profile has no electronic address (peppolId)');
-  if (!company.country) reasons.push('the company profile has no country');
+  const { buyer, seller } = parties;
+  if (format !== 'facturx' && !buyer.peppolId) reasons.push("the client has no electronic address (peppolId)");
+  // The buyer reference as the document is made with it (server/documents/data.ts): the
+  // document's, else (a credit note) its invoice's, else the client's.
+  const credited = format === 'xrechnung' && !doc.buyerReference && doc.invoice ? await api.read('Invoice', String(doc.invoice)) : null;
+  if (format === 'xrechnung' && !doc.buyerReference && !credited?.buyerReference && !buyer.buyerReference) reasons.push('neither the document nor the client has a buyer reference (buyerReference, BT-10)');
+  if (!buyer.country) reasons.push('the client has no address with a country');
+  if (format !== 'facturx' && !seller.peppolId) reasons.push('the company profile has no electronic address (peppolId)');
+  if (!seller.country) reasons.push('the company profile has no country');
   if (reasons.length) {
     const instead = format === 'facturx' ? 'Change the client\'s eInvoiceFormat' : 'Attach "pdf" only';
     throw ApiError.validation([{ propertyPath: 'attach', message: `This document cannot be sent as ${FORMAT_NAMES[format]}: ${reasons.join('; ')}. ${instead}, or complete the data.`, code: ViolationCode.rule }]);
@@ -200,8 +240,9 @@ export function refuseCancelled(type: DocumentType, doc: FieldValues): void {
 /** `attach` as given (default `["pdf"]`), or a 422 on `attach` for what the document has not. */
 export async function attachmentsOf(api: HookApi, type: DocumentType, doc: FieldValues, given: unknown): Promise<string[]> {
   // By default what the client's e-invoice format asks (CONTRACT §19): its XRechnung with the
-  // PDF; for Factur-X the PDF is the hybrid itself (the PDF document follows the client).
-  const format = ((await api.read('Client', String(doc.client)))?.eInvoiceFormat ?? 'peppol') as EinvoiceFormat;
+  // PDF; for Factur-X the PDF is the hybrid itself (the PDF document follows the client) — the
+  // client as the document was issued to it.
+  const format = await einvoiceFormat(api, doc);
   const attach = (given as string[] | null | undefined)?.length ? [...new Set(given as string[])]
     : type.ubl && format === 'xrechnung' ? ['pdf', 'ubl'] : ['pdf'];
   if (attach.includes('ubl') && !type.ubl) throw ApiError.validation([{ propertyPath: 'attach', message: 'A quote has no UBL document: attach "pdf" only.', code: ViolationCode.choice }]);

@@ -205,12 +205,19 @@ export class Gate {
     this.o.log.info('Redis answers again: shared rate limits and the token cache are back');
   }
 
-  /**
-   * A token was deleted: forget it here, and tell every instance through the Redis epoch (without
-   * Redis, PostgreSQL has told them at commit; wait until the notification is through).
-   */
+  /** A token was deleted: forget it here, and tell every instance (see changed). */
   async revoked(tokenId: string): Promise<void> {
-    this.tokens.forget(tokenId);
+    await this.changed((p) => p.tokenId === tokenId);
+  }
+
+  /**
+   * What the principals `which` selects were read with has changed (a token revoked, a role
+   * changed, the company's registration that principals carry): forget them here, and tell every
+   * instance through the Redis epoch (without Redis, PostgreSQL has told them at commit: wait
+   * until the notification is through).
+   */
+  async changed(which: (p: Principal) => boolean): Promise<void> {
+    this.tokens.forgetWhere(which);
     await this.invalidations?.settle();
     if (!this.redis) return;
     this.pendingEpochBumps++;

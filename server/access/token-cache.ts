@@ -2,7 +2,7 @@
 // read the database for every request.
 //
 // A revocation (or any change that makes a cached principal wrong: a role changed, a membership
-// removed) must still take effect everywhere:
+// removed, the company's VAT registration changed) must still take effect everywhere:
 // - on this instance, the revoking request drops the entry directly;
 // - with Redis, a revocation increments an epoch in Redis; every cached entry carries the epoch
 //   known when it was read from the database, and the rate limiter's script (the one Redis round
@@ -131,10 +131,10 @@ export class TokenCache {
     return this.enabled && this.live && Date.now() < this.trusted;
   }
 
-  /** Drops a token's entry (its revocation on this instance). */
-  forget(tokenId: string): void {
+  /** Drops the entries of the principals `which` selects (a change made on this instance). */
+  forgetWhere(which: (p: Principal) => boolean): void {
     this.generation++;
-    for (const [hash, e] of this.entries) if (e.principal.tokenId === tokenId) this.entries.delete(hash);
+    for (const [hash, e] of this.entries) if (which(e.principal)) this.entries.delete(hash);
   }
 
   clear(): void {

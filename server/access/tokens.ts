@@ -4,6 +4,7 @@ import * as crypto from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Db, Principal, Role } from '../../engine/types.ts';
 import { apiTokens, companies, memberships } from '../schema.ts';
+import { vatColumns, vatOf } from './principals.ts';
 
 export const TOKEN_PREFIX = 'inv_';
 
@@ -24,11 +25,18 @@ export async function lookupToken(db: Db, value: string): Promise<Principal | nu
 /** Resolves a token hash to its principal, or null when unknown or revoked. */
 export async function lookupTokenHash(db: Db, hash: string): Promise<Principal | null> {
   const [row] = await db
-    .select({ tokenId: apiTokens.id, userId: apiTokens.userId, companyId: apiTokens.companyId, role: memberships.role, currency: companies.currency })
+    .select({
+      tokenId: apiTokens.id,
+      userId: apiTokens.userId,
+      companyId: apiTokens.companyId,
+      role: memberships.role,
+      currency: companies.currency,
+      ...vatColumns,
+    })
     .from(apiTokens)
     .innerJoin(memberships, and(eq(memberships.userId, apiTokens.userId), eq(memberships.companyId, apiTokens.companyId)))
     .innerJoin(companies, eq(companies.id, apiTokens.companyId))
     .where(eq(apiTokens.tokenHash, hash));
   if (!row) return null;
-  return { userId: row.userId, tokenId: row.tokenId, role: row.role as Role, company: { id: row.companyId, currency: row.currency } };
+  return { userId: row.userId, tokenId: row.tokenId, role: row.role as Role, company: { id: row.companyId, currency: row.currency, vat: vatOf(row) } };
 }

@@ -8,6 +8,7 @@ import type { ModelResource } from '../../engine/model.ts';
 import type { Engine } from '../../engine/operations.ts';
 import { condition } from '../../engine/query.ts';
 import { lineAmounts, scaled, taxClassOf, type TaxCategory, type TaxGroup, type TaxType } from '../../resources/rules/totals.ts';
+import { keptParties } from '../../resources/rules/documents.ts';
 import type { Db } from '../../engine/types.ts';
 import { readCompany, type CompanyProfile } from '../company.ts';
 import { keptLogoOf, logoOf } from '../company-logo.ts';
@@ -109,7 +110,7 @@ export async function loadDocument(engine: Engine, db: Db, p: Principal, r: Mode
   const doc = await engine.read(p, r, id);
   const clientId = String(doc.client);
   // An issued document reads the parties it was issued with (CONTRACT §18); a draft, today's.
-  const kept = typeof doc.parties === 'string' && doc.parties ? (JSON.parse(doc.parties) as { seller: CompanyProfile; buyer: DocumentData['buyer'] }) : null;
+  const kept = keptParties<{ seller: CompanyProfile; buyer: DocumentData['buyer'] }>(doc);
   const [[client, address, contact, seller], logo] = await Promise.all([
     kept
       ? ([{ ...kept.buyer, currency: null } as FieldValues, kept.buyer.address, kept.buyer.contact, kept.seller] as const)

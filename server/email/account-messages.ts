@@ -27,7 +27,7 @@ const CATALOGUE = {
   fr: {
     invitationSubject: 'Invitation à rejoindre {company} sur Invoicing',
     invitationBody:
-      '{who} vous invite à rejoindre {company} en tant que {role, select, admin {administrateur} member {membre} viewer {lecteur} other {{role}}}.\n\nAcceptez l’invitation ici (le lien fonctionne une fois, pendant {days, plural, one {# jour} other {# jours}})\u00a0:\n{link}\n\nSi vous n’attendiez pas cet e-mail, ignorez-le.',
+      '{who} vous invite à rejoindre {company} {role, select, admin {en tant qu’administrateur} member {en tant que membre} viewer {en tant que lecteur} other {en tant que {role}}}.\n\nAcceptez l’invitation ici (le lien fonctionne une fois, pendant {days, plural, one {# jour} other {# jours}})\u00a0:\n{link}\n\nSi vous n’attendiez pas cet e-mail, ignorez-le.',
     someone: 'Un administrateur',
     resetSubject: 'Réinitialiser votre mot de passe Invoicing',
     resetBody:

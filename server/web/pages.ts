@@ -1,11 +1,12 @@
-// The HTML of the web pages. Sign-in and set-up are plain server-rendered forms (they work
-// without JavaScript); /app is a shell that loads the application's ES modules (web/app/). No page
-// has an inline script other than the import map, which the Content-Security-Policy allows by
-// its hash.
+// The HTML of the web pages, in the request's language (their words: server/web/messages.ts).
+// Sign-in and set-up are plain server-rendered forms (they work without JavaScript); /app is a
+// shell that loads the application's ES modules (web/app/). No page has an inline script other
+// than the import map, which the Content-Security-Policy allows by its hash.
 import { createHash } from 'node:crypto';
 import { assetUrl, IMPORT_MAP } from './static.ts';
 import { readAsset } from '../assets.ts';
-import type { SetupErrors, SetupInput } from './setup.ts';
+import type { PageMessage, PageText } from './messages.ts';
+import { MIN_PASSWORD, type SetupErrors, type SetupInput } from './setup.ts';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -26,13 +27,13 @@ export const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
 ].join('; ');
 
-function layout(o: { title: string; body: string; head?: string; bodyClass?: string; lang?: string; stylesheet?: string }): string {
+function layout(o: { text: PageText; title: string; body: string; head?: string; bodyClass?: string; stylesheet?: string }): string {
   return `<!doctype html>
-<html lang="${o.lang ?? 'en'}">
+<html lang="${o.text.language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(o.title)} · Invoicing</title>
+<title>${esc(o.text.t('page', { title: o.title }))}</title>
 <link rel="icon" href="${FAVICON}" type="image/svg+xml">
 <link rel="stylesheet" href="${o.stylesheet ?? assetUrl('app', 'styles.css')}">
 ${o.head ?? ''}</head>
@@ -53,8 +54,13 @@ function field(o: { id: string; label: string; type?: string; value?: string; er
 </div>`;
 }
 
-function authPage(title: string, inner: string): string {
+/** A notice (role=status) and an alert (role=alert), each when given. */
+const notices = (o: { notice?: string | undefined; error?: string | undefined }) =>
+  `${o.notice ? `<p class="notice" role="status">${esc(o.notice)}</p>\n` : ''}${o.error ? `<p class="alert" role="alert">${esc(o.error)}</p>\n` : ''}`;
+
+function authPage(text: PageText, title: string, inner: string): string {
   return layout({
+    text,
     title,
     bodyClass: 'auth-body',
     body: `<main class="auth">
@@ -66,60 +72,63 @@ ${inner}
   });
 }
 
-export function loginPage(o: { csrf: string; email?: string; next?: string; error?: string; notice?: string }): string {
+export function loginPage(o: { text: PageText; csrf: string; email?: string; next?: string; error?: string; notice?: string }): string {
+  const { t } = o.text;
   return authPage(
-    'Sign in',
-    `<h1>Sign in</h1>
-${o.notice ? `<p class="notice" role="status">${esc(o.notice)}</p>` : ''}
-${o.error ? `<p class="alert" role="alert">${esc(o.error)}</p>` : ''}
-<form method="post" action="/login" class="stack">
+    o.text,
+    t('signInTitle'),
+    `<h1>${esc(t('signInTitle'))}</h1>
+${notices(o)}<form method="post" action="/login" class="stack">
   <input type="hidden" name="_csrf" value="${esc(o.csrf)}">
   ${o.next ? `<input type="hidden" name="next" value="${esc(o.next)}">` : ''}
-  ${field({ id: 'email', label: 'Email', type: 'email', value: o.email, autocomplete: 'username', required: true, extra: o.error ? '' : ' autofocus' })}
-  ${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', required: true, extra: o.error ? ' autofocus' : '' })}
-  <button type="submit" class="btn primary wide">Sign in</button>
+  ${field({ id: 'email', label: t('email'), type: 'email', value: o.email, autocomplete: 'username', required: true, extra: o.error ? '' : ' autofocus' })}
+  ${field({ id: 'password', label: t('password'), type: 'password', autocomplete: 'current-password', required: true, extra: o.error ? ' autofocus' : '' })}
+  <button type="submit" class="btn primary wide">${esc(t('signInButton'))}</button>
 </form>
-<p><a href="/reset">Forgot your password?</a></p>`,
+<p><a href="/reset">${esc(t('forgotPassword'))}</a></p>`,
   );
 }
 
-export function setupPage(o: { csrf: string; input?: Partial<SetupInput>; errors?: SetupErrors; currencies: string[] }): string {
-  const e = o.errors ?? {};
+export function setupPage(o: { text: PageText; csrf: string; input?: Partial<SetupInput>; errors?: SetupErrors; currencies: string[] }): string {
+  const { t } = o.text;
+  const e = Object.fromEntries(Object.entries(o.errors ?? {}).map(([k, said]) => [k, t(said.message, said.values)])) as Partial<Record<keyof SetupInput, string>>;
   const v = o.input ?? {};
   const chosen = v.currency || 'USD';
   const options = o.currencies.map((c) => `<option value="${c}"${c === chosen ? ' selected' : ''}>${c}</option>`).join('');
   const count = Object.keys(e).length;
   return authPage(
-    'Set up',
-    `<h1>Welcome</h1>
-<p class="muted">Create the first user and the company they work for. You can add people and companies later with the command line.</p>
-${count ? `<p class="alert" role="alert">Please correct ${count === 1 ? 'the field' : `the ${count} fields`} marked below.</p>` : ''}
+    o.text,
+    t('setupTitle'),
+    `<h1>${esc(t('setupHeading'))}</h1>
+<p class="muted">${esc(t('setupIntro'))}</p>
+${count ? `<p class="alert" role="alert">${esc(t('setupInvalid', { count }))}</p>` : ''}
 <form method="post" action="/setup" class="stack">
   <input type="hidden" name="_csrf" value="${esc(o.csrf)}">
   <fieldset>
-    <legend>You</legend>
-    ${field({ id: 'name', label: 'Your name (optional)', value: v.name, autocomplete: 'name' })}
-    ${field({ id: 'email', label: 'Email', type: 'email', value: v.email, autocomplete: 'username', required: true, error: e.email })}
-    ${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', required: true, error: e.password, hint: 'At least 8 characters.', extra: ' minlength="8"' })}
+    <legend>${esc(t('setupYou'))}</legend>
+    ${field({ id: 'name', label: t('setupNameOptional'), value: v.name, autocomplete: 'name' })}
+    ${field({ id: 'email', label: t('email'), type: 'email', value: v.email, autocomplete: 'username', required: true, error: e.email })}
+    ${field({ id: 'password', label: t('password'), type: 'password', autocomplete: 'new-password', required: true, error: e.password, hint: t('passwordHint', { min: MIN_PASSWORD }), extra: ` minlength="${MIN_PASSWORD}"` })}
   </fieldset>
   <fieldset>
-    <legend>Your company</legend>
-    ${field({ id: 'company', label: 'Company name', value: v.company, autocomplete: 'organization', required: true, error: e.company })}
+    <legend>${esc(t('setupCompany'))}</legend>
+    ${field({ id: 'company', label: t('companyName'), value: v.company, autocomplete: 'organization', required: true, error: e.company })}
     <div class="field">
-      <label for="currency">Currency</label>
-      <p class="hint" id="currency-hint">The default currency of new clients.</p>
+      <label for="currency">${esc(t('currency'))}</label>
+      <p class="hint" id="currency-hint">${esc(t('currencyHint'))}</p>
       <select id="currency" name="currency" aria-describedby="currency-hint${e.currency ? ' currency-error' : ''}"${e.currency ? ' aria-invalid="true"' : ''}>${options}</select>
       ${e.currency ? `<p class="field-error" id="currency-error">${esc(e.currency)}</p>` : ''}
     </div>
   </fieldset>
-  <button type="submit" class="btn primary wide">Create account and sign in</button>
+  <button type="submit" class="btn primary wide">${esc(t('setupButton'))}</button>
 </form>`,
   );
 }
 
-/** A page for a refused form (an expired CSRF token, too many attempts). */
-export function messagePage(title: string, message: string, link: { href: string; label: string }): string {
-  return authPage(title, `<h1>${esc(title)}</h1>\n<p class="alert" role="alert">${esc(message)}</p>\n<p><a class="btn" href="${esc(link.href)}">${esc(link.label)}</a></p>`);
+/** A page for a refused form (an expired CSRF token, too many attempts) or a link not valid any more. */
+export function messagePage(text: PageText, title: PageMessage, message: PageMessage, link: { href: string; label: PageMessage }): string {
+  const { t } = text;
+  return authPage(text, t(title), `<h1>${esc(t(title))}</h1>\n<p class="alert" role="alert">${esc(t(message))}</p>\n<p><a class="btn" href="${esc(link.href)}">${esc(t(link.label))}</a></p>`);
 }
 
 
@@ -135,11 +144,11 @@ const APP_MODULES = ['views/shell.js', 'views/common.js', 'views/list.js', 'lib.
  * The model's description is a module of its own at a content-hashed address (`boot.description`,
  * cached for a year): the page itself stays small, and a warm load takes it from the cache.
  */
-export function appPage(boot: { description: string; language: string; [k: string]: unknown }): string {
+export function appPage(text: PageText, boot: { description: string; language: string; [k: string]: unknown }): string {
   const data = JSON.stringify(boot).replace(/</g, '\\u003c');
   return layout({
+    text,
     title: 'Invoicing',
-    lang: boot.language,
     // The site's styles and the application's in one sheet (server/web/static.ts COMBINED).
     stylesheet: assetUrl('app', 'app/page.css'),
     head: `<script type="importmap">${importMap}</script>
@@ -150,61 +159,61 @@ ${APP_MODULES.map((m) => `<link rel="modulepreload" href="${assetUrl('app', `app
 `,
     bodyClass: 'app-body',
     body: `<script type="application/json" id="boot">${data}</script>
-<div id="app"><noscript><p class="alert">This application needs JavaScript.</p></noscript></div>`,
+<div id="app"><noscript><p class="alert">${esc(text.t('needsJavaScript'))}</p></noscript></div>`,
   });
 }
 
 /** An invitation's page (CONTRACT §20): a new person sets a name and password; a known one signs in. */
-export function invitePage(o: { csrf: string; token: string; company: string; email: string; role: string; existingUser: boolean; name?: string; error?: string }): string {
-  const article = o.role === 'admin' ? 'an' : 'a';
+export function invitePage(o: { text: PageText; csrf: string; token: string; company: string; email: string; role: string; existingUser: boolean; name?: string; error?: string }): string {
+  const { t } = o.text;
   return authPage(
-    'Join',
-    `<h1>Join ${esc(o.company)}</h1>
-<p class="muted">You are invited as ${article} ${esc(o.role)}, with the address ${esc(o.email)}.</p>
-${o.error ? `<p class="alert" role="alert">${esc(o.error)}</p>` : ''}
-<form method="post" action="/invite/${esc(o.token)}" class="stack">
+    o.text,
+    t('joinTitle'),
+    `<h1>${esc(t('joinHeading', { company: o.company }))}</h1>
+<p class="muted">${esc(t('joinInvited', { role: o.role, email: o.email }))}</p>
+${notices(o)}<form method="post" action="/invite/${esc(o.token)}" class="stack">
   <input type="hidden" name="_csrf" value="${esc(o.csrf)}">
   ${
     o.existingUser
-      ? `<p>This address has an account already: sign in with its password to join.</p>
-  ${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'current-password', required: true })}`
-      : `${field({ id: 'name', label: 'Your name', value: o.name, autocomplete: 'name', required: true })}
-  ${field({ id: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', required: true, hint: 'At least 8 characters.', extra: ' minlength="8"' })}`
+      ? `<p>${esc(t('joinExisting'))}</p>
+  ${field({ id: 'password', label: t('password'), type: 'password', autocomplete: 'current-password', required: true })}`
+      : `${field({ id: 'name', label: t('yourName'), value: o.name, autocomplete: 'name', required: true })}
+  ${field({ id: 'password', label: t('password'), type: 'password', autocomplete: 'new-password', required: true, hint: t('passwordHint', { min: MIN_PASSWORD }), extra: ` minlength="${MIN_PASSWORD}"` })}`
   }
-  <button type="submit" class="btn primary wide">${o.existingUser ? 'Sign in and join' : 'Create account and join'}</button>
+  <button type="submit" class="btn primary wide">${esc(t(o.existingUser ? 'joinSignIn' : 'joinCreate'))}</button>
 </form>`,
   );
 }
 
 /** Asks for a password reset link (the same answer whether the address exists or not). */
-export function resetRequestPage(o: { csrf: string; email?: string; notice?: string; error?: string }): string {
+export function resetRequestPage(o: { text: PageText; csrf: string; email?: string; notice?: string; error?: string }): string {
+  const { t } = o.text;
   return authPage(
-    'Reset password',
-    `<h1>Reset your password</h1>
-${o.notice ? `<p class="notice" role="status">${esc(o.notice)}</p>` : ''}
-${o.error ? `<p class="alert" role="alert">${esc(o.error)}</p>` : ''}
-<form method="post" action="/reset" class="stack">
+    o.text,
+    t('resetTitle'),
+    `<h1>${esc(t('resetHeading'))}</h1>
+${notices(o)}<form method="post" action="/reset" class="stack">
   <input type="hidden" name="_csrf" value="${esc(o.csrf)}">
-  ${field({ id: 'email', label: 'Email', type: 'email', value: o.email, autocomplete: 'username', required: true })}
-  <button type="submit" class="btn primary wide">Send me a link</button>
+  ${field({ id: 'email', label: t('email'), type: 'email', value: o.email, autocomplete: 'username', required: true })}
+  <button type="submit" class="btn primary wide">${esc(t('resetButton'))}</button>
 </form>
-<p><a href="/login">Back to sign in</a></p>`,
+<p><a href="/login">${esc(t('backToSignIn'))}</a></p>`,
   );
 }
 
 /** Sets a new password through a reset link, or (signed in) changes one's own. */
-export function newPasswordPage(o: { csrf: string; action: string; current?: boolean; error?: string; notice?: string }): string {
+export function newPasswordPage(o: { text: PageText; csrf: string; action: string; current?: boolean; error?: string; notice?: string }): string {
+  const { t } = o.text;
   return authPage(
-    o.current ? 'Change password' : 'New password',
-    `<h1>${o.current ? 'Change your password' : 'Choose a new password'}</h1>
-${o.notice ? `<p class="notice" role="status">${esc(o.notice)}</p>` : ''}
-${o.error ? `<p class="alert" role="alert">${esc(o.error)}</p>` : ''}
-<form method="post" action="${esc(o.action)}" class="stack">
+    o.text,
+    t(o.current ? 'changePasswordTitle' : 'newPasswordTitle'),
+    `<h1>${esc(t(o.current ? 'changePasswordHeading' : 'newPasswordHeading'))}</h1>
+${notices(o)}<form method="post" action="${esc(o.action)}" class="stack">
   <input type="hidden" name="_csrf" value="${esc(o.csrf)}">
-  ${o.current ? field({ id: 'current', label: 'Current password', type: 'password', autocomplete: 'current-password', required: true }) : ''}
-  ${field({ id: 'password', label: 'New password', type: 'password', autocomplete: 'new-password', required: true, hint: 'At least 8 characters.', extra: ' minlength="8"' })}
-  <button type="submit" class="btn primary wide">Save the password</button>
+  ${o.current ? field({ id: 'current', label: t('currentPassword'), type: 'password', autocomplete: 'current-password', required: true }) : ''}
+  ${field({ id: 'password', label: t('newPassword'), type: 'password', autocomplete: 'new-password', required: true, hint: t('passwordHint', { min: MIN_PASSWORD }), extra: ` minlength="${MIN_PASSWORD}"` })}
+  <button type="submit" class="btn primary wide">${esc(t('savePassword'))}</button>
 </form>
-${o.current ? '<p><a href="/app">Back to the application</a></p>' : ''}`,
+${o.current ? `<p><a href="/app">${esc(t('backToApp'))}</a></p>` : ''}`,
   );
 }

@@ -14,12 +14,12 @@ import { hashPassword, verifyPassword } from '../access/passwords.ts';
 import { users } from '../schema.ts';
 import { HISTORY_LIMIT } from '../access/token-service.ts';
 import { describeModel } from '../../http/describe.ts';
-import { translateDescription } from '../../http/describe-i18n.ts';
+import { appCatalogue, translateDescription } from '../../http/describe-i18n.ts';
 import { LANGUAGES, languageOf, type Language } from '../../http/languages.ts';
-import { readAsset } from '../assets.ts';
 import type { Model } from '../../engine/model.ts';
 import { appPage, CONTENT_SECURITY_POLICY, loginPage, messagePage, setupPage } from './pages.ts';
-import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, type SessionStore, setSessionCookie, type Session } from './sessions.ts';
+import { pageLanguage, pageText, type PageMessage, type PageText } from './messages.ts';
+import { clearSessionCookie, preSession, PRE_SESSION_COOKIE, SESSION_COOKIE, type SessionStore, setSessionCookie, type Session, type Membership } from './sessions.ts';
 import { checkSetup, currencies, hasUsers, MAX_PASSWORD, runSetup } from './setup.ts';
 import { registerStatic } from './static.ts';
 import { isPeopleForm, registerPeoplePages } from './people-pages.ts';
@@ -84,10 +84,11 @@ const safeNext = (v: unknown) => {
   return /^\/app(\/[A-Za-z0-9/_-]*)?(\?[A-Za-z0-9_.~%=&[\]+:,-]*)?$/.test(s) ? s : HOME_PATH;
 };
 
+const membershipOf = ({ id, name, currency, role }: Membership) => ({ id, name, currency, role });
 const meOf = (s: Session) => ({
   user: { email: s.user.email, name: s.user.name },
-  company: s.company,
-  companies: s.companies,
+  company: s.company && membershipOf(s.company),
+  companies: s.companies.map(membershipOf),
 });
 
 export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<void> {
@@ -120,17 +121,21 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       return s;
     };
 
-    const html = (reply: FastifyReply, status: number, body: string) =>
-      reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body);
+    // Every page in the request's language (CONTRACT §20; server/web/messages.ts): it says so
+    // (Content-Language, <html lang>) and caches say that it varies with Accept-Language.
+    const html = (req: FastifyRequest, reply: FastifyReply, status: number, page: (text: PageText) => string) => {
+      const text = pageText(pageLanguage(req.headers['accept-language']));
+      return reply.code(status).header('cache-control', 'no-store').header('vary', 'Accept-Language').header('content-language', text.language).type('text/html; charset=utf-8').send(page(text));
+    };
 
     // Every state-changing request: same origin (when the browser says), a session unless it is
     // a pre-session form, and the CSRF token bound to that session (or pre-session) cookie.
     scope.addHook('preHandler', async (req, reply) => {
       if (SAFE_METHODS.has(req.method)) return;
       const path = pathOf(req);
-      const refuse = (detail: string) => html(reply, 403, messagePage('Form expired', `${detail} Reload the page and try again.`, { href: path === '/setup' ? '/setup' : '/login', label: 'Reload' }));
+      const refuse = (why: PageMessage) => html(req, reply, 403, (text) => messagePage(text, 'formExpiredTitle', why, { href: path === '/setup' ? '/setup' : '/login', label: 'reload' }));
       // The host alone is compared: behind a TLS proxy without TRUST_PROXY the scheme we see is http.
-      if (!sameHost(req)) return refuse('This request came from another site.');
+      if (!sameHost(req)) return refuse('crossSite');
       let binding: string | undefined;
       if (PRE_SESSION_FORMS.has(path) || isPeopleForm(path)) binding = req.cookies[PRE_SESSION_COOKIE];
       else {
@@ -139,7 +144,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
         binding = s.value;
       }
       const submitted = req.headers['x-csrf-token'] ?? (req.body as FieldValues | undefined)?._csrf;
-      if (!store.checkCsrf(binding, submitted)) return refuse('The security token of this form is missing or wrong.');
+      if (!store.checkCsrf(binding, submitted)) return refuse('csrfWrong');
     });
 
     registerStatic(scope);
@@ -153,14 +158,16 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
 
     scope.get('/setup', async (req, reply) => {
       if (await anyUser()) return reply.redirect('/login');
-      return html(reply, 200, setupPage({ csrf: store.csrfToken(preSession(req, reply)), currencies: [...currencies()] }));
+      const csrf = store.csrfToken(preSession(req, reply));
+      return html(req, reply, 200, (text) => setupPage({ text, csrf, currencies: [...currencies()] }));
     });
 
     scope.post('/setup', async (req, reply) => {
       if (await anyUser()) return reply.redirect('/login?setup=done', 303);
       const { input, errors } = checkSetup((req.body ?? {}) as FieldValues);
       if (Object.keys(errors).length) {
-        return html(reply, 422, setupPage({ csrf: store.csrfToken(preSession(req, reply)), input: { ...input, password: '' }, errors, currencies: [...currencies()] }));
+        const csrf = store.csrfToken(preSession(req, reply));
+        return html(req, reply, 422, (text) => setupPage({ text, csrf, input: { ...input, password: '' }, errors, currencies: [...currencies()] }));
       }
       const made = await runSetup(db, input);
       usersExist = true;
@@ -174,9 +181,10 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     scope.get<{ Querystring: { next?: string; setup?: string } }>('/login', async (req, reply) => {
       if (!(await anyUser())) return reply.redirect('/setup');
       if (await sessionOf(req)) return reply.redirect(safeNext(req.query.next));
-      const notice = req.query.setup === 'done' ? 'Set-up is complete: sign in.' : (req.query as { reset?: string }).reset === 'done' ? 'Your password is changed: sign in with it.' : undefined;
+      const notice = req.query.setup === 'done' ? 'setupDone' : (req.query as { reset?: string }).reset === 'done' ? 'resetDone' : undefined;
       const next = req.query.next ? safeNext(req.query.next) : undefined;
-      return html(reply, 200, loginPage({ csrf: store.csrfToken(preSession(req, reply)), next, notice }));
+      const csrf = store.csrfToken(preSession(req, reply));
+      return html(req, reply, 200, (text) => loginPage({ text, csrf, next, notice: notice && text.t(notice) }));
     });
 
     scope.post('/login', async (req, reply) => {
@@ -184,15 +192,16 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       const email = str(body.email, 254).trim().toLowerCase();
       const password = str(body.password, MAX_PASSWORD + 1);
       const next = safeNext(body.next);
-      const again = (status: number, error: string) =>
-        html(reply, status, loginPage({ csrf: store.csrfToken(preSession(req, reply)), email, next: next === HOME_PATH ? undefined : next, error }));
+      const again = (status: number, error: PageMessage, values?: Record<string, number>) => {
+        const csrf = store.csrfToken(preSession(req, reply));
+        return html(req, reply, status, (text) => loginPage({ text, csrf, email, next: next === HOME_PATH ? undefined : next, error: text.t(error, values) }));
+      };
       const wait = await throttle.blockedFor(email, req.ip);
       if (wait > 0) {
-        const minutes = Math.ceil(wait / 60_000);
         reply.header('retry-after', String(Math.ceil(wait / 1000)));
-        return again(429, `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+        return again(429, 'signInThrottled', { minutes: Math.ceil(wait / 60_000) });
       }
-      if (!email || !password) return again(400, 'Enter your email and password.');
+      if (!email || !password) return again(400, 'signInMissing');
       const [user] = await db.select({ id: users.id, hash: users.passwordHash }).from(users).where(sql`lower(${users.email}) = ${email}`);
       let ok = false;
       if (password.length <= MAX_PASSWORD) {
@@ -203,7 +212,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       if (!user || !ok) {
         await throttle.failed(email, req.ip);
         req.log.info({ ip: req.ip }, 'Failed sign-in');
-        return again(401, 'Wrong email or password.');
+        return again(401, 'signInWrong');
       }
       await throttle.succeeded(email);
       // A new session id at sign-in: a session planted before it is worthless.
@@ -231,13 +240,13 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
     // The pages read it as an ES module at an address named by its content hash, cached for a
     // year (it changes only with the model, and then its address changes): one per language
     // (CONTRACT §20, Accept-Language), the description's words translated (http/describe-i18n.ts),
-    // exporting also the catalogue of /app's own words in that language (web/app/messages/), so
+    // exporting also the catalogue of /app's own words in that language (web/app/messages/),
+    // its messages parsed to ICU ASTs (appCatalogue: the page's formatter has no parser), so
     // that the languages cost the first page no request.
     const descriptionUrls = new Map<Language, string>();
+    const asScript = (value: unknown) => JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
     for (const language of LANGUAGES) {
-      const json = JSON.stringify(translateDescription(description, language)).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-      const catalogue = readAsset('web', `app/messages/${language}.js`).toString('utf8').replace(/^export default /m, 'export const messages = ');
-      const module = `${catalogue}\nexport default ${json};\n`;
+      const module = `export const messages = ${asScript(appCatalogue(language))};\nexport default ${asScript(translateDescription(description, language))};\n`;
       const url = `${APP_PATH}/description-${language}-${createHash('sha256').update(module).digest('base64url').slice(0, 16)}.js`;
       descriptionUrls.set(language, url);
       scope.get(url, async (_req, reply) => reply.header('cache-control', 'public, max-age=31536000, immutable').type('text/javascript; charset=utf-8').send(module));
@@ -246,8 +255,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       const s = await sessionOf(req);
       if (!s) return reply.redirect(`/login?next=${encodeURIComponent(req.url.slice(0, 1000))}`);
       const { language, locale } = languageOf(req.headers['accept-language']);
-      reply.header('vary', 'Accept-Language').header('content-language', language);
-      return html(reply, 200, appPage({ csrf: store.csrfToken(s.value), ...meOf(s), description: descriptionUrls.get(language)!, language, locale, notices: o.notices ?? {}, settings: { historyLimit: HISTORY_LIMIT } }));
+      return html(req, reply, 200, (text) => appPage(text, { csrf: store.csrfToken(s.value), ...meOf(s), description: descriptionUrls.get(language)!, language, locale, notices: o.notices ?? {}, settings: { historyLimit: HISTORY_LIMIT } }));
     };
     scope.get(APP_PATH, appShell);
     scope.get(`${APP_PATH}/*`, appShell);
@@ -266,7 +274,7 @@ export async function registerWeb(app: FastifyInstance, o: WebOptions): Promise<
       const body = (req.body ?? {}) as FieldValues;
       const back = safeNext(body.next);
       if (!(await store.switchCompany(s, str(body.companyId, 100)))) {
-        return html(reply, 403, messagePage('Not a member', 'You are not a member of that company.', { href: back, label: 'Back' }));
+        return html(req, reply, 403, (text) => messagePage(text, 'notMemberTitle', 'notMember', { href: back, label: 'back' }));
       }
       return reply.redirect(back, 303);
     });

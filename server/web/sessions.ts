@@ -8,10 +8,11 @@
 // sign-in and set-up forms) of a random pre-session cookie's. Cookies are HttpOnly, SameSite=Lax
 // and Secure when the request came over https.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, lt, sql, type SQLWrapper } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Db, Principal, Role } from '../../engine/types.ts';
+import type { Db, Principal, Role, VatRegistration } from '../../engine/types.ts';
 import type { SessionAuth } from '../access/auth.ts';
+import { vatColumns, vatOf } from '../access/principals.ts';
 import { companies, memberships, sessions, users } from '../schema.ts';
 
 export const SESSION_COOKIE = 'inv_session';
@@ -28,6 +29,8 @@ export interface Membership {
   name: string;
   currency: string;
   role: Role;
+  /** The company's VAT registration, for the principal (engine/types.ts). */
+  vat: VatRegistration;
 }
 
 export interface Session {
@@ -46,6 +49,24 @@ const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
 const randomValue = () => randomBytes(32).toString('base64url');
 /** Cookie values we issue: 43 base64url characters. Anything else is not looked up. */
 const WELL_FORMED = /^[A-Za-z0-9_-]{43}$/;
+
+/** A user's companies with their role, as the session reads them. */
+const membershipColumns = { id: companies.id, name: companies.name, currency: companies.currency, role: memberships.role, ...vatColumns };
+
+/** The same, by name then id, as one JSON array: a scalar subquery of the session's lookup. */
+function membershipsOf(userId: SQLWrapper) {
+  const fields = Object.entries(membershipColumns).map(([k, c]) => sql`${sql.raw(`'${k}'`)}, ${c}`);
+  return sql<unknown>`coalesce((select json_agg(json_build_object(${sql.join(fields, sql`, `)}) order by lower(${companies.name}), ${companies.id})
+    from ${memberships} inner join ${companies} on ${companies.id} = ${memberships.companyId} where ${memberships.userId} = ${userId}), '[]'::json)`;
+}
+
+type MembershipRow = Omit<Membership, 'vat' | 'role'> & { role: string; registered: boolean | null; note: string | null };
+
+/** Rows of membershipColumns (or their JSON array, parsed by the driver or not) as memberships. */
+function membershipRows(value: unknown): Membership[] {
+  const rows = (typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as MembershipRow[];
+  return rows.map(({ registered, note, ...r }) => ({ ...r, role: r.role as Role, vat: vatOf({ registered, note }) }));
+}
 
 export class SessionStore {
   constructor(
@@ -70,13 +91,15 @@ export class SessionStore {
     if (!value || !WELL_FORMED.test(value)) return null;
     const now = this.clock();
     const id = sha256(value);
+    // The session, its user and the user's companies in one statement (a request signed in by
+    // cookie pays one round trip for who is calling, as one with a token does).
     const [row] = await this.db
-      .select({ s: sessions, email: users.email, name: users.name })
+      .select({ s: sessions, email: users.email, name: users.name, companies: membershipsOf(sessions.userId) })
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
       .where(and(eq(sessions.id, id), gt(sessions.expiresAt, new Date(now))));
     if (!row) return null;
-    const list = await this.memberships(row.s.userId);
+    const list = membershipRows(row.companies);
     let expiresAt = row.s.expiresAt;
     if (expiresAt.getTime() - now < IDLE_MS - RENEW_EVERY_MS) {
       expiresAt = new Date(Math.min(now + IDLE_MS, row.s.createdAt.getTime() + ABSOLUTE_MS));
@@ -94,12 +117,12 @@ export class SessionStore {
 
   async memberships(userId: string): Promise<Membership[]> {
     const rows = await this.db
-      .select({ id: companies.id, name: companies.name, currency: companies.currency, role: memberships.role })
+      .select(membershipColumns)
       .from(memberships)
       .innerJoin(companies, eq(companies.id, memberships.companyId))
       .where(eq(memberships.userId, userId))
       .orderBy(asc(sql`lower(${companies.name})`), asc(companies.id));
-    return rows.map((r) => ({ ...r, role: r.role as Role }));
+    return membershipRows(rows);
   }
 
   /** Makes one of the user's companies the active one; false when they are not a member. */
@@ -165,7 +188,7 @@ export function sessionAuth(store: SessionStore): SessionAuth {
     async resolve(value) {
       const s = await store.resolve(value);
       if (!s?.company) return null;
-      const principal: Principal = { userId: s.user.id, role: s.company.role, company: { id: s.company.id, currency: s.company.currency } };
+      const principal: Principal = { userId: s.user.id, role: s.company.role, company: { id: s.company.id, currency: s.company.currency, vat: s.company.vat } };
       return { principal, binding: s.value };
     },
     checkCsrf: (binding, submitted) => store.checkCsrf(binding, submitted),

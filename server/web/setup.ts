@@ -7,6 +7,7 @@ import { uuidv7 } from '../../engine/uuid.ts';
 import { findOrCreateCompany } from '../company.ts';
 import { hashPassword } from '../access/passwords.ts';
 import { memberships, users } from '../schema.ts';
+import type { Said } from './messages.ts';
 
 export interface SetupInput {
   name: string;
@@ -16,7 +17,8 @@ export interface SetupInput {
   currency: string;
 }
 
-export type SetupErrors = Partial<Record<keyof SetupInput, string>>;
+/** What is wrong with a field, as a message of the pages' catalogue (written in the page's language). */
+export type SetupErrors = Partial<Record<keyof SetupInput, Said>>;
 
 export const MIN_PASSWORD = 8;
 export const MAX_PASSWORD = 1024;
@@ -40,13 +42,13 @@ export function checkSetup(raw: Record<string, unknown>): { input: SetupInput; e
     currency: str('currency').trim().toUpperCase(),
   };
   const errors: SetupErrors = {};
-  if (!input.email) errors.email = 'Enter your email address.';
-  else if (!EMAIL.test(input.email) || input.email.length > 254) errors.email = 'Enter a valid email address.';
-  if (input.password.length < MIN_PASSWORD) errors.password = `Use at least ${MIN_PASSWORD} characters.`;
-  else if (input.password.length > MAX_PASSWORD) errors.password = `Use at most ${MAX_PASSWORD} characters.`;
-  if (!input.company) errors.company = 'Enter the name of your company.';
-  else if (input.company.length > 200) errors.company = 'Use at most 200 characters.';
-  if (!currencies().has(input.currency)) errors.currency = 'Choose a currency.';
+  if (!input.email) errors.email = { message: 'emailMissing' };
+  else if (!EMAIL.test(input.email) || input.email.length > 254) errors.email = { message: 'emailInvalid' };
+  if (input.password.length < MIN_PASSWORD) errors.password = { message: 'tooShort', values: { min: MIN_PASSWORD } };
+  else if (input.password.length > MAX_PASSWORD) errors.password = { message: 'tooLong', values: { max: MAX_PASSWORD } };
+  if (!input.company) errors.company = { message: 'companyMissing' };
+  else if (input.company.length > 200) errors.company = { message: 'tooLong', values: { max: 200 } };
+  if (!currencies().has(input.currency)) errors.currency = { message: 'currencyMissing' };
   return { input, errors };
 }
 

@@ -22,7 +22,7 @@ export const STATIC_ROOTS = {
   preact: 'preact',
   /** htm: tagged templates for Preact, so the pages need no build step. */
   htm: 'htm',
-  /** intl-messageformat (FormatJS): the catalogue's ICU messages in /app, as on the server (one ES module with its parser). */
+  /** intl-messageformat (FormatJS): the catalogue's ICU messages in /app, as on the server; without its parser (vendor/intl-messageformat, scripts/app-formatter.ts): the page gets the messages parsed. */
   'intl-messageformat': 'intl-messageformat',
 } as const satisfies Record<string, string>;
 
@@ -47,7 +47,7 @@ export const IMPORT_MAP = {
     preact: assetUrl('preact', 'dist/preact.mjs'),
     'preact/hooks': assetUrl('preact', 'hooks/dist/hooks.mjs'),
     htm: assetUrl('htm', 'htm.mjs'),
-    'intl-messageformat': assetUrl('intl-messageformat', 'intl-messageformat.iife.js'),
+    'intl-messageformat': assetUrl('intl-messageformat', 'intl-messageformat.js'),
   },
 };
 

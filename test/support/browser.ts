@@ -52,9 +52,10 @@ export async function signedIn(browser: Browser, o: SignIn): Promise<Page> {
   const page = await context.newPage();
   watch(page, o.base, o.problems, o.expected);
   await page.goto(`${o.base}/login?next=${o.path}`);
-  await page.getByLabel('Email').fill(o.email);
-  await page.getByLabel('Password').fill(o.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  // The form's fields by id: the sign-in page speaks the browser's language (de-DE: "Passwort").
+  await page.locator('#email').fill(o.email);
+  await page.locator('#password').fill(o.password);
+  await page.locator('form[action="/login"] button[type=submit]').click();
   await page.waitForURL(`${o.base}${o.path}`);
   await page.getByRole('heading', { name: o.heading, level: 1 }).waitFor();
   return page;

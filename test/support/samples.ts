@@ -164,6 +164,8 @@ export function creationOrder(): ModelResource[] {
 /** Creates records of one company through the API (REST where it can, else GraphQL). */
 export class Seeder {
   readonly records: Records = new Map();
+  /** What each REST create answered (JSON-LD), by the record's IRI. */
+  readonly created = new Map<string, Record<string, unknown>>();
 
   constructor(
     readonly t: Pick<TestServer, 'url'>,
@@ -205,6 +207,7 @@ export class Seeder {
       }
       if (res.status !== 201) throw new Error(`POST ${r.iri} ${JSON.stringify(input)}: ${res.status} ${res.text}`);
       iri = res.body['@id'];
+      this.created.set(iri!, res.body);
     } else if (r.graphql.has('create')) {
       const key = lowerFirst(r.name);
       const res = await this.graphql(`mutation($input: create${r.name}Input!) { create${r.name}(input: $input) { ${key} { id } } }`, { input: graphqlBody(r, input) });

@@ -12,13 +12,16 @@ import { IntlMessageFormat } from 'intl-messageformat';
 // (server/documents/messages.ts), so plurals and the nouns' genders follow each language's rules.
 // The page gets its language's catalogue in the description's module (`messages`, server/web/routes.ts),
 // with the descriptors' words already translated (http/describe-i18n.ts): no request of its own.
+// Its messages come parsed, as ICU ASTs (http/describe-i18n.ts `appCatalogue`): the page's
+// intl-messageformat is built without its parser (vendor/intl-messageformat) and formats ASTs
+// only. In Node (the tests) the package has its parser, and a catalogue of strings works too.
 
 let language = 'en';
 let locale = 'en';
 let catalogue = {};
 const compiled = new Map();
 
-/** Sets the catalogue (`messages`) of `lang` (en, de, fr) before the first render; `tag` is the BCP 47 locale of numbers and dates. */
+/** Sets the catalogue (`messages`: key → the message's AST) of `lang` (en, de, fr) before the first render; `tag` is the BCP 47 locale of numbers and dates. */
 export function setLanguage(lang, tag, messages) {
   language = lang === 'de' || lang === 'fr' ? lang : 'en';
   locale = tag || language;
@@ -32,16 +35,21 @@ export const currentLanguage = () => language;
 /** The application's locale (BCP 47), for Intl's numbers and dates. */
 export const currentLocale = () => locale;
 
-/** A message of the catalogue with its values (its key when the catalogue lacks it). */
+/**
+ * A message of the catalogue with its values (its key when the catalogue lacks it). A value may be
+ * a rendered part (html`<strong>${name}</strong>`), so that no markup lives in the catalogue: the
+ * message is then its pieces, strings and those parts, for html`…` to render.
+ */
 export function t(key, values) {
   let f = compiled.get(key);
   if (!f) {
-    const text = catalogue[key];
-    if (text === undefined) return key;
-    f = new IntlMessageFormat(text, locale);
+    const message = catalogue[key];
+    if (message === undefined) return key;
+    f = new IntlMessageFormat(message, locale);
     compiled.set(key, f);
   }
-  return String(f.format(values));
+  const out = f.format(values);
+  return out !== null && typeof out === 'object' ? out : String(out);
 }
 
 /** A word inside a sentence: lower case, but German nouns keep their capital. */
@@ -108,7 +116,7 @@ export function route(desc, pathname, search = '') {
   const parts = pathname.replace(/\/+$/, '').split('/').filter(Boolean).slice(1).map(decodeURIComponent);
   if (parts.length === 0) return { view: 'dashboard' };
   const r = desc.atPath(parts[0]);
-  if (!r || r.owner) return { view: 'missing' };
+  if (!r || r.owner || r.singleton) return { view: 'missing' };
   const q = new URLSearchParams(search);
   if (parts.length === 1) return { view: 'list', resource: r, query: q };
   if (parts[1] === 'new' && parts.length === 2) return { view: 'form', resource: r, query: q };

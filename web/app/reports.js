@@ -1,16 +1,19 @@
 // Reports, CSV downloads and CSV imports in /app (issue 46), built from the description like the
-// other views: a page of declared operations (engine/describe-pages.ts: each report's address,
+// other views: a page of declared operations (http/describe-pages.ts: each report's address,
 // query parameters and columns) with the period chosen in a form, a chart and a table; a CSV
 // download for every list, keeping its filters; and the import page of any collection operation
 // taking a CSV file, with a preview (its dry run) before importing. Names no resource.
 import { useEffect, useState } from 'preact/hooks';
 import { html } from '../lib/html.js';
-import { ApiProblem, download, rest } from './api.js';
+import { ApiProblem, download, graphql, rest } from './api.js';
 import { formatMoney } from './money.js';
 // What every list page and the shell need of this (the address of its pages, their links, a list's
 // CSV download and import link) is in views/shell.js and views/list.js: this module loads when one
 // of its pages is first shown.
-import { currentLocale, nounOf, t } from './lib.js';
+import { currentLocale, nounOf, t, titleOf, titlesQuery } from './lib.js';
+
+/** Records named per GraphQL request (the API's default limit of aliases, engine/graphql/limits.ts). */
+const ALIASES = 30;
 
 const label = (name) => {
   const s = name.replace(/([a-z])([A-Z0-9])/g, '$1 $2').replace(/(\d)([a-z])/g, '$1 $2').toLowerCase();
@@ -31,16 +34,33 @@ export function OperationsView({ ctx, page, query }) {
   const url = op ? `${op.url}${params.size ? `?${params}` : ''}` : '';
   const [state, setState] = useState({ loading: true, items: null, error: null });
   const [names, setNames] = useState(new Map());
+  // What is typed in the form, until it is shown: a report arriving meanwhile re-renders the form,
+  // which must not put back the values of the address.
+  const [draft, setDraft] = useState({});
+  useEffect(() => setDraft({}), [url]);
   useEffect(() => {
     if (!op) return;
     let live = true;
     setState((s) => ({ ...s, loading: true, error: null }));
     rest(url).then(
       async (items) => {
-        // References (a client's IRI) shown by name: one request per record named.
-        const refs = [...new Set(op.columns.filter((c) => c.refers).flatMap((c) => items.map((it) => it[c.name])).filter(Boolean))];
+        // References (a client's IRI) shown by their records' titles: one GraphQL request per
+        // ALIASES records named (the API's alias limit), not one request per record.
+        const refs = [...new Set(op.columns.filter((c) => c.refers).flatMap((c) => items.map((it) => it[c.name])).filter(Boolean))].slice(0, 200);
         const found = new Map();
-        await Promise.all(refs.slice(0, 200).map((iri) => rest(iri).then((rec) => found.set(iri, rec.number ?? rec.name ?? iri), () => found.set(iri, iri))));
+        const chunks = [];
+        for (let i = 0; i < refs.length; i += ALIASES) chunks.push(refs.slice(i, i + ALIASES));
+        await Promise.all(
+          chunks.map(async (chunk) => {
+            const q = titlesQuery(ctx.desc, chunk);
+            const data = q ? await graphql(q).catch(() => ({})) : {};
+            chunk.forEach((iri, i) => {
+              const node = data[`r${i}`];
+              const target = ctx.desc.ofIri(iri);
+              found.set(iri, node && target ? titleOf(target, node) : iri);
+            });
+          }),
+        );
         if (live) {
           setNames(found);
           setState({ loading: false, items, error: null });
@@ -66,6 +86,10 @@ export function OperationsView({ ctx, page, query }) {
     window.history.pushState(null, '', address(changes));
     window.dispatchEvent(new Event('app:navigate'));
   }
+  const keep = (name) => (e) => {
+    const v = e.currentTarget.value;
+    setDraft((d) => ({ ...d, [name]: v }));
+  };
   const money = op.columns.filter((c) => c.money);
   const text = op.columns.filter((c) => !c.money);
   return html`<div class="page-head">
@@ -79,12 +103,12 @@ export function OperationsView({ ctx, page, query }) {
     <form class="app-filters panel pad" aria-label=${t('reports.period')} onSubmit=${submit}>
       ${op.query.map((q) => {
         const id = `report-${q.name}`;
-        const value = query.get(q.name) ?? (q.date ? (q.name === 'from' ? `${year()}-01-01` : q.name === 'to' ? `${year()}-12-31` : new Date().toISOString().slice(0, 10)) : (q.choices?.[0] ?? ''));
+        const value = draft[q.name] ?? query.get(q.name) ?? (q.date ? (q.name === 'from' ? `${year()}-01-01` : q.name === 'to' ? `${year()}-12-31` : new Date().toISOString().slice(0, 10)) : (q.choices?.[0] ?? ''));
         return html`<div class="field">
           <label for=${id}>${named(op, q.name)}</label>
           ${q.choices
-            ? html`<select id=${id} name=${q.name} value=${value}>${q.choices.map((c) => html`<option value=${c}>${named(op, c)}</option>`)}</select>`
-            : html`<input id=${id} name=${q.name} type=${q.date ? 'date' : 'text'} value=${value} />`}
+            ? html`<select id=${id} name=${q.name} value=${value} onChange=${keep(q.name)}>${q.choices.map((c) => html`<option value=${c}>${named(op, c)}</option>`)}</select>`
+            : html`<input id=${id} name=${q.name} type=${q.date ? 'date' : 'text'} value=${value} onInput=${keep(q.name)} />`}
         </div>`;
       })}
       <div class="field actions"><button type="submit" class="btn primary">${t('reports.show')}</button></div>

@@ -1,44 +1,12 @@
 // What the settings pages of /app share: a modal dialog, a dismissible banner, copying a value
-// shown once, and dates and counts in the user's locale (Intl). Their strings are in `T`.
+// shown once, and dates and numbers in the user's locale (Intl). Their words are messages of the
+// catalogue (web/app/messages/, `settings.ui.*`), formatted by lib.js's t().
 import { useRef } from 'preact/hooks';
 import { html } from '../../lib/html.js';
 import { Dialog } from '../views/dialog.js';
-import { currentLanguage } from '../lib.js';
+import { t } from '../lib.js';
 
 export { Dialog };
-
-/**
- * A settings page's words (`T`) in the person's language (CONTRACT §20; lib.js's `currentLanguage`,
- * set before the first render): `{ en, de, fr }`, each a page's strings and functions; a word a
- * language lacks stays English. The pages load after the language is known, so this runs once.
- */
-export const inLanguage = (words) => ({ ...words.en, ...(words[currentLanguage()] ?? {}) });
-
-/** The page's words in English; German and French below, the person's language chosen once (lib.js). */
-const EN = {
-  dismiss: 'Dismiss',
-  copy: 'Copy',
-  justNow: 'just now',
-  copied: 'Copied to the clipboard.',
-  noCopy: 'Copying is not available here: the value is selected, press Ctrl+C (⌘C on a Mac).',
-};
-const T = inLanguage({
-  en: EN,
-  de: {
-    dismiss: 'Schließen',
-    copy: 'Kopieren',
-    justNow: 'gerade eben',
-    copied: 'In die Zwischenablage kopiert.',
-    noCopy: 'Kopieren ist hier nicht möglich: Der Wert ist markiert, drücken Sie Strg+C (⌘C auf einem Mac).',
-  },
-  fr: {
-    dismiss: 'Fermer',
-    copy: 'Copier',
-    justNow: 'à l’instant',
-    copied: 'Copié dans le presse-papiers.',
-    noCopy: 'La copie n’est pas disponible ici : la valeur est sélectionnée, appuyez sur Ctrl+C (⌘C sur un Mac).',
-  },
-});
 
 // ---- formatting -------------------------------------------------------------------------------
 
@@ -71,11 +39,8 @@ export function relative(iso, locale, now = Date.now()) {
   const seconds = (new Date(iso).getTime() - now) / 1000;
   const f = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
   for (const [unit, size] of UNITS) if (Math.abs(seconds) >= size) return f.format(Math.round(seconds / size), unit);
-  return T.justNow;
+  return t('settings.ui.justNow');
 }
-
-/** "1 request", "12 requests" (the words given by the view). */
-export const plural = (n, one, many, locale) => `${number(n, locale)} ${new Intl.PluralRules(locale).select(n) === 'one' ? one : many}`;
 
 // ---- copying -------------------------------------------------------------------------------
 
@@ -103,7 +68,7 @@ export function CopyValue({ id, label, value, copyRef, setNote, note }) {
   const ref = useRef(null);
   async function copy() {
     const ok = await copyText(value, ref.current);
-    setNote(ok ? T.copied : T.noCopy);
+    setNote(ok ? t('settings.ui.copied') : t('settings.ui.noCopy'));
     if (!ok) {
       ref.current.focus();
       ref.current.select();
@@ -113,7 +78,7 @@ export function CopyValue({ id, label, value, copyRef, setNote, note }) {
     <label for=${id}>${label}</label>
     <div class="copy-row">
       <textarea id=${id} ref=${ref} class="mono" rows="2" readonly value=${value} onFocus=${(e) => e.currentTarget.select()} spellcheck="false" autocomplete="off"></textarea>
-      <button type="button" class="btn primary" ref=${copyRef} data-autofocus onClick=${copy}>${T.copy}</button>
+      <button type="button" class="btn primary" ref=${copyRef} data-autofocus onClick=${copy}>${t('settings.ui.copy')}</button>
     </div>
     <p class="hint" role="status">${note}</p>
   </div>`;
@@ -126,13 +91,13 @@ export function Banner({ message, onDismiss }) {
   if (!message) return null;
   return html`<div class=${`banner banner-${message.kind}`} role=${message.kind === 'error' ? 'alert' : 'status'}>
     <span>${message.text}</span>
-    <button type="button" class="icon-btn" aria-label=${T.dismiss} onClick=${onDismiss}>×</button>
+    <button type="button" class="icon-btn" aria-label=${t('settings.ui.dismiss')} onClick=${onDismiss}>×</button>
   </div>`;
 }
 
 
 /** Asks before an irreversible action, naming its consequence. */
-export function Confirm({ title, text, action, cancel = 'Cancel', onConfirm, onClose }) {
+export function Confirm({ title, text, action, cancel = t('common.cancel'), onConfirm, onClose }) {
   return html`<${Dialog} title=${title} onClose=${onClose}>
     <p>${text}</p>
     <div class="dialog-actions">

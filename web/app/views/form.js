@@ -218,7 +218,32 @@ function Section({ label, children }) {
   return label ? html`<fieldset class="form-section"><legend>${label}</legend>${children}</fieldset>` : children;
 }
 
-function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPrefix = 'f', label, compact = false, values }) {
+/** Every ISO 3166-1 alpha-2 country the browser can name in `locale`, by name (one list per locale). */
+const countryLists = new Map();
+function countries(locale) {
+  let list = countryLists.get(locale);
+  if (list) return list;
+  const names = new Intl.DisplayNames([locale ?? 'en'], { type: 'region', fallback: 'none' });
+  list = [];
+  for (let i = 0; i < 26; i++) {
+    for (let j = 0; j < 26; j++) {
+      const code = String.fromCharCode(65 + i, 65 + j);
+      let name;
+      try {
+        name = names.of(code);
+      } catch {
+        name = undefined;
+      }
+      if (name && name !== code && name !== 'Unknown Region') list.push({ code, name });
+    }
+  }
+  list.sort((a, b) => a.name.localeCompare(b.name, locale));
+  countryLists.set(locale, list);
+  return list;
+}
+
+/** One field's labelled input, as the description describes it (used by the forms, the line editor and the settings pages). */
+export function Input({ ctx, f, value, currency, locked, lockedHint = true, errors, onChange, titles, idPrefix = 'f', label, compact = false, values }) {
   const id = `${idPrefix}-${f.name}`;
   const errId = `${id}-error`;
   const hintId = `${id}-hint`;
@@ -276,11 +301,25 @@ function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPr
       }
       control = html`<textarea ...${common} value=${(value ?? []).join('\n')} onInput=${(e) => onChange(e.currentTarget.value.split('\n'))} />`;
       break;
-    case 'text':
+    case 'text': {
+      // A text naming a record of one resource by IRI (descriptor `refersTo`: a company's default tax) is picked as a reference is.
+      const target = f.refersTo?.length === 1 ? ctx.desc.get(f.refersTo[0]) : null;
+      if (target?.gql) {
+        return html`<${RefPicker} ctx=${ctx} id=${id} label=${name} target=${target} value=${value ?? ''} required=${f.required} disabled=${locked} errors=${errors} titles=${titles} compact=${compact} onChange=${onChange} />`;
+      }
+      if (f.format === 'country') {
+        control = html`<select ...${common} autocomplete=${f.autocomplete ?? 'country'} value=${value ?? ''} onChange=${(e) => onChange(e.currentTarget.value)}>
+          <option value="">${f.required ? t('common.choose') : '—'}</option>
+          ${countries(ctx.locale).map((c) => html`<option value=${c.code}>${c.name}</option>`)}
+          ${value && !countries(ctx.locale).some((c) => c.code === value) && html`<option value=${value}>${value}</option>`}
+        </select>`;
+        break;
+      }
       control = f.multiline && !compact
         ? html`<textarea ...${common} rows="3" value=${value ?? ''} onInput=${(e) => onChange(e.currentTarget.value)} />`
-        : html`<input type=${f.format === 'email' ? 'email' : f.format === 'url' ? 'url' : 'text'} ...${common} maxlength=${f.max} value=${value ?? ''} onInput=${(e) => onChange(e.currentTarget.value)} />`;
+        : html`<input type=${f.format === 'email' ? 'email' : f.format === 'url' ? 'url' : f.autocomplete === 'tel' ? 'tel' : 'text'} ...${common} autocomplete=${f.autocomplete} maxlength=${f.max} value=${value ?? ''} onInput=${(e) => onChange(e.currentTarget.value)} />`;
       break;
+    }
     case 'date':
       control = html`<input type="date" ...${common} value=${value ?? ''} onInput=${(e) => onChange(e.currentTarget.value)} />`;
       break;
@@ -294,7 +333,7 @@ function Input({ ctx, f, value, currency, locked, errors, onChange, titles, idPr
     ${labelEl}
     ${hint && html`<p class="hint" id=${hintId}>${hint}</p>`}
     ${control}
-    ${locked && !compact && html`<p class="hint">${t('form.locked')}</p>`}
+    ${locked && lockedHint && !compact && html`<p class="hint">${t('form.locked')}</p>`}
     ${errors?.length ? html`<p class="field-error" id=${errId}>${errors.join(' ')}</p>` : ''}
   </div>`;
 }

@@ -1,0 +1,4 @@
+// The type of web/app/messages/de.js, which the server imports (http/describe-i18n.ts `appCatalogue` parses its
+// messages for the page's description module) and tests too: ICU messages by key.
+declare const messages: Record<string, string>;
+export default messages;

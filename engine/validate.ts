@@ -110,8 +110,19 @@ function jsonChecker(f: JsonField, required: boolean): Checker {
       return value;
     }
     for (const p of f.check?.(value) ?? []) v.add(p.path ? `${path}.${p.path}` : path, p.message, C.rule);
-    return value;
+    return wellFormedDeep(value);
   };
+}
+
+/**
+ * A JSON value whose strings have their lone surrogates replaced (U+FFFD), as the drivers encode
+ * a text parameter: in a jsonb column they would be `\ud800` escapes, which PostgreSQL refuses.
+ */
+function wellFormedDeep(value: unknown): unknown {
+  if (typeof value === 'string') return (value as string & { toWellFormed(): string }).toWellFormed();
+  if (Array.isArray(value)) return value.map(wellFormedDeep);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, x]) => [wellFormedDeep(k) as string, wellFormedDeep(x)]));
+  return value;
 }
 
 function scalarChecker(model: Model, f: ScalarField, name: string): Checker {

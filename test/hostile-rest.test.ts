@@ -62,6 +62,18 @@ describe('hostile bodies', () => {
     expect(res.body.violations[0].propertyPath).toBe('client');
   });
 
+  it('stores a lone surrogate inside a JSON field as U+FFFD rather than failing (found by test/hostile-fuzz, seed 1411885432, on PATCH /api/company)', async () => {
+    const raw = '{"emailTemplates":{"quote":{"subject":"s\\udc00","body":"x\\ud800y"}}}';
+    const res = await call(t, 'PATCH', '/api/company', { token: api.token, rawBody: raw, contentType: 'application/merge-patch+json' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.emailTemplates.quote).toEqual({ subject: 's\ufffd', body: 'x\ufffdy' });
+    // A list stored as JSON (a recurring invoice's lines) takes the same rule.
+    const lines = `{"client":"${clientIri}","frequency":"monthly","startDate":"2026-01-01","lines":[{"description":"a\\ud800","price":100,"qty":1}]}`;
+    const made = await call(t, 'POST', '/api/recurring-invoices', { token: api.token, rawBody: lines, contentType: 'application/json' });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.lines[0].description).toBe('a\ufffd');
+  });
+
   it('refuses oversized numbers for money and decimals', async () => {
     const res = await api.post('/api/invoices', { client: clientIri, lines: [{ description: 'x', price: 2 ** 60, qty: 1e-9 }] });
     expectClientError(res, 'money');

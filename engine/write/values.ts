@@ -27,7 +27,7 @@ export function bindColumns(r: ModelResource, stored: FieldValues, values: Recor
   for (const f of r.stored) {
     const v = stored[f.name];
     if (v === undefined || except.includes(f)) continue;
-    values[`v${columns.length}`] = f.kind === 'list' || f.kind === 'textList' ? JSON.stringify(v) : v instanceof Date ? v.toISOString() : v;
+    values[`v${columns.length}`] = f.kind === 'list' || f.kind === 'textList' ? JSON.stringify(v, wellFormedJson) : v instanceof Date ? v.toISOString() : v;
     columns.push(f);
   }
   return columns;
@@ -107,3 +107,4 @@ function positionOf(child: ModelResource, item: FieldValues, index: number): Fie
  * in JSON they would be `\ud800` escapes, which PostgreSQL refuses.
  */
 const wellFormed = (s: string): string => (s as string & { toWellFormed(): string }).toWellFormed();
+const wellFormedJson = (_key: string, v: unknown): unknown => (typeof v === 'string' ? wellFormed(v) : v);

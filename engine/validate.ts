@@ -115,11 +115,14 @@ function jsonChecker(f: JsonField, required: boolean): Checker {
 }
 
 /**
- * A JSON value whose strings have their lone surrogates replaced (U+FFFD), as the drivers encode
- * a text parameter: in a jsonb column they would be `\ud800` escapes, which PostgreSQL refuses.
+ * A string whose lone surrogates are replaced (U+FFFD), as the drivers encode a text parameter:
+ * in JSON (a jsonb column) they would be `\ud800` escapes, which PostgreSQL refuses.
  */
+export const wellFormed = (s: string): string => (s as string & { toWellFormed(): string }).toWellFormed();
+
+/** A JSON value whose strings (and keys) are well-formed. */
 function wellFormedDeep(value: unknown): unknown {
-  if (typeof value === 'string') return (value as string & { toWellFormed(): string }).toWellFormed();
+  if (typeof value === 'string') return wellFormed(value);
   if (Array.isArray(value)) return value.map(wellFormedDeep);
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, x]) => [wellFormedDeep(k) as string, wellFormedDeep(x)]));
   return value;

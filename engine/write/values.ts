@@ -5,7 +5,7 @@ import type { TextField } from '../descriptor.ts';
 import type { Model, ModelField, ModelResource } from '../model.ts';
 import type { FieldValues, Principal } from '../types.ts';
 import { uuidv7 } from '../uuid.ts';
-import { decimalString, sameValue } from '../validate.ts';
+import { decimalString, sameValue, wellFormed } from '../validate.ts';
 
 /** The values of `data` that go into the record's own columns (decimals as exact text). */
 export function storable(r: ModelResource, data: FieldValues): FieldValues {
@@ -102,9 +102,5 @@ function positionOf(child: ModelResource, item: FieldValues, index: number): Fie
   return child.byName.has('position') && item.position == null ? { position: index } : {};
 }
 
-/**
- * A string whose lone surrogates are replaced (U+FFFD), as the drivers encode a text parameter:
- * in JSON they would be `\ud800` escapes, which PostgreSQL refuses.
- */
-const wellFormed = (s: string): string => (s as string & { toWellFormed(): string }).toWellFormed();
+/** JSON.stringify's replacer for a list column: its strings well-formed (see `wellFormed`). */
 const wellFormedJson = (_key: string, v: unknown): unknown => (typeof v === 'string' ? wellFormed(v) : v);

@@ -8,7 +8,7 @@
 // sign-in and set-up forms) of a random pre-session cookie's. Cookies are HttpOnly, SameSite=Lax
 // and Secure when the request came over https.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { and, asc, eq, gt, lt, sql, type SQLWrapper } from 'drizzle-orm';
+import { and, eq, gt, lt, sql, type SQLWrapper } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db, Principal, Role, VatRegistration } from '../../engine/types.ts';
 import type { SessionAuth } from '../access/auth.ts';
@@ -62,7 +62,7 @@ function membershipsOf(userId: SQLWrapper) {
 
 type MembershipRow = Omit<Membership, 'vat' | 'role'> & { role: string; registered: boolean | null; note: string | null };
 
-/** Rows of membershipColumns (or their JSON array, parsed by the driver or not) as memberships. */
+/** The JSON array of membershipsOf (parsed by the driver or not) as memberships. */
 function membershipRows(value: unknown): Membership[] {
   const rows = (typeof value === 'string' ? JSON.parse(value) : (value ?? [])) as MembershipRow[];
   return rows.map(({ registered, note, ...r }) => ({ ...r, role: r.role as Role, vat: vatOf({ registered, note }) }));
@@ -116,13 +116,8 @@ export class SessionStore {
   }
 
   async memberships(userId: string): Promise<Membership[]> {
-    const rows = await this.db
-      .select(membershipColumns)
-      .from(memberships)
-      .innerJoin(companies, eq(companies.id, memberships.companyId))
-      .where(eq(memberships.userId, userId))
-      .orderBy(asc(sql`lower(${companies.name})`), asc(companies.id));
-    return membershipRows(rows);
+    const [row] = await this.db.select({ companies: membershipsOf(users.id) }).from(users).where(eq(users.id, userId));
+    return membershipRows(row?.companies);
   }
 
   /** Makes one of the user's companies the active one; false when they are not a member. */
